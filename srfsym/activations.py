@@ -1,0 +1,371 @@
+"""Activations: a registry of named activations and a safe parser for user expressions.
+
+An :class:`Activation` holds one SymPy expression in the real variable ``x`` and
+everything the rest of the chain needs from it: its distributional derivative,
+its parity, the locations of its kinks and jumps, and generated numpy / mpmath
+evaluators.
+
+User text is **never** given to ``sympify`` or ``parse_expr`` (both call
+``eval``).  :func:`parse_activation` walks Python's ``ast`` of the text and
+accepts only numbers, the variable ``x``, arithmetic operators and a whitelist
+of function names, building the SymPy expression node by node.
+
+Examples
+--------
+>>> from srfsym.activations import activation
+>>> act = activation("tanh")
+>>> act.expr
+tanh(x)
+>>> act.parity
+'odd'
+>>> activation("x**3 - 3*x").parity
+'odd'
+>>> activation("Max(x, 0)").derivative
+Heaviside(x)
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import sympy as sp
+
+__all__ = [
+    "X", "Activation", "ActivationError", "activation", "parse_activation",
+    "REGISTRY", "registry_names",
+]
+
+#: The one real variable of every activation expression.
+X = sp.Symbol("x", real=True)
+
+
+class ActivationError(ValueError):
+    """An activation specification that cannot be used (unparseable, unsafe, unknown)."""
+
+
+def _relu(u):
+    return sp.Max(u, 0)
+
+
+def _softplus(u):
+    return sp.log(1 + sp.exp(u))
+
+
+def _sigmoid(u):
+    return 1 / (1 + sp.exp(-u))
+
+
+#: Function names accepted in user expressions, and the SymPy constructor they map to.
+_FUNCTIONS = {
+    "tanh": sp.tanh, "sinh": sp.sinh, "cosh": sp.cosh,
+    "sin": sp.sin, "cos": sp.cos, "exp": sp.exp, "log": sp.log,
+    "erf": sp.erf, "erfc": sp.erfc, "sqrt": sp.sqrt, "atan": sp.atan, "arctan": sp.atan,
+    "abs": sp.Abs, "Abs": sp.Abs, "sign": sp.sign, "Heaviside": sp.Heaviside,
+    "heaviside": sp.Heaviside, "Max": sp.Max, "max": sp.Max, "Min": sp.Min, "min": sp.Min,
+    "relu": _relu, "softplus": _softplus, "sigmoid": _sigmoid,
+}
+_CONSTANTS = {"pi": sp.pi, "E": sp.E}
+_MAX_LENGTH = 2000
+_MAX_POWER = 64
+
+
+def _number(value) -> sp.Expr:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ActivationError(f"unsupported literal {value!r}: only real numbers are allowed")
+    if isinstance(value, int):
+        return sp.Integer(value)
+    # exact decimal value of what the user typed (0.1 -> 1/10), never a binary float
+    return sp.Rational(repr(value))
+
+
+def _build(node: ast.AST) -> sp.Expr:
+    if isinstance(node, ast.Expression):
+        return _build(node.body)
+    if isinstance(node, ast.Constant):
+        return _number(node.value)
+    if isinstance(node, ast.Name):
+        if node.id == "x":
+            return X
+        if node.id in _CONSTANTS:
+            return _CONSTANTS[node.id]
+        raise ActivationError(
+            f"unknown name {node.id!r}: the variable is 'x'; constants: {sorted(_CONSTANTS)}")
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.UAdd, ast.USub)):
+        operand = _build(node.operand)
+        return -operand if isinstance(node.op, ast.USub) else operand
+    if isinstance(node, ast.BinOp):
+        left, right = _build(node.left), _build(node.right)
+        op = node.op
+        if isinstance(op, ast.Add):
+            return left + right
+        if isinstance(op, ast.Sub):
+            return left - right
+        if isinstance(op, ast.Mult):
+            return left * right
+        if isinstance(op, ast.Div):
+            if right == 0:
+                raise ActivationError("division by zero in the activation expression")
+            return left / right
+        if isinstance(op, ast.Pow):
+            if right.is_number and abs(right) > _MAX_POWER:
+                raise ActivationError(f"exponent {right} too large (limit {_MAX_POWER})")
+            return left ** right
+        raise ActivationError(f"operator {type(op).__name__} is not allowed "
+                              "(allowed: + - * / **)")
+    if isinstance(node, ast.Call):
+        if not isinstance(node.func, ast.Name) or node.func.id not in _FUNCTIONS:
+            name = node.func.id if isinstance(node.func, ast.Name) else ast.dump(node.func)
+            raise ActivationError(
+                f"unknown function {name!r}; allowed functions: {sorted(set(_FUNCTIONS))}")
+        if node.keywords:
+            raise ActivationError("keyword arguments are not allowed in activation expressions")
+        args = [_build(a) for a in node.args]
+        try:
+            return _FUNCTIONS[node.func.id](*args)
+        except (TypeError, ValueError) as exc:
+            raise ActivationError(f"bad call {node.func.id}(...): {exc}") from None
+    raise ActivationError(
+        f"syntax element {type(node).__name__} is not allowed in an activation expression")
+
+
+def parse_activation(text: str) -> sp.Expr:
+    """Parse untrusted text into a SymPy expression in ``x``, without ``eval``.
+
+    Only numbers, the variable ``x``, the constants ``pi`` and ``E``, the operators
+    ``+ - * / **`` and whitelisted function names are accepted.
+
+    >>> parse_activation("tanh(2*x) + 0.1*x**3")
+    x**3/10 + tanh(2*x)
+    >>> parse_activation("__import__('os')")
+    Traceback (most recent call last):
+    ...
+    srfsym.activations.ActivationError: unknown function '__import__'; allowed functions: [...]
+    """
+    if not isinstance(text, str):
+        raise ActivationError(f"an activation expression must be a string, got {type(text).__name__}")
+    if len(text) > _MAX_LENGTH:
+        raise ActivationError(f"activation expression longer than {_MAX_LENGTH} characters")
+    if not text.strip():
+        raise ActivationError("empty activation expression")
+    try:
+        tree = ast.parse(text.strip().replace("^", "**"), mode="eval")
+    except SyntaxError as exc:
+        raise ActivationError(f"cannot parse activation {text!r}: {exc.msg}") from None
+    expr = _build(tree)
+    if not isinstance(expr, sp.Expr):
+        raise ActivationError(f"{text!r} is not a real-valued expression")
+    if expr.free_symbols - {X}:
+        raise ActivationError(f"unexpected symbols {expr.free_symbols - {X}}")
+    if expr.has(sp.I, sp.zoo, sp.oo, sp.nan):
+        raise ActivationError(f"{text!r} is not a finite real function of x")
+    return expr
+
+
+# Functions whose kinks / jumps sit where their (first) argument vanishes.
+_KINKED = (sp.Abs, sp.sign, sp.Heaviside, sp.Max, sp.Min)
+
+
+@dataclass(frozen=True)
+class Activation:
+    """An activation function sigma(x), given symbolically.
+
+    Parameters
+    ----------
+    name : str
+        Registry name or the user's text.
+    expr : sympy.Expr
+        The expression in :data:`X`.
+    known_closed_form : bool or None
+        ``False`` for registry entries known to have no Gaussian closed form
+        (tanh, softplus): the expectation engine then goes straight to numerics
+        instead of trying ``sympy.integrate``.  ``None`` means "try".
+
+    Examples
+    --------
+    >>> act = activation("sign")
+    >>> act.derivative
+    2*DiracDelta(x)
+    >>> act.kinks
+    (0,)
+    >>> float(act.numpy(0.3))
+    1.0
+    """
+
+    name: str
+    expr: sp.Expr
+    known_closed_form: bool | None = None
+    description: str = ""
+    _cache: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
+
+    @cached_property
+    def derivative(self) -> sp.Expr:
+        """Distributional derivative sigma'(x) (``2*DiracDelta(x)`` for sign)."""
+        expr = self.expr.rewrite(sp.Heaviside) if self.expr.has(sp.Max, sp.Min) else self.expr
+        d = sp.diff(expr, X)
+        return sp.simplify(d) if d.has(sp.Heaviside, sp.DiracDelta) else d
+
+    @cached_property
+    def parity(self) -> str:
+        """``'odd'``, ``'even'`` or ``'neither'``, decided symbolically."""
+        flipped = self.expr.subs(X, -X)
+        if _is_zero(flipped + self.expr):
+            return "odd"
+        if _is_zero(flipped - self.expr):
+            return "even"
+        return "neither"
+
+    @property
+    def is_odd(self) -> bool:
+        return self.parity == "odd"
+
+    @cached_property
+    def kinks(self) -> tuple:
+        """Real points where sigma or sigma' is not smooth (sorted)."""
+        return _kinks_of(self.expr)
+
+    @property
+    def has_dirac_derivative(self) -> bool:
+        """True when sigma' has a Dirac mass (a jump of sigma), so E[sigma'^2] is infinite."""
+        return self.derivative.has(sp.DiracDelta)
+
+    @cached_property
+    def numpy(self):
+        """Vectorised numpy/scipy evaluator of sigma."""
+        return lambdify_numpy(X, self.expr)
+
+    @cached_property
+    def numpy_derivative(self):
+        """Vectorised evaluator of sigma' away from Dirac masses (those are dropped)."""
+        d = self.derivative.replace(sp.DiracDelta, lambda *args: sp.S.Zero)
+        return lambdify_numpy(X, d)
+
+    @cached_property
+    def mpmath(self):
+        """mpmath evaluator of sigma (works at the caller's ``mp.dps``)."""
+        return lambdify_mpmath(X, self.expr)
+
+    def latex(self) -> str:
+        return sp.latex(self.expr)
+
+    def __str__(self):
+        return f"{self.name}: sigma(x) = {self.expr}"
+
+
+def _is_zero(expr: sp.Expr) -> bool:
+    expr = sp.expand(expr)
+    if expr == 0:
+        return True
+    try:
+        return sp.simplify(expr) == 0
+    except Exception:  # pragma: no cover - defensive
+        return False
+
+
+def _kinks_of(expr: sp.Expr) -> tuple:
+    points = set()
+    for node in sp.preorder_traversal(expr):
+        if isinstance(node, (sp.Max, sp.Min)):
+            args = node.args
+            for i in range(len(args)):
+                for j in range(i + 1, len(args)):
+                    points |= _real_roots(args[i] - args[j])
+        elif isinstance(node, _KINKED):
+            points |= _real_roots(node.args[0])
+    return tuple(sorted(points, key=lambda p: float(p)))
+
+
+def _real_roots(arg: sp.Expr) -> set:
+    if not arg.has(X):
+        return set()
+    try:
+        poly = sp.Poly(arg, X)
+    except sp.PolynomialError:
+        raise ActivationError(
+            f"cannot locate the kinks of a non-polynomial argument {arg}: "
+            "use kinks/jumps at polynomial arguments only") from None
+    return {r for r in sp.real_roots(poly)}
+
+
+# --------------------------------------------------------------------------------------
+# code generation helpers shared by every module (one place for lambdify settings)
+
+def _heaviside_numpy(x, h0=0.5):
+    import numpy as np
+    return np.heaviside(x, h0)
+
+
+def lambdify_numpy(args, expr):
+    """``sympy.lambdify`` to numpy + scipy with explicit modules and ``cse=True``.
+
+    Heaviside(0) is 1/2 (SymPy's convention since 1.9) in both back ends.
+    """
+    from .special import NUMPY_FUNCTIONS
+    return sp.lambdify(args, expr, modules=[NUMPY_FUNCTIONS, "numpy", "scipy"], cse=True)
+
+
+def lambdify_mpmath(args, expr):
+    """``sympy.lambdify`` to mpmath (exact Rationals stay exact at any precision)."""
+    from .special import MPMATH_FUNCTIONS
+    return sp.lambdify(args, expr, modules=[MPMATH_FUNCTIONS, "mpmath"], cse=True)
+
+
+# --------------------------------------------------------------------------------------
+# registry
+
+def _entry(name, expr, description, known_closed_form=None):
+    return Activation(name=name, expr=expr, known_closed_form=known_closed_form,
+                      description=description)
+
+
+REGISTRY = {
+    "tanh": lambda: _entry("tanh", sp.tanh(X), "hyperbolic tangent", False),
+    "erf": lambda: _entry("erf", sp.erf(X), "error function"),
+    "sign": lambda: _entry("sign", sp.sign(X), "sign (jump at 0)"),
+    "relu": lambda: _entry("relu", sp.Max(X, 0), "rectified linear unit"),
+    "sin": lambda: _entry("sin", sp.sin(X), "sine"),
+    "cos": lambda: _entry("cos", sp.cos(X), "cosine"),
+    "linear": lambda: _entry("linear", X, "identity"),
+    "he2": lambda: _entry("he2", X**2 - 1, "Hermite polynomial He2"),
+    "he3": lambda: _entry("he3", X**3 - 3 * X, "Hermite polynomial He3"),
+    "softplus": lambda: _entry("softplus", sp.log(1 + sp.exp(X)), "log(1 + e^x)", False),
+}
+
+
+def registry_names() -> list:
+    """Names of the built-in activations.
+
+    >>> registry_names()[:3]
+    ['tanh', 'erf', 'sign']
+    """
+    return list(REGISTRY)
+
+
+_ACTIVATION_CACHE: dict = {}
+
+
+def activation(spec) -> Activation:
+    """Return the :class:`Activation` named ``spec`` or parsed from the expression ``spec``.
+
+    ``spec`` may be a registry name (``"tanh"``, ``"relu"``, ``"He3"``), a user
+    expression in ``x`` (``"x**3 - 3*x"``, ``"tanh(2*x)"``, ``"Max(x, 0)"``), or an
+    :class:`Activation` (returned unchanged).
+
+    >>> activation("He3").expr
+    x**3 - 3*x
+    >>> activation("relu").parity
+    'neither'
+    """
+    if isinstance(spec, Activation):
+        return spec
+    if not isinstance(spec, str):
+        raise ActivationError(f"activation must be a name or an expression string, got {spec!r}")
+    key = spec.strip()
+    if key.lower() in REGISTRY:
+        key = key.lower()
+    if key not in _ACTIVATION_CACHE:
+        if key in REGISTRY:
+            _ACTIVATION_CACHE[key] = REGISTRY[key]()
+        else:
+            _ACTIVATION_CACHE[key] = Activation(name=key, expr=parse_activation(key))
+    return _ACTIVATION_CACHE[key]
