@@ -1,0 +1,45 @@
+"""srfsym — a symbolic-numeric workbench for the spiked Random Features (sRF) model.
+
+A two-layer network whose first layer took one giant gradient step, then had its
+readout fitted by ridge regression.  The package follows the derivation chain:
+
+=======================  ==============================================================
+``activation``           parse / look up an activation (safe ``ast`` parser, registry)
+``hermite_constants``    mu0, mu1, E sigma^2, mu_star^2, check-mu1^2, mu_k (MATH (b))
+``cget_coefficients``    mu0(kappa), mu1(kappa), mu_star(kappa)^2 (MATH (d))
+``teacher_functions``    h, h1, h2 (MATH (e))
+``srf_mapping``          (eta, alpha0) -> spike strength r, bulk variance c, alignment gamma
+``solve``                the fixed point of Result 3.3: test/train error, order parameters
+``learning_curve``       solve along a list of alpha
+``bounds``               upper / lower bounds and the kernel baseline (MATH (i))
+``simulate``             the real finite-size network (or the sRF model) beside the theory
+=======================  ==============================================================
+
+Every number carries how it was obtained: ``exact`` (a closed form checked against
+30-digit quadrature) or ``numeric`` (quadrature, with its precision).
+"""
+from .activations import Activation, ActivationError, activation, parse_activation
+from .gaussian import DivergentExpectationError, gaussian_expectation
+from .hermite import hermite_constants
+from .cget import cget_coefficients, teacher_functions
+from .mapping import srf_mapping
+from .values import Value
+
+__version__ = "0.1.0"
+
+__all__ = ["Activation", "ActivationError", "activation", "parse_activation",
+           "DivergentExpectationError", "gaussian_expectation", "hermite_constants",
+           "cget_coefficients", "teacher_functions", "srf_mapping", "Value", "__version__"]
+
+
+def __getattr__(name):  # later stages of the chain are imported lazily
+    if name in ("solve", "learning_curve", "ConvergenceError", "FixedPointResult"):
+        from . import fixed_point
+        return getattr(fixed_point, name)
+    if name in ("bounds", "Bounds"):
+        from . import bounds as _b
+        return getattr(_b, name)
+    if name in ("simulate", "SimulationResult"):
+        from . import simulate as _s
+        return getattr(_s, name)
+    raise AttributeError(f"module 'srfsym' has no attribute {name!r}")

@@ -203,6 +203,8 @@ class Activation:
         """Distributional derivative sigma'(x) (``2*DiracDelta(x)`` for sign)."""
         expr = self.expr.rewrite(sp.Heaviside) if self.expr.has(sp.Max, sp.Min) else self.expr
         d = sp.diff(expr, X)
+        if d.has(sp.DiracDelta):
+            d = _collapse_dirac(sp.expand(d))
         return sp.simplify(d) if d.has(sp.Heaviside, sp.DiracDelta) else d
 
     @cached_property
@@ -250,6 +252,20 @@ class Activation:
 
     def __str__(self):
         return f"{self.name}: sigma(x) = {self.expr}"
+
+
+def _collapse_dirac(expr: sp.Expr) -> sp.Expr:
+    """g(x) DiracDelta(x - x0) -> g(x0) DiracDelta(x - x0) (so x*DiracDelta(x) vanishes)."""
+    out = sp.S.Zero
+    for term in sp.Add.make_args(expr):
+        deltas = [f for f in sp.Mul.make_args(term) if isinstance(f, sp.DiracDelta)]
+        if len(deltas) == 1 and len(deltas[0].args) == 1:
+            roots = _real_roots(deltas[0].args[0])
+            if len(roots) == 1:
+                x0 = roots.pop()
+                term = (term / deltas[0]).subs(X, x0) * deltas[0]
+        out += term
+    return out
 
 
 def _is_zero(expr: sp.Expr) -> bool:

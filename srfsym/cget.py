@@ -1,0 +1,183 @@
+r"""Conditional Gaussian-equivalence coefficients and teacher functions (MATH.md (d), (e)).
+
+Conditionally on the spike coordinate kappa, the features of the sRF model are
+equivalent to ``mu0(kappa) 1 + mu1(kappa) W x + mu_star(kappa) xi`` with, for
+xi ~ N(0, 1),
+
+.. math::
+    \mu_0(\kappa) = E\,\sigma(r\kappa + \sqrt c\,\xi),\quad
+    \mu_1(\kappa) = E[\xi\,\sigma(r\kappa+\sqrt c\,\xi)]/\sqrt c,\quad
+    \mu_\star(\kappa)^2 = E\,\sigma^2 - \mu_0^2 - c\,\mu_1^2 .
+
+The teacher functions are the same integrals at ``(a, s) = (gamma kappa, rho)``,
+``rho = sqrt(1 - gamma^2)``: ``h = E sigma_star``, ``h1 = E[z sigma_star]``,
+``h2 = E sigma_star^2``.
+
+Both come as :class:`~srfsym.gaussian.FormulaSet` objects: SymPy expressions
+(``.mu0``, ``.mu1``, ``.mustar2``, or ``None`` with ``method == "numeric"``) and
+generated evaluators ``.numpy()`` and ``.mpmath(dps)``.
+
+>>> co = cget_coefficients("sign")
+>>> co.mu0
+erf(sqrt(2)*kappa*r/(2*sqrt(c)))
+>>> co.method
+'exact'
+>>> mu0, mu1, mustar2 = co.numpy()(0.7, 0.9, 1.0)
+>>> round(float(mu0), 12)   # erf(0.63/sqrt(2))
+0.471305415769
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+import sympy as sp
+
+from .activations import Activation, activation
+from .gaussian import FormulaSet, gaussian_expectation
+
+__all__ = ["KAPPA", "R", "C", "GAMMA", "CGETCoefficients", "TeacherFunctions",
+           "cget_coefficients", "teacher_functions"]
+
+#: Symbols of the conditional coefficients.
+KAPPA = sp.Symbol("kappa", real=True)
+R = sp.Symbol("r", nonnegative=True)
+C = sp.Symbol("c", positive=True)
+GAMMA = sp.Symbol("gamma", real=True)
+
+_P0, _P1, _P2 = sp.symbols("E0 E1 E2")
+
+
+def _table(act: Activation):
+    kcf = act.known_closed_form
+    return {_P0: gaussian_expectation(act.expr, 0, known_closed_form=kcf),
+            _P1: gaussian_expectation(act.expr, 1, known_closed_form=kcf),
+            _P2: gaussian_expectation(act.expr**2, 0, known_closed_form=kcf)}
+
+
+class _Family:
+    """Shared behaviour: expressions, method, evaluators, validation."""
+
+    names: tuple = ()
+
+    def __init__(self, act, templates, params, a_expr, s_expr):
+        self.activation = act
+        self.params = params
+        self.set = FormulaSet(templates, params, _table(act), a_expr, s_expr)
+
+    @property
+    def method(self) -> str:
+        """``"exact"`` when every coefficient has a checked closed form, else ``"numeric"``."""
+        return self.set.method
+
+    def expressions(self) -> dict:
+        """Closed forms (``None`` for numeric ones) keyed by name."""
+        return {n: self.set[n].expr for n in self.names}
+
+    def methods(self) -> dict:
+        return {n: self.set[n].method for n in self.names}
+
+    def how(self) -> dict:
+        return {n: self.set[n].how for n in self.names}
+
+    def _validate(self, *values):  # pragma: no cover - overridden
+        pass
+
+    def numpy(self):
+        """Vectorised evaluator ``f(*params) -> tuple of arrays`` (generated, numpy/scipy)."""
+        def evaluate(*values):
+            self._validate(*values)
+            return self.set.numpy(*values)
+        return evaluate
+
+    def mpmath(self, dps: int = 30):
+        """High-precision evaluator ``f(*params) -> tuple of mpf`` at ``dps`` digits."""
+        def evaluate(*values):
+            self._validate(*values)
+            return self.set.mpmath(*values, dps=dps)
+        return evaluate
+
+
+class CGETCoefficients(_Family):
+    """mu0(kappa), mu1(kappa), mu_star(kappa)^2 of MATH.md (d) in the symbols kappa, r, c."""
+
+    names = ("mu0", "mu1", "mustar2")
+
+    def __init__(self, act):
+        templates = {"mu0": _P0, "mu1": _P1 / sp.sqrt(C),
+                     "mustar2": _P2 - _P0**2 - _P1**2}
+        super().__init__(act, templates, (KAPPA, R, C), R * KAPPA, sp.sqrt(C))
+
+    @property
+    def mu0(self):
+        return self.set["mu0"].expr
+
+    @property
+    def mu1(self):
+        return self.set["mu1"].expr
+
+    @property
+    def mustar2(self):
+        return self.set["mustar2"].expr
+
+    def _validate(self, kappa, r, c):
+        if np.any(np.asarray(c, dtype=float) <= 0):
+            raise ValueError(f"bulk variance c must be positive, got {c}")
+
+
+class TeacherFunctions(_Family):
+    """h(kappa), h1(kappa), h2(kappa) of MATH.md (e) in the symbols kappa, gamma."""
+
+    names = ("h", "h1", "h2")
+
+    def __init__(self, act):
+        templates = {"h": _P0, "h1": _P1, "h2": _P2}
+        super().__init__(act, templates, (KAPPA, GAMMA), GAMMA * KAPPA,
+                         sp.sqrt(1 - GAMMA**2))
+
+    @property
+    def h(self):
+        return self.set["h"].expr
+
+    @property
+    def h1(self):
+        return self.set["h1"].expr
+
+    @property
+    def h2(self):
+        return self.set["h2"].expr
+
+    def _validate(self, kappa, gamma):
+        g = np.asarray(gamma, dtype=float) if not hasattr(gamma, "_mpf_") else gamma
+        if np.any(np.abs(np.asarray(g, dtype=float)) > 1):
+            raise ValueError(f"alignment gamma must lie in [-1, 1], got {gamma}")
+
+
+@lru_cache(maxsize=None)
+def _cget(act):
+    return CGETCoefficients(act)
+
+
+@lru_cache(maxsize=None)
+def _teacher(act):
+    return TeacherFunctions(act)
+
+
+def cget_coefficients(act) -> CGETCoefficients:
+    """Conditional Gaussian-equivalence coefficients of an activation (MATH.md (d)).
+
+    >>> cget_coefficients("he3").mustar2
+    6*c**2*(c + 3*kappa**2*r**2)
+    >>> cget_coefficients("tanh").method
+    'numeric'
+    """
+    return _cget(activation(act))
+
+
+def teacher_functions(act) -> TeacherFunctions:
+    """Teacher auxiliary functions h, h1, h2 of MATH.md (e).
+
+    >>> teacher_functions("sin").h
+    exp(gamma**2/2 - 1/2)*sin(gamma*kappa)
+    """
+    return _teacher(activation(act))

@@ -1,0 +1,137 @@
+r"""Hermite-type constants of an activation (MATH.md section (b)).
+
+For z ~ N(0, 1):
+
+* ``mu0 = E sigma(z)``, ``mu1 = E z sigma(z) = E sigma'(z)``,
+* ``mu2 = E sigma(z)^2`` (a second moment, not a Hermite coefficient),
+* ``mustar2 = E sigma^2 - mu0^2 - mu1^2`` (energy above degree 1),
+* ``checkmu1_sq = E sigma'(z)^2 - mu1^2`` (infinite when sigma jumps, e.g. sign),
+* ``mu_k(k) = E[sigma(z) He_k(z)]`` (probabilists' Hermite polynomials).
+
+Each is a :class:`~srfsym.values.Value`: ``exact`` with its closed form, or
+``numeric`` (mpmath quadrature at the requested precision).
+
+>>> hc = hermite_constants("sin")
+>>> hc.mu1.expr
+exp(-1/2)
+>>> hc.mustar2.expr
+(-2*E - 1 + exp(2))*exp(-2)/2
+>>> hermite_constants("sign").checkmu1_sq.expr
+oo
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import sympy as sp
+
+from .activations import X, Activation, activation, _is_zero
+from .gaussian import A, S, DivergentExpectationError, Expectation, gaussian_expectation
+from .values import Value
+
+__all__ = ["HermiteConstants", "hermite_constants"]
+
+
+def _at_standard(exp_: Expectation, name: str) -> Value:
+    """The expectation at a = 0, s = 1 as a Value."""
+    for cond in exp_.conditions:
+        if not bool(cond.subs({A: 0, S: 1})):
+            raise DivergentExpectationError(
+                f"{name}: E[z^{exp_.k} ({exp_.integrand})] diverges for a standard Gaussian "
+                f"(needs {cond.subs({A: 0, S: 1})})")
+    if exp_.is_exact:
+        expr = sp.simplify(exp_.expr.subs({A: 0, S: 1}))
+        return Value(name, "exact", expr=expr, how=f"rule {exp_.rule}")
+    weighted = exp_.integrand * X**exp_.k
+    if _is_zero(weighted.subs(X, -X) + weighted):
+        return Value(name, "exact", expr=sp.S.Zero,
+                     how=f"parity: z^{exp_.k} ({exp_.integrand}) is odd in z")
+    exp_.numpy(0.0, 1.0)  # raises DivergentExpectationError for non-integrable integrands
+    return Value(name, "numeric", how="mpmath tanh-sinh quadrature",
+                 compute=lambda dps, e=exp_: e.mpmath(0, 1, dps=dps))
+
+
+def _combine(name, template, parts: dict) -> Value:
+    """A Value from a template in placeholder symbols and the Values they stand for."""
+    if all(v.is_exact for v in parts.values()):
+        expr = sp.simplify(template.subs({k: v.expr for k, v in parts.items()}))
+        return Value(name, "exact", expr=expr, how="combination of exact expectations")
+    f = sp.lambdify(tuple(parts), template, modules="mpmath")
+
+    def compute(dps, f=f, parts=parts):
+        return f(*[v.mpmath(dps + 5) for v in parts.values()])
+
+    return Value(name, "numeric", how="from quadrature of " + ", ".join(
+        v.name for v in parts.values() if not v.is_exact), compute=compute)
+
+
+@dataclass(frozen=True)
+class HermiteConstants:
+    """The constants of MATH.md (b) for one activation (see module docstring)."""
+
+    activation: Activation
+    mu0: Value
+    mu1: Value
+    mu2: Value
+    mustar2: Value
+    checkmu1_sq: Value
+
+    def mu_k(self, k: int) -> Value:
+        """``E[sigma(z) He_k(z)]`` for the probabilists' Hermite polynomial He_k.
+
+        >>> hermite_constants("he3").mu_k(3).expr
+        6
+        """
+        return _mu_k(self.activation, int(k))
+
+    def as_dict(self) -> dict:
+        return {"mu0": self.mu0, "mu1": self.mu1, "mu2": self.mu2,
+                "mustar2": self.mustar2, "checkmu1_sq": self.checkmu1_sq}
+
+    def __str__(self):
+        lines = [f"Hermite constants of {self.activation.name} (sigma(x) = {self.activation.expr}):"]
+        lines += [f"  {v}" for v in self.as_dict().values()]
+        return "\n".join(lines)
+
+
+@lru_cache(maxsize=None)
+def _mu_k(act: Activation, k: int) -> Value:
+    if k < 0:
+        raise ValueError(f"Hermite index must be >= 0, got {k}")
+    hek = sp.hermite_prob(k, X)
+    e = gaussian_expectation(sp.expand(hek * act.expr), 0,
+                             known_closed_form=act.known_closed_form)
+    return _at_standard(e, f"mu_{k}")
+
+
+@lru_cache(maxsize=None)
+def _hermite_constants(act: Activation) -> HermiteConstants:
+    kcf = act.known_closed_form
+    mu0 = _at_standard(gaussian_expectation(act.expr, 0, known_closed_form=kcf), "mu0")
+    mu1 = _at_standard(gaussian_expectation(act.expr, 1, known_closed_form=kcf), "mu1")
+    mu2 = _at_standard(gaussian_expectation(act.expr**2, 0, known_closed_form=kcf), "mu2")
+    P0, P1, P2, Q = sp.symbols("P0 P1 P2 Q")
+    mustar2 = _combine("mustar2", P2 - P0**2 - P1**2, {P0: mu0, P1: mu1, P2: mu2})
+    if act.has_dirac_derivative:
+        check = Value("checkmu1_sq", "exact", expr=sp.oo,
+                      how=f"sigma' = {act.derivative} has a Dirac mass, so E[sigma'^2] = oo")
+    else:
+        dsq = _at_standard(gaussian_expectation(sp.expand(act.derivative**2), 0,
+                                                known_closed_form=kcf), "E[sigma'^2]")
+        check = _combine("checkmu1_sq", Q - P1**2, {Q: dsq, P1: mu1})
+    return HermiteConstants(act, mu0, mu1, mu2, mustar2, check)
+
+
+def hermite_constants(act) -> HermiteConstants:
+    """Hermite-type constants (MATH.md (b)) of an activation name, expression or object.
+
+    >>> hc = hermite_constants("erf")
+    >>> hc.mu1.expr
+    2*sqrt(3)/(3*sqrt(pi))
+    >>> hc.mu2.expr   # = (2/pi) asin(2/3)
+    (pi - 4*atan(sqrt(5)/5))/pi
+    >>> hermite_constants("tanh").mu1.decimal(30)
+    '0.605705509602158825583540227556'
+    """
+    return _hermite_constants(activation(act))

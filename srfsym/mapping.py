@@ -1,0 +1,245 @@
+r"""The sRF mapping (MATH.md (c)): one giant step -> spike strength, bulk variance, alignment.
+
+.. math::
+    r = \tilde\eta\,\mu_1\sqrt{(\mu_1^\star)^2 + \mu_2^\star/\alpha_0},\qquad
+    c = 1 + \frac{\tilde\eta^2}{\alpha_0}\,\mu_2^\star\,\check\mu_1^2,\qquad
+    \gamma = \frac{\mu_1^\star}{\sqrt{(\mu_1^\star)^2 + \mu_2^\star/\alpha_0}},
+
+and ``r = 0, c = 1, gamma = 0`` at ``alpha0 = 0`` (no step: plain random features).
+For a student with ``mu0 != 0`` the residual of the step is ``y - mu0`` and
+``mu2_star`` becomes ``E(sigma_star - mu0)^2`` (the correction of MATH.md (c),
+not in the reference implementation; switch it off with ``mu0_correction=False``).
+
+The formulas are built once as SymPy expressions in generic constants
+(:data:`GENERIC`), then the constants of the chosen student and teacher are
+substituted: exact constants give exact r, c, gamma.
+
+>>> m = srf_mapping("tanh", "sin", eta=3, alpha0=20)
+>>> round(m.spike_strength, 5), round(m.bulk_variance, 6), round(m.alignment, 5)
+(1.13406, 1.018973, 0.97185)
+>>> srf_mapping("erf", "sin", eta=1, alpha0=2).alignment_value.expr
+2*exp(1/2)/sqrt(-1 + exp(2) + 4*E)
+"""
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import sympy as sp
+
+from .activations import activation
+from .hermite import hermite_constants
+from .values import Value
+
+__all__ = ["SRFMapping", "srf_mapping", "mapping_expressions", "mapping_limits",
+           "NonOddActivationWarning", "GENERIC"]
+
+ETA = sp.Symbol("eta", nonnegative=True)
+ALPHA0 = sp.Symbol("alpha0", positive=True)
+MU0, MU1, CHECKMU1_SQ = sp.symbols("mu0 mu1 checkmu1_sq", real=True)
+MU0_STAR, MU1_STAR, MU2_STAR = sp.symbols("mu0_star mu1_star mu2_star", real=True)
+#: Generic symbols of the mapping formulas.
+GENERIC = {"eta": ETA, "alpha0": ALPHA0, "mu0": MU0, "mu1": MU1, "checkmu1_sq": CHECKMU1_SQ,
+           "mu0_star": MU0_STAR, "mu1_star": MU1_STAR, "mu2_star": MU2_STAR}
+
+
+class NonOddActivationWarning(UserWarning):
+    """The theory (or this step of it) assumes an odd activation."""
+
+
+def mapping_expressions(mu0_correction: bool = True) -> dict:
+    """r, c, gamma as SymPy expressions in the generic constants.
+
+    With ``mu0_correction`` the teacher second moment is that of the residual
+    ``sigma_star - mu0`` (it reduces to ``mu2_star`` when ``mu0 = 0``).
+
+    >>> e = mapping_expressions()
+    >>> e["alignment"]
+    mu1_star/sqrt(mu1_star**2 + (mu0**2 - 2*mu0*mu0_star + mu2_star)/alpha0)
+    """
+    m2 = MU2_STAR - 2 * MU0 * MU0_STAR + MU0**2 if mu0_correction else MU2_STAR
+    norm_s = sp.sqrt(MU1_STAR**2 + m2 / ALPHA0)       # |(1/n0) sum_i y_i x_i|
+    return {
+        "spike_strength": ETA * MU1 * norm_s,
+        "bulk_variance": 1 + ETA**2 / ALPHA0 * m2 * CHECKMU1_SQ,
+        "alignment": MU1_STAR / norm_s,
+    }
+
+
+def mapping_limits() -> dict:
+    """Limits of the mapping derived by SymPy.
+
+    ``alpha0 -> oo`` (infinitely many step samples): the spike aligns with the teacher.
+    ``eta -> 0`` (vanishing step): plain random features, r = 0 and c = 1.
+
+    >>> lim = mapping_limits()
+    >>> lim["alpha0->oo"]["alignment"]
+    mu1_star/Abs(mu1_star)
+    >>> lim["eta->0"]["bulk_variance"]
+    1
+    """
+    exprs = mapping_expressions()
+    return {
+        "alpha0->oo": {k: sp.simplify(sp.limit(v, ALPHA0, sp.oo)) for k, v in exprs.items()},
+        "eta->0": {k: sp.limit(v, ETA, 0) for k, v in exprs.items()},
+        "alpha0->0+": {k: sp.limit(v, ALPHA0, 0, "+") for k, v in exprs.items()},
+    }
+
+
+@dataclass(frozen=True)
+class SRFMapping:
+    """Result of :func:`srf_mapping`: the sRF parameters with their provenance.
+
+    Attributes
+    ----------
+    spike_strength, bulk_variance, alignment : float
+        r, c and gamma.
+    spike_strength_value, bulk_variance_value, alignment_value : Value
+        The same as exact closed forms or numeric values.
+    """
+
+    student: object
+    teacher: object
+    eta: object
+    alpha0: object
+    spike_strength_value: Value
+    bulk_variance_value: Value
+    alignment_value: Value
+    constants: dict = field(default_factory=dict)
+    notes: tuple = ()
+
+    @property
+    def spike_strength(self) -> float:
+        return float(self.spike_strength_value)
+
+    @property
+    def bulk_variance(self) -> float:
+        return float(self.bulk_variance_value)
+
+    @property
+    def alignment(self) -> float:
+        return float(self.alignment_value)
+
+    # short aliases matching the paper's letters
+    r = spike_strength
+    c = bulk_variance
+    gamma = alignment
+
+    def values(self) -> dict:
+        return {"spike_strength": self.spike_strength_value,
+                "bulk_variance": self.bulk_variance_value,
+                "alignment": self.alignment_value}
+
+    def to_dict(self, dps: int = 30) -> dict:
+        return {"student": self.student.name, "teacher": self.teacher.name,
+                "eta": str(self.eta), "alpha0": str(self.alpha0),
+                **{k: v.to_dict(dps) for k, v in self.values().items()},
+                "notes": list(self.notes)}
+
+    def __str__(self):
+        lines = [f"sRF mapping: student {self.student.name}, teacher {self.teacher.name}, "
+                 f"eta = {self.eta}, alpha0 = {self.alpha0}"]
+        lines += [f"  {v}" for v in self.values().values()]
+        lines += [f"  note: {n}" for n in self.notes]
+        return "\n".join(lines)
+
+
+def _as_number(x, name):
+    if isinstance(x, str):
+        try:
+            x = sp.Rational(x)
+        except (TypeError, ValueError):
+            raise ValueError(f"{name} must be a number, got {x!r}") from None
+    elif isinstance(x, float):
+        x = sp.Rational(repr(x))
+    elif isinstance(x, int):
+        x = sp.Integer(x)
+    else:
+        x = sp.sympify(x, strict=True) if isinstance(x, sp.Basic) else sp.Float(float(x), 30)
+    if not x.is_finite or not x.is_real:
+        raise ValueError(f"{name} must be a finite real number, got {x}")
+    return x
+
+
+def srf_mapping(student, teacher, eta, alpha0, *, mu0_correction: bool = True) -> SRFMapping:
+    """Spike strength r, bulk variance c and alignment gamma after one giant step.
+
+    Parameters
+    ----------
+    student, teacher : str or Activation
+        Activations (registry names or expressions in ``x``).
+    eta : float
+        Learning rate eta-tilde (>= 0).
+    alpha0 : float
+        Step samples per dimension n0/d (>= 0; 0 means no step).
+    mu0_correction : bool
+        Use the residual ``y - mu0`` for students with ``mu0 != 0``.
+
+    Examples
+    --------
+    >>> m = srf_mapping("tanh", "tanh", eta=1, alpha0=0.5)
+    >>> round(m.r, 5), round(m.c, 6), round(m.gamma, 5)
+    (0.65109, 1.076906, 0.56349)
+    >>> srf_mapping("tanh", "sin", eta=3, alpha0=0).r
+    0.0
+    >>> srf_mapping("sign", "sin", eta=1, alpha0=2)
+    Traceback (most recent call last):
+    ...
+    ValueError: student sign has sigma' = 2*DiracDelta(x): check-mu1 is infinite ...
+    """
+    eta_n = _as_number(eta, "eta (learning rate)")
+    alpha0_n = _as_number(alpha0, "alpha0")
+    if eta_n < 0:
+        raise ValueError(f"eta (learning rate) must be >= 0, got {eta}")
+    if alpha0_n < 0:
+        raise ValueError(f"alpha0 (step samples per dimension) must be >= 0, got {alpha0}")
+    return _mapping(activation(student), activation(teacher), eta_n, alpha0_n, mu0_correction)
+
+
+@lru_cache(maxsize=256)
+def _mapping(st, te, eta_n, alpha0_n, mu0_correction):
+    notes = []
+    if alpha0_n == 0 or eta_n == 0:
+        zero = Value("spike_strength", "exact", expr=sp.S.Zero, how="no step (plain RF)")
+        one = Value("bulk_variance", "exact", expr=sp.S.One, how="no step (plain RF)")
+        gam = Value("alignment", "exact", expr=sp.S.Zero if alpha0_n == 0 else None,
+                    how="no step (plain RF)")
+        if alpha0_n != 0:
+            gam = _mapping(st, te, sp.S.One, alpha0_n, mu0_correction).alignment_value
+        return SRFMapping(st, te, eta_n, alpha0_n, zero, one, gam,
+                          notes=("alpha0 = 0 or eta = 0: no step, W1 = W0",))
+    if st.has_dirac_derivative:
+        raise ValueError(
+            f"student {st.name} has sigma' = {st.derivative}: check-mu1 is infinite and the "
+            "one-step mapping does not exist (it can still be used directly as an sRF activation)")
+    hs, ht = hermite_constants(st), hermite_constants(te)
+    consts = {MU0: hs.mu0, MU1: hs.mu1, CHECKMU1_SQ: hs.checkmu1_sq,
+              MU0_STAR: ht.mu0, MU1_STAR: ht.mu1, MU2_STAR: ht.mu2}
+    if st.parity != "odd":
+        notes.append(f"student {st.name} is not odd: the theory assumes an odd student"
+                     + ("; the y - mu0 correction of MATH.md (c) is applied (not in the "
+                        "reference implementation; derived, not validated)"
+                        if mu0_correction and float(hs.mu0) != 0 else ""))
+        warnings.warn(notes[-1], NonOddActivationWarning, stacklevel=3)
+    if te.parity != "odd":
+        notes.append(f"teacher {te.name} is not odd: the bulk-variance derivation assumes it")
+        warnings.warn(notes[-1], NonOddActivationWarning, stacklevel=3)
+    exprs = mapping_expressions(mu0_correction)
+    out = {}
+    for key, expr in exprs.items():
+        expr = expr.subs({ETA: eta_n, ALPHA0: alpha0_n})
+        if all(v.is_exact for v in consts.values()):
+            closed = sp.simplify(expr.subs({k: v.expr for k, v in consts.items()}))
+            out[key] = Value(key, "exact", expr=closed, how="mapping formula on exact constants")
+        else:
+            used = [k for k in consts if expr.has(k)]
+            f = sp.lambdify(used, expr, modules="mpmath")
+
+            def compute(dps, f=f, used=used):
+                return f(*[consts[k].mpmath(dps + 5) for k in used])
+
+            out[key] = Value(key, "numeric", how="mapping formula on quadrature constants",
+                             compute=compute)
+    return SRFMapping(st, te, eta_n, alpha0_n, out["spike_strength"], out["bulk_variance"],
+                      out["alignment"], constants=consts, notes=tuple(notes))

@@ -1,0 +1,97 @@
+"""Numbers that say how they were obtained.
+
+A :class:`Value` is either ``exact`` (a SymPy closed form that was checked against
+independent 30-digit quadrature) or ``numeric`` (quadrature, with the precision it
+was computed at).  It can be printed at any precision and serialised for JSON with
+its value as a decimal string.
+
+>>> import sympy as sp
+>>> v = Value("mu1", "exact", expr=sp.exp(-sp.Rational(1, 2)), how="closed form")
+>>> v.decimal(20)
+'0.60653065971263342360'
+>>> float(v)  # doctest: +ELLIPSIS
+0.6065306597126...
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import mpmath
+import sympy as sp
+
+__all__ = ["Value"]
+
+
+@dataclass(frozen=True)
+class Value:
+    """A scalar with its provenance.
+
+    Parameters
+    ----------
+    name : str
+        What it is (``"mu1"``, ``"spike_strength"``...).
+    method : str
+        ``"exact"`` or ``"numeric"``.
+    expr : sympy.Expr, optional
+        The closed form (exact values), possibly ``oo``.
+    how : str
+        Rule or quadrature used.
+    compute : callable, optional
+        ``compute(dps) -> mpf`` for numeric values.
+    """
+
+    name: str
+    method: str
+    expr: sp.Expr | None = None
+    how: str = ""
+    compute: Callable[[int], object] | None = None
+
+    @property
+    def is_exact(self) -> bool:
+        return self.method == "exact"
+
+    @property
+    def is_infinite(self) -> bool:
+        return self.expr is not None and self.expr.is_infinite is True
+
+    def mpmath(self, dps: int = 30):
+        """The value as an mpmath number with ``dps`` correct digits (target)."""
+        with mpmath.workdps(dps + 10):
+            if self.expr is not None:
+                if self.expr.is_infinite:
+                    return mpmath.inf
+                val = mpmath.mpf(str(sp.N(self.expr, dps + 10)))
+            else:
+                val = self.compute(dps)
+        with mpmath.workdps(dps):
+            return +val
+
+    def __float__(self) -> float:
+        if self.expr is not None:
+            return float("inf") if self.expr.is_infinite else float(sp.N(self.expr, 20))
+        return float(self.mpmath(17))
+
+    def decimal(self, dps: int = 30) -> str:
+        """Decimal string with ``dps`` significant digits (``'inf'`` when infinite)."""
+        val = self.mpmath(dps)
+        if mpmath.isinf(val):
+            return "inf"
+        return mpmath.nstr(val, dps, strip_zeros=False) if val != 0 else "0"
+
+    def latex(self) -> str:
+        return sp.latex(self.expr) if self.expr is not None else r"\text{(numeric)}"
+
+    def to_dict(self, dps: int = 30) -> dict:
+        out = {"name": self.name, "value": self.decimal(dps), "method": self.method,
+               "how": self.how}
+        if self.method == "numeric":
+            out["digits"] = dps
+        if self.expr is not None:
+            out["closed_form"] = str(self.expr)
+            out["latex"] = sp.latex(self.expr)
+        return out
+
+    def __str__(self):
+        closed = f" = {self.expr}" if self.expr is not None else ""
+        return f"{self.name}{closed} = {self.decimal(16)}  [{self.method}]"
