@@ -168,8 +168,12 @@ class Expectation:
             if not np.all(ok):
                 raise DivergentExpectationError(
                     f"E[z^{self.k} f(a+sz)] with f = {self.integrand} diverges unless {cond}")
-        if self.expr is None:
-            _check_decay_numpy(self._f_numpy(), self.k, a, s, self.integrand)
+        if self.expr is None and np.size(a):
+            amax, smax = float(np.max(np.abs(a))), float(np.max(s))
+            done = self._evaluators.get("decay_ok", (-1.0, -1.0))
+            if amax > done[0] or smax > done[1]:
+                _check_decay_numpy(self._f_numpy(), self.k, a, s, self.integrand)
+                self._evaluators["decay_ok"] = (max(amax, done[0]), max(smax, done[1]))
 
     def _check_conditions_mp(self, a, s):
         for cond in self.conditions:

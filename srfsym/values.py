@@ -14,7 +14,7 @@ its value as a decimal string.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 import mpmath
@@ -46,6 +46,7 @@ class Value:
     expr: sp.Expr | None = None
     how: str = ""
     compute: Callable[[int], object] | None = None
+    _memo: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     @property
     def is_exact(self) -> bool:
@@ -57,6 +58,11 @@ class Value:
 
     def mpmath(self, dps: int = 30):
         """The value as an mpmath number with ``dps`` correct digits (target)."""
+        if dps not in self._memo:
+            self._memo[dps] = self._evaluate(dps)
+        return self._memo[dps]
+
+    def _evaluate(self, dps):
         with mpmath.workdps(dps + 10):
             if self.expr is not None:
                 if self.expr.is_infinite:

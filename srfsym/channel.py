@@ -1,0 +1,154 @@
+r"""The channel side: kappa-quadrature of the conditional coefficients (MATH.md (f), (i)).
+
+Every kappa-expectation of the fixed point and of the bounds is a Gauss-Hermite sum
+over nodes kappa_j with weights w_j (sum w_j = 1).  The conditional coefficients
+mu0, mu1, mu_star^2 and the teacher functions h, h1, h2 are fixed during the
+iteration, so they are evaluated **once per point** here, with the generated
+evaluators of :mod:`srfsym.cget`: numpy in double precision, mpmath (with
+high-precision Gauss-Hermite nodes) for reference values.
+
+>>> ch = channel_data("sin", "sin", r=0.0, c=1.0, gamma=1.0, nodes=40)
+>>> round(float(ch.E(ch.h2)), 12)  # E sin(kappa)^2 = (1 - e^-2)/2
+0.432332358382
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import mpmath
+import numpy as np
+
+from .activations import activation
+from .cget import cget_coefficients, teacher_functions
+from .gaussian import gauss_hermite
+
+__all__ = ["ChannelData", "channel_data", "gauss_hermite_mpmath", "validate_srf_parameters"]
+
+
+def validate_srf_parameters(r, c, gamma):
+    """Clear errors for sRF parameters out of range.
+
+    >>> validate_srf_parameters(1.0, -1.0, 0.5)
+    Traceback (most recent call last):
+    ...
+    ValueError: bulk variance c must be positive, got -1.0
+    """
+    for name, v in (("spike strength r", r), ("bulk variance c", c), ("alignment gamma", gamma)):
+        if not mpmath.isfinite(mpmath.mpf(v) if not isinstance(v, str) else mpmath.mpf(v)):
+            raise ValueError(f"{name} must be finite, got {v}")
+    if float(c) <= 0:
+        raise ValueError(f"bulk variance c must be positive, got {c}")
+    if abs(float(gamma)) > 1:
+        raise ValueError(f"alignment gamma must lie in [-1, 1], got {gamma}")
+
+
+@lru_cache(maxsize=32)
+def gauss_hermite_mpmath(n: int, dps: int):
+    """Probabilists' Gauss-Hermite nodes/weights (sum 1) at ``dps`` digits.
+
+    Newton refinement of numpy's nodes on the three-term recurrence of He_n.
+
+    >>> z, w = gauss_hermite_mpmath(10, 40)
+    >>> with mpmath.workdps(40):
+    ...     print(mpmath.nstr(mpmath.fsum(wi * zi**4 for zi, wi in zip(z, w)), 35))
+    3.0
+    """
+    z0, _ = np.polynomial.hermite_e.hermegauss(n)
+    with mpmath.workdps(dps + 20):
+        nodes, weights = [], []
+        for x in z0:
+            x = mpmath.mpf(float(x))
+            for _ in range(100):
+                p_prev, p = mpmath.mpf(1), x
+                for k in range(1, n):
+                    p_prev, p = p, x * p - k * p_prev
+                # p = He_n(x), p_prev = He_{n-1}(x); He_n' = n He_{n-1}
+                step = p / (n * p_prev)
+                x -= step
+                if abs(step) < mpmath.mpf(10) ** (-(dps + 15)):
+                    break
+            p_prev, p = mpmath.mpf(1), x
+            for k in range(1, n - 1):
+                p_prev, p = p, x * p - k * p_prev
+            he_nm1 = p if n > 1 else mpmath.mpf(1)
+            nodes.append(x)
+            weights.append(mpmath.factorial(n) / (n * n * he_nm1**2))
+        total = mpmath.fsum(weights)
+        weights = [w / total for w in weights]
+    return tuple(nodes), tuple(weights)
+
+
+@dataclass(frozen=True)
+class ChannelData:
+    """Coefficients at the kappa nodes (numpy arrays, or tuples of mpf in mpmath mode).
+
+    ``E(f)`` is the kappa-expectation ``sum_j w_j f_j``.
+    """
+
+    kappa: object
+    weights: object
+    mu0: object
+    mu1: object
+    mustar2: object
+    h: object
+    h1: object
+    h2: object
+    r: object
+    c: object
+    gamma: object
+    nodes: int
+    precision: str  # "double" or "mpmath:<dps>"
+
+    def E(self, values):
+        if self.precision == "double":
+            return float(np.dot(self.weights, values))
+        return mpmath.fsum(w * v for w, v in zip(self.weights, values))
+
+
+def channel_data(student, teacher, r, c, gamma, nodes=80, dps=None) -> ChannelData:
+    """Evaluate cGET coefficients and teacher functions at Gauss-Hermite kappa nodes
+    (cached: along a learning curve the channel does not change).
+
+    Parameters
+    ----------
+    student, teacher : str or Activation
+    r, c, gamma : float (or decimal strings in mpmath mode)
+        Spike strength, bulk variance, alignment.
+    nodes : int
+        Number of kappa nodes.
+    dps : int or None
+        ``None`` for double precision (numpy); otherwise mpmath at ``dps`` digits.
+    """
+    validate_srf_parameters(r, c, gamma)
+    key = (r, c, gamma) if dps is not None else (float(r), float(c), float(gamma))
+    return _channel_data(activation(student), activation(teacher), *key, int(nodes), dps)
+
+
+@lru_cache(maxsize=64)
+def _channel_data(student, teacher, r, c, gamma, nodes, dps) -> ChannelData:
+    co = cget_coefficients(student)
+    te = teacher_functions(teacher)
+    if dps is None:
+        kappa, w = gauss_hermite(int(nodes))
+        mu0, mu1, mustar2 = co.numpy()(kappa, float(r), float(c))
+        h, h1, h2 = te.numpy()(kappa, float(gamma))
+        arrays = [np.ascontiguousarray(a, dtype=float) for a in (mu0, mu1, mustar2, h, h1, h2)]
+        for name, arr in zip(("mu0", "mu1", "mustar2", "h", "h1", "h2"), arrays):
+            if not np.all(np.isfinite(arr)):
+                raise FloatingPointError(f"{name}(kappa) is not finite at some kappa node")
+        return ChannelData(kappa, w, *arrays, float(r), float(c), float(gamma), int(nodes),
+                           "double")
+    kappa, w = gauss_hermite_mpmath(int(nodes), int(dps))
+    fco = co.mpmath(dps + 5)
+    fte = te.mpmath(dps + 5)
+    with mpmath.workdps(dps + 10):
+        r_, c_, g_ = (mpmath.mpf(str(v)) if not isinstance(v, mpmath.mpf) else v
+                      for v in (r, c, gamma))
+        cols = [fco(k, r_, c_) + fte(k, g_) for k in kappa]
+    mu0, mu1, mustar2, h, h1, h2 = (tuple(col[i] for col in cols) for i in range(6))
+    return ChannelData(kappa, w, mu0, mu1, mustar2, h, h1, h2, r_, c_, g_, int(nodes),
+                       f"mpmath:{dps}")
+
+

@@ -1,0 +1,649 @@
+r"""The fixed point of Result 3.3: test error of the sRF model with a ridge readout.
+
+The equations (MATH.md (f), general width ratio ``beta = p/d``) are written **once**,
+in :func:`sweep`: conjugates ("hats") from the overlaps through kappa-expectations,
+then overlaps from the hats through the spectral sums of :mod:`srfsym.spectrum`::
+
+    V(k)   = mu1^2 V1 + mu*^2 V2,  w = 1/(1+V),  b = mu0 m + mu1 k theta
+    eps(k) = h2 - 2 b h - 2 mu1 psi h1 + b^2 + mu1^2 q1 + mu*^2 q2
+    V1^ = (alpha/beta) E mu1^2 w            V2^ = (alpha/beta) E mu*^2 w
+    q1^ = (alpha/beta) E mu1^2 eps w^2      q2^ = (alpha/beta) E mu*^2 eps w^2
+    th^ = (alpha/sqrt beta) E k mu1 (h-b) w  psi^ = (alpha/sqrt beta) E mu1 h1 w
+    m   : E mu0 (h - b) w = 0
+    V1 = <D/S>, V2 = <1/S>, theta = sqrt(beta) th^ <F/S>, psi = sqrt(beta) psi^ <H/S>,
+    q1 = q1^<D^2/S^2> + q2^<D/S^2> + th^2 <DF/S^2> + psi^2 <DH/S^2>
+    q2 = q1^<D/S^2>   + q2^<1/S^2> + th^2 <F/S^2>  + psi^2 <H/S^2>,   S = lambda + V2^ + V1^ D.
+
+At ``beta = 1`` this is exactly the reference system.  The ``beta`` factors follow from
+normalising the overlaps by ``p`` (hats of p-normalised overlaps carry ``n/p = alpha/beta``)
+while ``theta, psi`` are normalised by ``sqrt(p d)`` (derivation: ``derivations/08``).
+
+**Solver.** (V1, V2) form a closed two-dimensional subsystem, solved by Newton's
+method (fallbacks: damped Anderson iteration, then ``scipy.optimize.root``).  Given
+(V1, V2), the sweep is *affine* in (m, theta) and then in (q1, q2): those fixed points
+are obtained exactly by one linear solve each, with the affine maps read off the same
+``sweep``.  The answer is finally verified by one full sweep of the original equations:
+every order parameter, V1 and V2 included, must move by less than ``tol``.
+
+>>> res = solve("tanh", "sin", alpha0=20, eta=3, lam=0.1, alpha=1.0)
+>>> round(res.test_error, 4)
+0.0417
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field, asdict
+from typing import NamedTuple
+
+import mpmath
+import numpy as np
+
+from .channel import ChannelData, channel_data, validate_srf_parameters
+from .mapping import srf_mapping
+
+__all__ = ["State", "Hats", "ConvergenceError", "FixedPointResult", "LearningCurve",
+           "sweep", "solve", "solve_srf", "learning_curve", "optimal_lambda", "make_spectrum"]
+
+
+class State(NamedTuple):
+    """Order parameters (overlaps)."""
+    q1: object
+    q2: object
+    V1: object
+    V2: object
+    theta: object
+    psi: object
+    m: object
+
+
+class Hats(NamedTuple):
+    """Conjugate parameters (theta_hat, psi_hat are those of the p-normalised overlaps)."""
+    q1hat: object
+    q2hat: object
+    V1hat: object
+    V2hat: object
+    thetahat: object
+    psihat: object
+
+
+class ConvergenceError(RuntimeError):
+    """The fixed point was not reached; carries the last residual and iterate."""
+
+    def __init__(self, message, residual=None, iterate=None):
+        super().__init__(message)
+        self.residual = residual
+        self.iterate = iterate
+
+
+# ======================================================================================
+# the equations (the only place they are written)
+
+class _Problem:
+    """Channel data + spectrum + (alpha, lam, beta): evaluates the sweep."""
+
+    def __init__(self, ch: ChannelData, spectrum, alpha, lam, beta):
+        self.ch, self.spectrum = ch, spectrum
+        self.mp = ch.precision != "double"
+        if self.mp:
+            conv = lambda t: np.array(t, dtype=object)
+            self.sqrt = mpmath.sqrt
+            self.alpha, self.lam, self.beta = (mpmath.mpf(str(v)) if not isinstance(v, mpmath.mpf)
+                                               else v for v in (alpha, lam, beta))
+            self.moments = lambda lp, v1: spectrum.moments_mpmath(lp, v1, dps=self._dps)
+            self._dps = int(ch.precision.split(":")[1])
+        else:
+            conv = lambda t: np.asarray(t, dtype=float)
+            self.sqrt = math.sqrt
+            self.alpha, self.lam, self.beta = float(alpha), float(lam), float(beta)
+            self.moments = spectrum.moments
+        self.kappa = conv(ch.kappa)
+        self.mu0, self.mu1, self.mus2 = conv(ch.mu0), conv(ch.mu1), conv(ch.mustar2)
+        self.h, self.h1, self.h2 = conv(ch.h), conv(ch.h1), conv(ch.h2)
+        self.mu1sq = self.mu1 * self.mu1
+        self.kmu1 = self.kappa * self.mu1
+        self.E = ch.E
+        self.a_b = self.alpha / self.beta
+        self.a_sb = self.alpha / self.sqrt(self.beta)
+        self.E_mu0sq_scale = self.E(self.mu0 * self.mu0)
+        self.E_h2 = self.E(self.h2)
+
+    # --- channel -------------------------------------------------------------------
+    def weights(self, V1, V2):
+        return 1 / (1 + self.mu1sq * V1 + self.mus2 * V2)
+
+    def v_hats(self, V1, V2):
+        w = self.weights(V1, V2)
+        return self.a_b * self.E(self.mu1sq * w), self.a_b * self.E(self.mus2 * w), w
+
+    def m_update(self, theta, w):
+        """m from E[mu0 (h - b) w] = 0 (0 when mu0 vanishes: no signal along 1)."""
+        den = self.E(self.mu0 * self.mu0 * w)
+        if den <= 1e-24 * (self.E_h2 + 1):
+            return 0 * den
+        return self.E(self.mu0 * (self.h - self.kmu1 * theta) * w) / den
+
+    def conditional_error(self, s: State):
+        b = self.mu0 * s.m + self.kmu1 * s.theta
+        return (self.h2 - 2 * b * self.h - 2 * self.mu1 * s.psi * self.h1 + b * b
+                + self.mu1sq * s.q1 + self.mus2 * s.q2)
+
+    def hats(self, s: State):
+        V1hat, V2hat, w = self.v_hats(s.V1, s.V2)
+        eps = self.conditional_error(s)
+        w2eps = w * w * eps
+        b = self.mu0 * s.m + self.kmu1 * s.theta
+        return Hats(self.a_b * self.E(self.mu1sq * w2eps), self.a_b * self.E(self.mus2 * w2eps),
+                    V1hat, V2hat, self.a_sb * self.E(self.kmu1 * (self.h - b) * w),
+                    self.a_sb * self.E(self.mu1 * self.h1 * w)), w
+
+    # --- prior (spectral) side -----------------------------------------------------
+    def overlaps(self, hat: Hats, m_new):
+        mom = self.moments(self.lam + hat.V2hat, hat.V1hat)
+        sb = self.sqrt(self.beta)
+        th2, ps2 = hat.thetahat**2, hat.psihat**2
+        return State(
+            q1=hat.q1hat * mom.rhosq2 + hat.q2hat * mom.rho2 + th2 * mom.DF2 + ps2 * mom.DH2,
+            q2=hat.q1hat * mom.rho2 + hat.q2hat * mom.inv2 + th2 * mom.F2 + ps2 * mom.H2,
+            V1=mom.rho, V2=mom.inv,
+            theta=sb * hat.thetahat * mom.F, psi=sb * hat.psihat * mom.H, m=m_new)
+
+    def sweep(self, s: State) -> State:
+        hat, w = self.hats(s)
+        return self.overlaps(hat, self.m_update(s.theta, w))
+
+    def errors(self, s: State):
+        w = self.weights(s.V1, s.V2)
+        eps = self.conditional_error(s)
+        return self.E(eps), self.E(eps * w * w)
+
+
+def sweep(problem: _Problem, state: State) -> State:
+    """One sweep of the fixed-point map (all hats from the old overlaps, then overlaps)."""
+    return problem.sweep(state)
+
+
+# ======================================================================================
+# solvers
+
+_START = State(0.1, 0.2, 3.0, 3.0, 0.5, 0.5, 1.5)   # the reference's starting point
+
+
+def _v_map(P: _Problem, V):
+    V1hat, V2hat, _ = P.v_hats(V[0], V[1])
+    mom = P.moments(P.lam + V2hat, V1hat)
+    return mom.rho, mom.inv
+
+
+def _solve_v_newton(P: _Problem, start, tol, max_iter=60):
+    """Newton on log(V1), log(V2) with backtracking; returns (V1, V2, iterations)."""
+    u = np.log(np.maximum(np.asarray(start, dtype=float), 1e-300))
+
+    def F(u):
+        V = np.exp(u)
+        G = _v_map(P, V)
+        return np.log(np.maximum(np.asarray(G, float), 1e-300)) - u
+
+    f = F(u)
+    for it in range(1, max_iter + 1):
+        nf = np.max(np.abs(f))
+        if nf < 1e-15:
+            return np.exp(u), it
+        J = np.empty((2, 2))
+        for j in range(2):
+            hstep = 1e-7 * max(1.0, abs(u[j]))
+            up = u.copy()
+            up[j] += hstep
+            J[:, j] = (F(up) - f) / hstep
+        try:
+            step = np.linalg.solve(J, -f)
+        except np.linalg.LinAlgError:
+            break
+        t = 1.0
+        while t > 1e-4:
+            un = u + t * step
+            fn = F(un)
+            if np.all(np.isfinite(fn)) and np.max(np.abs(fn)) < (1 - 1e-4 * t) * nf:
+                break
+            t /= 2
+        else:
+            break
+        u, f = un, fn
+    if np.max(np.abs(f)) < tol * 1e-2:
+        return np.exp(u), max_iter
+    raise ConvergenceError("Newton on (V1, V2) did not converge",
+                           residual=float(np.max(np.abs(f))), iterate=np.exp(u))
+
+
+def _solve_v_iterate(P: _Problem, start, tol, max_iter=20000):
+    """Damped iteration of the (V1, V2) map with Anderson acceleration."""
+    x = np.asarray(start, dtype=float)
+    x, it, res = _anderson(lambda v: np.asarray(_v_map(P, v), float), x, tol * 1e-2, max_iter)
+    return x, it
+
+
+def _anderson(G, x, tol, max_iter, memory=5, damping=0.5):
+    """Anderson-accelerated damped fixed-point iteration x = G(x). Returns (x, iters, res)."""
+    X, F = [], []
+    res = np.inf
+    for it in range(1, max_iter + 1):
+        gx = G(x)
+        f = gx - x
+        res = float(np.max(np.abs(f)))
+        if not np.all(np.isfinite(gx)):
+            raise ConvergenceError("iteration produced a non-finite value", residual=res,
+                                   iterate=x)
+        if res < tol:
+            return gx, it, res
+        X.append(x.copy())
+        F.append(f.copy())
+        if len(X) > memory + 1:
+            X.pop(0)
+            F.pop(0)
+        x_new = x + damping * f
+        if len(F) > 1:
+            dF = np.array([F[i + 1] - F[i] for i in range(len(F) - 1)]).T
+            dX = np.array([X[i + 1] - X[i] for i in range(len(X) - 1)]).T
+            try:
+                coef, *_ = np.linalg.lstsq(dF, f, rcond=None)
+                cand = x + damping * f - (dX + damping * dF) @ coef
+                if np.all(np.isfinite(cand)):
+                    x_new = cand
+            except np.linalg.LinAlgError:
+                pass
+        x = x_new
+    raise ConvergenceError(f"no convergence after {max_iter} iterations", residual=res,
+                           iterate=x)
+
+
+def _affine_fixed_point(T, n, zero):
+    """Fixed point of an affine map T: R^n -> R^n read off T at 0 and the unit vectors."""
+    x0 = [zero] * n
+    b = T(x0)
+    cols = []
+    for j in range(n):
+        e = list(x0)
+        e[j] = zero + 1
+        Tj = T(e)
+        cols.append([Tj[i] - b[i] for i in range(n)])
+    # solve (I - A) x = b with A[:, j] = cols[j]
+    a11, a12 = 1 - cols[0][0], -cols[1][0]
+    a21, a22 = -cols[0][1], 1 - cols[1][1]
+    det = a11 * a22 - a12 * a21
+    if det == 0 or abs(det) < 1e-300:
+        raise ConvergenceError("the linear part of the fixed point is singular "
+                               "(e.g. the interpolation peak at lambda = 0)",
+                               residual=float(abs(det)))
+    return [(b[0] * a22 - a12 * b[1]) / det, (a11 * b[1] - a21 * b[0]) / det], det
+
+
+def _complete(P: _Problem, V1, V2):
+    """Given (V1, V2): exact (m, theta), psi, (q1, q2) by affine solves on the sweep."""
+    zero = 0 * V1
+    hat0, w = P.hats(State(zero, zero, V1, V2, zero, zero, zero))
+
+    def T_mt(x):
+        m, th = x
+        hat, w_ = P.hats(State(zero, zero, V1, V2, th, zero, m))
+        new = P.overlaps(hat, P.m_update(th, w_))
+        return [new.m, new.theta]
+
+    (m, theta), _ = _affine_fixed_point(T_mt, 2, zero)
+    if P.E(P.mu0 * P.mu0) == 0:
+        m = zero
+    psi = P.overlaps(hat0, zero).psi
+
+    def T_q(x):
+        q1, q2 = x
+        hat, _ = P.hats(State(q1, q2, V1, V2, theta, psi, m))
+        new = P.overlaps(hat, m)
+        return [new.q1, new.q2]
+
+    (q1, q2), det = _affine_fixed_point(T_q, 2, zero)
+    if det <= 0:
+        raise ConvergenceError(
+            "no finite fixed point: the (q1, q2) system is past its stability limit "
+            "(test error diverges; increase lambda or move away from alpha = beta)",
+            residual=float(det))
+    return State(q1, q2, V1, V2, theta, psi, m)
+
+
+def _residual(P: _Problem, s: State):
+    new = P.sweep(s)
+    return max(abs(float(a - b)) / max(1.0, abs(float(b))) for a, b in zip(new, s)), new
+
+
+# ======================================================================================
+# results
+
+
+@dataclass
+class FixedPointResult:
+    """Solution of the fixed point at one (alpha, lambda) and how it was obtained."""
+
+    test_error: float
+    train_error: float
+    state: State
+    hats: Hats
+    alpha: float
+    lam: float
+    beta: float
+    r: float
+    c: float
+    gamma: float
+    spectrum: str
+    nodes: int
+    residual: float
+    method: str
+    iterations: int
+    seconds: float
+    node_error: float | None = None
+    precision: str = "double"
+    mp_test_error: object = None
+    mapping: object = None
+    notes: list = field(default_factory=list)
+
+    @property
+    def order_parameters(self) -> dict:
+        return {k: float(v) for k, v in self.state._asdict().items()}
+
+    @property
+    def conjugates(self) -> dict:
+        return {k: float(v) for k, v in self.hats._asdict().items()}
+
+    def to_dict(self, dps: int = 30) -> dict:
+        out = {"alpha": self.alpha, "lam": self.lam, "beta": self.beta,
+               "r": self.r, "c": self.c, "gamma": self.gamma,
+               "test_error": self.test_error, "train_error": self.train_error,
+               **self.order_parameters, **self.conjugates,
+               "spectrum": self.spectrum, "kappa_nodes": self.nodes,
+               "kappa_node_error": self.node_error, "residual": self.residual,
+               "method": self.method, "iterations": self.iterations,
+               "precision": self.precision, "notes": list(self.notes)}
+        if self.mp_test_error is not None:
+            out["test_error_decimal"] = mpmath.nstr(self.mp_test_error, dps)
+        return out
+
+    def __str__(self):
+        op = ", ".join(f"{k} = {v:.6g}" for k, v in self.order_parameters.items())
+        return (f"alpha = {self.alpha:g}, lambda = {self.lam:g}, beta = {self.beta:g}: "
+                f"test error = {self.test_error:.10g}, train error = {self.train_error:.10g}\n"
+                f"  {op}\n  [{self.method}, {self.spectrum} spectrum, {self.nodes} kappa nodes"
+                + (f" (node error {self.node_error:.1e})" if self.node_error is not None else "")
+                + f", residual {self.residual:.1e}, {self.precision}]")
+
+
+# ======================================================================================
+# public entry points
+
+def make_spectrum(spectrum="mp", beta=1.0, c=1.0, d=None, seed=0, gamma=None):
+    """The spectral back end: ``"mp"`` (deterministic) or ``"sample"`` (finite d, seeded)."""
+    from . import spectrum as spec
+    if not isinstance(spectrum, str):
+        return spectrum
+    if spectrum == "mp":
+        return spec.MarchenkoPastur(beta=beta, c=c)
+    if spectrum == "sample":
+        if d is None:
+            raise ValueError("spectrum='sample' needs the dimension d")
+        return spec.SampledSpectrum(d=int(d), beta=beta, c=c, seed=seed,
+                                    **({"zeta": "e1"} if gamma == 0 else {}))
+    raise ValueError(f"unknown spectrum {spectrum!r}: use 'mp' or 'sample'")
+
+
+def _validate(alpha, lam, beta):
+    for name, v in (("alpha", alpha), ("lambda", lam), ("beta", beta)):
+        if not math.isfinite(float(v)):
+            raise ValueError(f"{name} must be finite, got {v}")
+    if float(alpha) <= 0:
+        raise ValueError(f"alpha (readout samples per dimension) must be > 0, got {alpha}")
+    if float(lam) < 0:
+        raise ValueError(f"lambda (ridge penalty) must be >= 0, got {lam}")
+    if float(beta) <= 0:
+        raise ValueError(f"beta = p/d must be > 0, got {beta}")
+
+
+_NODE_LADDER = (48, 72, 108, 162, 243, 364)
+_NODE_CACHE: dict = {}
+
+
+def solve_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp", *,
+              d=None, seed=0, nodes="auto", tol=1e-10, method="structured", dps=None,
+              start=None, max_iter=20000):
+    """Solve the fixed point for given sRF parameters (r, c, gamma).
+
+    Parameters
+    ----------
+    student, teacher : str or Activation
+    r, c, gamma : float
+        Spike strength, bulk variance, alignment.
+    lam, alpha, beta : float
+        Ridge penalty (sum loss), readout samples per dimension n/d, width ratio p/d.
+    spectrum : "mp", "sample" or a spectrum object
+        Deterministic Marchenko-Pastur back end, or a finite-d sample (needs ``d``).
+    nodes : int or "auto"
+        kappa quadrature nodes; "auto" raises the count until the test error moves
+        by less than 1e-11 and reports the node error.
+    tol : float
+        Largest change of any order parameter (relative above 1) in a final sweep.
+    method : "structured", "anderson" or "damped"
+        Exact reduction (default), Anderson-accelerated or plain damped iteration (0.5).
+    dps : int or None
+        Solve in mpmath at ``dps`` digits (structured method only).
+
+    >>> res = solve_srf("sin", "sin", r=0.0, c=1.0, gamma=0.0, lam=0.1, alpha=2.0)
+    >>> res.state.theta == 0.0 and res.test_error > 0
+    True
+    """
+    t0 = time.perf_counter()
+    _validate(alpha, lam, beta)
+    validate_srf_parameters(r, c, gamma)
+    spec = make_spectrum(spectrum, beta=float(beta), c=float(c), d=d, seed=seed,
+                         gamma=float(gamma))
+    key = (str(student), str(teacher), float(r), float(c), float(gamma))
+    node_error = None
+    if nodes == "auto":
+        res = None
+        for K in _NODE_LADDER:
+            if key in _NODE_CACHE and K < _NODE_CACHE[key]:
+                continue
+            new = _solve_at(student, teacher, r, c, gamma, lam, alpha, beta, spec, K, tol,
+                            method, None, start, max_iter)
+            if res is not None:
+                node_error = abs(new.test_error - res.test_error)
+                if node_error < 1e-11:
+                    _NODE_CACHE[key] = res.nodes
+                    res.node_error = node_error
+                    break
+            res = new
+        else:
+            res.notes.append(f"kappa quadrature not converged to 1e-11 with {res.nodes} nodes "
+                             f"(last change {node_error:.1e})")
+            res.node_error = node_error
+    else:
+        res = _solve_at(student, teacher, r, c, gamma, lam, alpha, beta, spec, int(nodes), tol,
+                        method, None, start, max_iter)
+    if dps is not None:
+        mp_res = _solve_at(student, teacher, r, c, gamma, lam, alpha, beta, spec,
+                           max(res.nodes, _mp_nodes(dps)), tol, "structured", int(dps),
+                           res.state, max_iter)
+        mp_res.node_error = res.node_error
+        res = mp_res
+    res.spectrum = spectrum if isinstance(spectrum, str) else type(spectrum).__name__
+    res.seconds = time.perf_counter() - t0
+    return res
+
+
+def _mp_nodes(dps):
+    return int(60 + 4 * dps)
+
+
+def _solve_at(student, teacher, r, c, gamma, lam, alpha, beta, spec, K, tol, method, dps,
+              start, max_iter):
+    t0 = time.perf_counter()
+    ch = channel_data(student, teacher, r, c, gamma, nodes=K, dps=dps)
+    P = _Problem(ch, spec, alpha, lam, beta)
+    start = State(*start) if start is not None else _START
+    notes = []
+    iterations = 0
+    if method == "structured" and dps is None:
+        try:
+            V, iterations = _solve_v_newton(P, (start.V1, start.V2), tol)
+        except ConvergenceError as exc:
+            notes.append(f"Newton failed ({exc}); Anderson iteration on (V1, V2)")
+            try:
+                V, iterations = _solve_v_iterate(P, (start.V1, start.V2), tol, max_iter)
+            except ConvergenceError:
+                V = _solve_v_scipy(P, (start.V1, start.V2), tol)
+                notes.append("scipy.optimize.root on (V1, V2)")
+        state = _complete(P, float(V[0]), float(V[1]))
+    elif method == "structured":
+        with mpmath.workdps(dps + 10):
+            V1s, V2s = (mpmath.mpf(float(start.V1)), mpmath.mpf(float(start.V2)))
+            f = lambda a, b: [x - y for x, y in zip(_v_map(P, (a, b)), (a, b))]
+            V1, V2 = mpmath.findroot(f, (V1s, V2s), tol=mpmath.mpf(10) ** (-2 * dps))
+            state = _complete(P, V1, V2)
+    elif method in ("anderson", "damped"):
+        if dps is not None:
+            raise ValueError("the mpmath mode uses the structured method")
+        G = lambda x: np.asarray(P.sweep(State(*x)), dtype=float)
+        x, iterations, _ = _anderson(G, np.asarray(start, dtype=float), tol * 0.1, max_iter,
+                                     memory=5 if method == "anderson" else 0)
+        state = State(*x)
+    else:
+        raise ValueError(f"unknown method {method!r}")
+    res, new = _residual(P, state)
+    if not res < tol:
+        raise ConvergenceError(f"fixed point not verified: final sweep moves the order "
+                               f"parameters by {res:.3e} > tol = {tol:g}", residual=res,
+                               iterate=state)
+    test, train = P.errors(state)
+    hat, _ = P.hats(state)
+    mp_test = test if dps is not None else None
+    return FixedPointResult(
+        test_error=float(test), train_error=float(train), state=state, hats=hat,
+        alpha=float(alpha), lam=float(lam), beta=float(beta), r=float(r), c=float(c),
+        gamma=float(gamma), spectrum="", nodes=K, residual=res, method=method,
+        iterations=iterations, seconds=time.perf_counter() - t0,
+        precision="double" if dps is None else f"mpmath:{dps}", mp_test_error=mp_test,
+        notes=notes)
+
+
+def _solve_v_scipy(P, start, tol):
+    from scipy.optimize import root
+    f = lambda u: np.log(np.maximum(np.asarray(_v_map(P, np.exp(u)), float), 1e-300)) - u
+    sol = root(f, np.log(np.asarray(start, float)), method="hybr", tol=tol * 1e-3)
+    if not sol.success:
+        raise ConvergenceError(f"scipy.optimize.root failed: {sol.message}",
+                               residual=float(np.max(np.abs(sol.fun))), iterate=np.exp(sol.x))
+    return np.exp(sol.x)
+
+
+def solve(student, teacher, alpha0, eta, lam, alpha, beta=1.0, spectrum="mp", *,
+          mu0_correction=True, **kwargs) -> FixedPointResult:
+    """Test error after one giant step (``eta``, ``alpha0``) and a ridge readout.
+
+    Maps (student, teacher, eta, alpha0) to (r, c, gamma) with :func:`srf_mapping`
+    and solves the fixed point with :func:`solve_srf` (keyword arguments pass through).
+
+    >>> res = solve("tanh", "sin", alpha0=0, eta=3, lam=0.1, alpha=2.0)  # plain RF
+    >>> round(res.state.m, 12), round(res.state.theta, 12)
+    (0.0, 0.0)
+    """
+    mp = srf_mapping(student, teacher, eta, alpha0, mu0_correction=mu0_correction)
+    res = solve_srf(student, teacher, mp.spike_strength, mp.bulk_variance, mp.alignment,
+                    lam, alpha, beta, spectrum, **kwargs)
+    res.mapping = mp
+    res.notes.extend(mp.notes)
+    return res
+
+
+@dataclass
+class LearningCurve:
+    """Fixed-point results along a list of alpha."""
+
+    alphas: np.ndarray
+    results: list
+
+    @property
+    def test_error(self):
+        return np.array([r.test_error for r in self.results])
+
+    @property
+    def train_error(self):
+        return np.array([r.train_error for r in self.results])
+
+    def column(self, name):
+        return np.array([r.to_dict()[name] for r in self.results])
+
+    def to_rows(self):
+        return [r.to_dict() for r in self.results]
+
+
+def learning_curve(student, teacher, alpha0, eta, lam, alphas, beta=1.0, spectrum="mp", *,
+                   progress=False, nodes="auto", **kwargs) -> LearningCurve:
+    """:func:`solve` along ``alphas`` with warm starts (which do not change the answer:
+    each point is solved to the same verified tolerance).
+
+    >>> lc = learning_curve("tanh", "sin", 20, 3, 0.1, [0.5, 1.0, 2.0])
+    >>> bool(np.all(np.diff(lc.test_error) < 0))
+    True
+    """
+    alphas = np.asarray(alphas, dtype=float)
+    mp = srf_mapping(student, teacher, eta, alpha0, mu0_correction=kwargs.pop("mu0_correction",
+                                                                             True))
+    args = (student, teacher, mp.spike_strength, mp.bulk_variance, mp.alignment, lam)
+    if nodes == "auto":  # choose the kappa nodes at the ends of the curve, use the larger
+        ends = {float(alphas.min()), float(alphas.max())}
+        nodes = max(solve_srf(*args, a, beta, spectrum, nodes="auto", **kwargs).nodes
+                    for a in ends)
+    results, start = [], None
+    iterator = alphas
+    if progress:
+        from tqdm.auto import tqdm
+        iterator = tqdm(alphas, desc="learning curve", unit="pt")
+    for a in iterator:
+        try:
+            res = solve_srf(*args, a, beta, spectrum, nodes=nodes, start=start, **kwargs)
+        except ConvergenceError:
+            if start is None:
+                raise
+            res = solve_srf(*args, a, beta, spectrum, nodes=nodes, **kwargs)
+        res.mapping = mp
+        results.append(res)
+        start = res.state
+    return LearningCurve(alphas, results)
+
+
+def optimal_lambda(student, teacher, alpha0, eta, alpha, beta=1.0, spectrum="mp", *,
+                   lam_range=(1e-6, 1e3), **kwargs):
+    """Minimise the test error over lambda (bounded search in log lambda).
+
+    Returns ``(lambda_opt, result)``; ``lambda_opt`` at the lower end of ``lam_range``
+    means the ridgeless limit is optimal.
+
+    >>> lam, res = optimal_lambda("tanh", "sin", 20, 3, 1.0)
+    >>> res.test_error <= solve("tanh", "sin", 20, 3, 0.1, 1.0).test_error
+    True
+    """
+    from scipy.optimize import minimize_scalar
+    mp = srf_mapping(student, teacher, eta, alpha0)
+    args = (student, teacher, mp.spike_strength, mp.bulk_variance, mp.alignment)
+
+    def f(loglam):
+        try:
+            return solve_srf(*args, math.exp(loglam), alpha, beta, spectrum, nodes=kwargs.get(
+                "nodes", 108)).test_error
+        except ConvergenceError:
+            return np.inf
+
+    lo, hi = math.log(lam_range[0]), math.log(lam_range[1])
+    grid = np.linspace(lo, hi, 19)
+    vals = [f(g) for g in grid]
+    i = int(np.argmin(vals))
+    a, b = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
+    opt = minimize_scalar(f, bounds=(a, b), method="bounded", options={"xatol": 1e-6})
+    lam = math.exp(opt.x)
+    res = solve_srf(*args, lam, alpha, beta, spectrum, **kwargs)
+    res.mapping = mp
+    return lam, res
