@@ -81,7 +81,7 @@ __all__ = [
 #: Rows of step data drawn by one generator (fixes the random stream independently of chunking).
 BLOCK_ROWS = 512
 #: Target size of the per-thread working set of one chunk of step samples.
-_CHUNK_BYTES = 96 * 2**20
+_CHUNK_BYTES = 192 * 2**20
 #: Rows of readout / test samples turned into features at a time.
 _FEATURE_CHUNK_ROWS = 2048
 #: Rough resident size of the interpreter with numpy, scipy and sympy imported.
@@ -99,16 +99,43 @@ def _cores() -> int:
 
 
 def _apply(fn, z: np.ndarray) -> np.ndarray:
-    """Evaluate a lambdified activation on ``z`` and return an array of z's shape and dtype.
+    """Evaluate a lambdified activation on ``z``: a fresh writeable array of z's shape and dtype.
 
-    (Constant derivatives, e.g. of ``x``, lambdify to a Python scalar.)
+    (Constant derivatives, e.g. of ``x``, lambdify to a Python scalar; the identity returns ``z``
+    itself, which must not be modified in place.)
     """
-    out = np.asarray(fn(z))
+    return _as_array_like(fn(z), z)
+
+
+def _as_array_like(out, z: np.ndarray) -> np.ndarray:
+    out = np.asarray(out)
     if out.shape != z.shape:
         out = np.broadcast_to(out, z.shape)
-    if out.dtype != z.dtype or not out.flags.writeable:
+    if out.dtype != z.dtype or not out.flags.writeable or np.shares_memory(out, z):
         out = out.astype(z.dtype)
     return out
+
+
+_JOINT_CACHE: dict = {}
+
+
+def _value_and_derivative(act: Activation):
+    """Evaluator ``z -> (sigma(z), sigma'(z))`` sharing common subexpressions (tanh once, not twice).
+
+    Dirac masses of sigma' are dropped, as in ``Activation.numpy_derivative``.
+    """
+    key = (act.expr,)
+    if key not in _JOINT_CACHE:
+        import sympy as sp
+        from .activations import X, lambdify_numpy
+        deriv = act.derivative.replace(sp.DiracDelta, lambda *args: sp.S.Zero)
+        fn = lambdify_numpy(X, (act.expr, deriv))
+
+        def both(z, fn=fn):
+            value, slope = fn(z)
+            return _as_array_like(value, z), _as_array_like(slope, z)
+        _JOINT_CACHE[key] = both
+    return _JOINT_CACHE[key]
 
 
 def _children(ss: np.random.SeedSequence, k: int) -> list:
@@ -147,8 +174,18 @@ _BLAS_GETTERS = ("openblas_get_num_threads", "scipy_openblas_get_num_threads64_"
 _blas_lock = threading.Lock()
 
 
+_BLAS_FOUND: list | None = None
+
+
 def _blas_libraries():
     """(get, set) ctypes function pairs of every BLAS loaded in this process (Linux only)."""
+    global _BLAS_FOUND
+    if _BLAS_FOUND is None:
+        _BLAS_FOUND = _find_blas_libraries()
+    return _BLAS_FOUND
+
+
+def _find_blas_libraries():
     try:
         with open("/proc/self/maps") as fh:
             paths = sorted(set(re.findall(r"(/\S*(?:openblas|mkl_rt)\S*\.so\S*)", fh.read())))
@@ -253,16 +290,17 @@ def ridge_readout(features: np.ndarray, y: np.ndarray, lam: float, form: str = "
 # --------------------------------------------------------------------------------------
 # the giant step
 
-def _step_chunk(sig, dsig, sig_star, w0t: np.ndarray, x: np.ndarray, y: np.ndarray | None,
+def _step_chunk(sig_dsig, sig_star, w0t: np.ndarray, x: np.ndarray, y: np.ndarray | None,
                 out: np.ndarray) -> np.ndarray:
     """``out <- sum_i (y_i - f(x_i)) sigma'(W0 x_i) x_i^T`` over the rows of ``x`` (p x d)."""
     z = x @ w0t                                           # (b, p) preactivations
     if y is None:
         y = _apply(sig_star, np.ascontiguousarray(x[:, 0]))
-    f = _apply(sig, z).mean(axis=1)                       # f(x; a0, W0) = (1/p) sum_k sigma
-    res = (y - f).astype(z.dtype, copy=False)
-    g = _apply(dsig, z)
-    g *= res[:, None]
+    s, g = sig_dsig(z)
+    del z
+    f = s.mean(axis=1)                                    # f(x; a0, W0) = (1/p) sum_k sigma
+    del s
+    g *= (y - f).astype(g.dtype, copy=False)[:, None]
     np.matmul(g.T, x, out=out)
     return out
 
@@ -304,7 +342,7 @@ def giant_step(student, W0: np.ndarray, X: np.ndarray, y: np.ndarray, eta: float
     acc = np.zeros_like(W0)
     buf = np.empty_like(W0)
     for lo in range(0, n0, chunk_rows):
-        acc += _step_chunk(act.numpy, act.numpy_derivative, None, w0t, X[lo:lo + chunk_rows],
+        acc += _step_chunk(_value_and_derivative(act), None, w0t, X[lo:lo + chunk_rows],
                            y[lo:lo + chunk_rows], buf)
     acc *= eta / n0
     acc += W0
@@ -330,7 +368,7 @@ def _network_step(student: Activation, teacher: Activation, W0: np.ndarray, n0: 
     chunks = [list(range(lo, min(lo + per_chunk, n_blocks))) for lo in range(0, n_blocks, per_chunk)]
     threads = max(1, min(threads, len(chunks)))
     w0t = np.ascontiguousarray(W0.T, dtype=dtype)
-    sig, dsig, sig_star = student.numpy, student.numpy_derivative, teacher.numpy
+    sig_dsig, sig_star = _value_and_derivative(student), teacher.numpy
 
     def work(my_chunks):
         acc = np.zeros((p, d))
@@ -342,7 +380,7 @@ def _network_step(student: Activation, teacher: Activation, W0: np.ndarray, n0: 
                 nb = min(BLOCK_ROWS, n0 - b * BLOCK_ROWS)
                 np.random.default_rng(block_seqs[b]).standard_normal(out=x[m:m + nb], dtype=dtype)
                 m += nb
-            acc += _step_chunk(sig, dsig, sig_star, w0t, x[:m], None, buf)
+            acc += _step_chunk(sig_dsig, sig_star, w0t, x[:m], None, buf)
             if tick is not None:
                 tick()
         return acc
@@ -415,25 +453,23 @@ def srf_first_layer(r: float, c: float, gamma: float, d: int, beta: float = 1.0,
 # measured sRF parameters
 
 def _top_singular_values(A, B, k: int = 3) -> np.ndarray:
-    """Top ``k`` singular values of ``(B - A)/sqrt(p)`` without forming ``B - A`` when large."""
+    """Top ``k`` singular values of ``(B - A)/sqrt(p)`` (ARPACK for large matrices)."""
     p, d = A.shape
-    m = min(p, d)
+    D = B - A
+    D /= math.sqrt(p)
     out = np.zeros(k)
-    if m <= 64:
-        s = np.linalg.svd((B - A) / math.sqrt(p), compute_uv=False)
-        out[: min(k, s.size)] = s[:k]
+    if min(p, d) <= max(64, 2 * k + 2):
+        s = np.linalg.svd(D, compute_uv=False)
+    elif not np.any(D):
         return out
-    from scipy.sparse.linalg import LinearOperator, svds
-    sq = math.sqrt(p)
-    op = LinearOperator((p, d), dtype=float,
-                        matvec=lambda v: (B @ v - A @ v).ravel() / sq,
-                        rmatvec=lambda u: (B.T @ u - A.T @ u).ravel() / sq)
-    v0 = np.random.default_rng(2024).standard_normal(m)
-    try:
-        s = svds(op, k=k, v0=v0, tol=1e-10, return_singular_vectors=False)
-    except Exception:  # ARPACK trouble on an exactly low-rank or zero update
-        s = np.linalg.svd((B - A) / sq, compute_uv=False)[:k]
-    s = np.sort(np.abs(s))[::-1]
+    else:
+        from scipy.sparse.linalg import svds
+        v0 = np.random.default_rng(2024).standard_normal(min(p, d))  # fixed start: reproducible
+        try:
+            s = svds(D, k=k, v0=v0, return_singular_vectors=False)
+        except Exception:  # pragma: no cover - ARPACK trouble; fall back to the dense SVD
+            s = np.linalg.svd(D, compute_uv=False)
+    s = np.sort(np.abs(s))[::-1][:k]
     out[: s.size] = s
     return out
 
@@ -513,7 +549,7 @@ def estimate_memory_gb(model: str, alpha0: float, alphas, d: int, beta: float = 
         step = 8 * pd + s * pd + threads * per_thread + 8 * pd      # W0, W0^T copy, threads, W1
     else:
         step = 3 * 8 * pd                                            # bulk, spiked, temporary
-    stats = 2 * 8 * pd + 8 * (p + d) * 8
+    stats = 3 * 8 * pd + 8 * (p + d) * 16
     rows_f = min(_FEATURE_CHUNK_ROWS, max(n_max, n_test))
     m = min(n_max, p)
     readout = 8 * (pd + n_test * p + n_max * p + m * m + rows_f * (d + 2 * p) + n_max + n_test)
