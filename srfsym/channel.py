@@ -17,6 +17,8 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 
+import math
+
 import mpmath
 import numpy as np
 
@@ -80,6 +82,89 @@ def gauss_hermite_mpmath(n: int, dps: int):
     return tuple(nodes), tuple(weights)
 
 
+_HALF_WIDTH = 12  # the Gaussian mass beyond |kappa| = 12 is below 1e-32
+
+
+def _kappa_cuts(teacher, gamma):
+    """kappa where the teacher function is not smooth: its kinks x0 seen at kappa = x0/gamma
+    (exactly so at gamma = 1; for |gamma| < 1 the smoothed h is steepest there)."""
+    g = float(gamma)
+    if g == 0:
+        return ()
+    cuts = sorted(float(x0) / g for x0 in activation(teacher).kinks)
+    return tuple(k for k in cuts if abs(k) < _HALF_WIDTH)
+
+
+@lru_cache(maxsize=64)
+def gauss_legendre_mpmath(n: int, dps: int):
+    """Gauss-Legendre nodes/weights on [-1, 1] at ``dps`` digits (Newton on P_n).
+
+    >>> t, w = gauss_legendre_mpmath(8, 30)
+    >>> with mpmath.workdps(30):
+    ...     print(mpmath.nstr(mpmath.fsum(wi * ti**6 for ti, wi in zip(t, w)), 25))
+    0.2857142857142857142857143
+    """
+    t0, _ = np.polynomial.legendre.leggauss(n)
+    with mpmath.workdps(dps + 20):
+        nodes, weights = [], []
+        for x in t0:
+            x = mpmath.mpf(float(x))
+            for _ in range(100):
+                p_prev, p = mpmath.mpf(1), x
+                for k in range(2, n + 1):
+                    p_prev, p = p, ((2 * k - 1) * x * p - (k - 1) * p_prev) / k
+                dp = n * (x * p - p_prev) / (x * x - 1)
+                step = p / dp
+                x -= step
+                if abs(step) < mpmath.mpf(10) ** (-(dps + 15)):
+                    break
+            p_prev, p = mpmath.mpf(1), x
+            for k in range(2, n + 1):
+                p_prev, p = p, ((2 * k - 1) * x * p - (k - 1) * p_prev) / k
+            dp = n * (x * p - p_prev) / (x * x - 1)
+            nodes.append(x)
+            weights.append(2 / ((1 - x * x) * dp * dp))
+    return tuple(nodes), tuple(weights)
+
+
+def kappa_rule(nodes: int, cuts=(), dps=None):
+    """Quadrature for E_kappa, kappa ~ N(0, 1): Gauss-Hermite when the integrands are smooth;
+    with ``cuts`` (jumps or kinks), Gauss-Legendre on each piece of [-12, 12] with the
+    Gaussian density folded into the weights.
+
+    >>> k, w = kappa_rule(60, cuts=(0.0,))
+    >>> round(float(np.sum(w * (k > 0))), 14)
+    0.5
+    """
+    if not cuts:
+        if dps is None:
+            return gauss_hermite(nodes)
+        return gauss_hermite_mpmath(nodes, dps)
+    edges = [-_HALF_WIDTH, *cuts, _HALF_WIDTH]
+    per = max(16, nodes // (len(edges) - 1))
+    if dps is None:
+        t, wt = np.polynomial.legendre.leggauss(per)
+        ks, ws = [], []
+        for lo, hi in zip(edges[:-1], edges[1:]):
+            half, mid = (hi - lo) / 2, (hi + lo) / 2
+            k = mid + half * t
+            ks.append(k)
+            ws.append(wt * half * np.exp(-k * k / 2) / math.sqrt(2 * math.pi))
+        return np.concatenate(ks), np.concatenate(ws)
+    t, wt = gauss_legendre_mpmath(per, dps)
+    ks, ws = [], []
+    with mpmath.workdps(dps + 15):
+        norm = 1 / mpmath.sqrt(2 * mpmath.pi)
+        for lo, hi in zip(edges[:-1], edges[1:]):
+            lo, hi = mpmath.mpf(lo), mpmath.mpf(hi)
+            half, mid = (hi - lo) / 2, (hi + lo) / 2
+            for ti, wi in zip(t, wt):
+                k = mid + half * ti
+                ks.append(k)
+                ws.append(wi * half * mpmath.exp(-k * k / 2) * norm)
+    return tuple(ks), tuple(ws)
+
+
 @dataclass(frozen=True)
 class ChannelData:
     """Coefficients at the kappa nodes (numpy arrays, or tuples of mpf in mpmath mode).
@@ -130,8 +215,9 @@ def channel_data(student, teacher, r, c, gamma, nodes=80, dps=None) -> ChannelDa
 def _channel_data(student, teacher, r, c, gamma, nodes, dps) -> ChannelData:
     co = cget_coefficients(student)
     te = teacher_functions(teacher)
+    cuts = _kappa_cuts(teacher, gamma)
     if dps is None:
-        kappa, w = gauss_hermite(int(nodes))
+        kappa, w = kappa_rule(int(nodes), cuts)
         mu0, mu1, mustar2 = co.numpy()(kappa, float(r), float(c))
         h, h1, h2 = te.numpy()(kappa, float(gamma))
         arrays = [np.ascontiguousarray(a, dtype=float) for a in (mu0, mu1, mustar2, h, h1, h2)]
@@ -140,7 +226,7 @@ def _channel_data(student, teacher, r, c, gamma, nodes, dps) -> ChannelData:
                 raise FloatingPointError(f"{name}(kappa) is not finite at some kappa node")
         return ChannelData(kappa, w, *arrays, float(r), float(c), float(gamma), int(nodes),
                            "double")
-    kappa, w = gauss_hermite_mpmath(int(nodes), int(dps))
+    kappa, w = kappa_rule(int(nodes), cuts, dps=int(dps))
     fco = co.mpmath(dps + 5)
     fte = te.mpmath(dps + 5)
     with mpmath.workdps(dps + 10):

@@ -171,7 +171,13 @@ _START = State(0.1, 0.2, 3.0, 3.0, 0.5, 0.5, 1.5)   # the reference's starting p
 
 def _v_map(P: _Problem, V):
     V1hat, V2hat, _ = P.v_hats(V[0], V[1])
-    mom = P.moments(P.lam + V2hat, V1hat)
+    try:
+        mom = P.moments(P.lam + V2hat, V1hat)
+    except ValueError as exc:
+        raise ConvergenceError(
+            f"the resolvent diverges at lambda + V2hat = {float(P.lam + V2hat):.3g} "
+            f"({exc}); with lambda = 0 and mu_star = 0 the ridgeless limit needs beta < 1",
+            residual=float("inf"), iterate=V) from None
     return mom.rho, mom.inv
 
 
@@ -438,8 +444,9 @@ def solve_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp"
     t0 = time.perf_counter()
     _validate(alpha, lam, beta)
     validate_srf_parameters(r, c, gamma)
-    spec = make_spectrum(spectrum, beta=float(beta), c=float(c), d=d, seed=seed,
-                         gamma=float(gamma))
+    exact = (r, c, gamma)   # kept as given (decimal strings / mpf) for the mpmath solve
+    r, c, gamma = float(r), float(c), float(gamma)
+    spec = make_spectrum(spectrum, beta=float(beta), c=c, d=d, seed=seed, gamma=gamma)
     key = (str(student), str(teacher), float(r), float(c), float(gamma))
     node_error = None
     if nodes == "auto":
@@ -464,7 +471,11 @@ def solve_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp"
         res = _solve_at(student, teacher, r, c, gamma, lam, alpha, beta, spec, int(nodes), tol,
                         method, None, start, max_iter)
     if dps is not None:
-        mp_res = _solve_at(student, teacher, r, c, gamma, lam, alpha, beta, spec,
+        r_mp, c_mp, g_mp = (v if isinstance(v, (str, mpmath.mpf)) else repr(float(v))
+                            for v in exact)
+        spec_mp = make_spectrum(spectrum, beta=str(beta), c=c_mp, d=d, seed=seed,
+                                gamma=gamma) if spectrum == "mp" else spec
+        mp_res = _solve_at(student, teacher, r_mp, c_mp, g_mp, str(lam), str(alpha), beta, spec_mp,
                            max(res.nodes, _mp_nodes(dps)), tol, "structured", int(dps),
                            res.state, max_iter)
         mp_res.node_error = res.node_error
@@ -512,13 +523,14 @@ def _solve_at(student, teacher, r, c, gamma, lam, alpha, beta, spec, K, tol, met
         state = State(*x)
     else:
         raise ValueError(f"unknown method {method!r}")
-    res, new = _residual(P, state)
+    with mpmath.workdps((dps or 15) + 10):
+        res, new = _residual(P, state)
+        test, train = P.errors(state)
+        hat, _ = P.hats(state)
     if not res < tol:
         raise ConvergenceError(f"fixed point not verified: final sweep moves the order "
                                f"parameters by {res:.3e} > tol = {tol:g}", residual=res,
                                iterate=state)
-    test, train = P.errors(state)
-    hat, _ = P.hats(state)
     mp_test = test if dps is not None else None
     return FixedPointResult(
         test_error=float(test), train_error=float(train), state=state, hats=hat,
@@ -551,8 +563,12 @@ def solve(student, teacher, alpha0, eta, lam, alpha, beta=1.0, spectrum="mp", *,
     (0.0, 0.0)
     """
     mp = srf_mapping(student, teacher, eta, alpha0, mu0_correction=mu0_correction)
-    res = solve_srf(student, teacher, mp.spike_strength, mp.bulk_variance, mp.alignment,
-                    lam, alpha, beta, spectrum, **kwargs)
+    dps = kwargs.get("dps")
+    if dps is None:
+        params = (mp.spike_strength, mp.bulk_variance, mp.alignment)
+    else:  # the mapping at the working precision, not its double-precision image
+        params = tuple(v.decimal(int(dps) + 10) for v in mp.values().values())
+    res = solve_srf(student, teacher, *params, lam, alpha, beta, spectrum, **kwargs)
     res.mapping = mp
     res.notes.extend(mp.notes)
     return res

@@ -1,0 +1,126 @@
+"""Fixed point of Result 3.3: solvers against each other, precision, limits, bad input."""
+import math
+
+import mpmath
+import numpy as np
+import pytest
+
+from srfsym.bounds import bounds
+from srfsym.fixed_point import (ConvergenceError, learning_curve, optimal_lambda, solve,
+                                solve_srf)
+from srfsym.mapping import srf_mapping
+
+
+@pytest.fixture(autouse=True)
+def _restore_mp():
+    dps = mpmath.mp.dps
+    yield
+    mpmath.mp.dps = dps
+
+
+def test_default_example_matches_reference_notebook():
+    # The reference notebook's finite-d (d = 2000) value at alpha = 1 is about 0.0415,
+    # with a stated sampling noise of 1 % (MATH.md (g), issue #3).
+    res = solve("tanh", "sin", alpha0=20, eta=3, lam=0.1, alpha=1.0)
+    assert abs(res.test_error - 0.0415) / 0.0415 < 0.01
+    assert res.residual < 1e-10 and res.node_error < 1e-10
+
+
+@pytest.mark.parametrize("case", [("tanh", "sin", 20, 3, 0.1, 1.0),
+                                  ("tanh", "tanh", 0.5, 1, 0.01, 2.0),
+                                  ("erf", "sin", 2, 1.5, 0.05, 0.7)])
+def test_structured_solver_equals_iterations(case):
+    st, te, a0, eta, lam, alpha = case
+    ref = solve(st, te, a0, eta, lam, alpha, nodes=72)
+    for method in ("anderson", "damped"):
+        other = solve(st, te, a0, eta, lam, alpha, nodes=72, method=method)
+        for x, y in zip(ref.state, other.state):
+            assert abs(x - y) < 1e-9
+        assert abs(ref.test_error - other.test_error) < 1e-9
+
+
+def test_mpmath_solve_agrees_with_double():
+    dbl = solve("sin", "sin", 20, 3, 0.1, 1.0)
+    mp = solve("sin", "sin", 20, 3, 0.1, 1.0, dps=30)
+    assert mp.precision == "mpmath:30"
+    assert abs(float(mp.mp_test_error) - dbl.test_error) < 1e-9
+    # the mpmath answer is a fixed point at 30 digits: a sweep does not move it
+    assert mp.residual < 1e-25
+
+
+def test_learning_curve_warm_starts_do_not_change_the_answer():
+    alphas = [0.3, 1.0, 3.0]
+    lc = learning_curve("tanh", "sin", 20, 3, 0.1, alphas)
+    for a, r in zip(alphas, lc.results):
+        cold = solve("tanh", "sin", 20, 3, 0.1, a, nodes=r.nodes)
+        assert abs(cold.test_error - r.test_error) < 1e-11
+
+
+def test_plain_rf_limit_has_no_spike_terms():
+    res = solve("tanh", "sin", alpha0=0, eta=3, lam=0.1, alpha=2.0)
+    assert res.r == 0 and res.gamma == 0 and res.c == 1
+    assert abs(res.state.theta) < 1e-14 and abs(res.state.m) < 1e-14
+    # with no spike the error is the RF error: above the kernel baseline minus nothing
+    b = bounds("tanh", "sin", 0.0, 1.0, 0.0)
+    assert b.upper == pytest.approx(b.kernel + 0.6065306597126334**2, rel=1e-12)
+
+
+def test_train_error_below_test_error_and_interpolation_trend():
+    lc = learning_curve("tanh", "tanh", 0.5, 1, 0.01, [0.5, 2.0, 8.0])
+    for r in lc.results:
+        assert 0 <= r.train_error <= r.test_error
+    assert lc.test_error[-1] < lc.test_error[0]
+
+
+def test_bounds_bracket_the_optimally_regularised_error_for_large_alpha0():
+    st, te, eta = "tanh", "tanh", 2.0
+    m = srf_mapping(st, te, eta, 1e8)
+    b = bounds(st, te, m.r, m.c, m.gamma)
+    lam, res = optimal_lambda(st, te, 1e8, eta, 6.0)
+    assert b.lower <= res.test_error <= b.upper + 1e-12
+
+
+def test_bounds_bracket_the_slide_example_sign():
+    # the slides' example: sign activation, r = c = 1, gamma = 1
+    b = bounds("sign", "sign", 1.0, 1.0, 1.0)
+    errs = [solve_srf("sign", "sign", 1.0, 1.0, 1.0, lam, 8.0).test_error
+            for lam in np.geomspace(1e-3, 1e3, 13)]
+    assert b.lower <= min(errs) <= b.upper + 1e-12
+    # lambda -> infinity with m free recovers the upper bound
+    assert solve_srf("sign", "sign", 1.0, 1.0, 1.0, 1e9, 8.0).test_error == \
+        pytest.approx(b.upper, rel=1e-6)
+
+
+def test_sampled_spectrum_scatters_around_deterministic():
+    det = solve("tanh", "sin", 20, 3, 0.1, 1.0, nodes=72).test_error
+    vals = [solve("tanh", "sin", 20, 3, 0.1, 1.0, spectrum="sample", d=700, seed=s,
+                  nodes=72).test_error for s in range(4)]
+    mean, sem = np.mean(vals), np.std(vals, ddof=1) / 2
+    assert abs(mean - det) < max(3 * sem, 0.01 * det)
+    assert np.std(vals) > 0  # the sample really fluctuates
+
+
+@pytest.mark.parametrize("kw, msg", [
+    (dict(alpha=0.0), "alpha"), (dict(alpha=-1.0), "alpha"), (dict(lam=-0.1), "lambda"),
+    (dict(beta=0.0), "beta"), (dict(alpha=math.nan), "alpha"),
+])
+def test_bad_input(kw, msg):
+    args = dict(lam=0.1, alpha=1.0, beta=1.0)
+    args.update(kw)
+    with pytest.raises(ValueError, match=msg):
+        solve("tanh", "sin", 20, 3, **args)
+
+
+@pytest.mark.parametrize("gamma, c", [(1.5, 1.0), (-1.01, 1.0), (0.5, 0.0), (0.5, -2.0)])
+def test_bad_srf_parameters(gamma, c):
+    with pytest.raises(ValueError):
+        solve_srf("tanh", "sin", 1.0, c, gamma, 0.1, 1.0)
+
+
+def test_non_converging_settings_raise_with_residual():
+    with pytest.raises(ConvergenceError) as info:
+        solve_srf("tanh", "sin", 1.0, 1.0, 0.5, 0.1, 1.0, method="damped", max_iter=3,
+                  nodes=48)
+    assert info.value.residual is not None and info.value.residual > 0
+    with pytest.raises(ConvergenceError, match="ridgeless"):
+        solve_srf("linear", "sin", 0.0, 1.0, 0.0, 0.0, 1.0, nodes=48)
