@@ -42,7 +42,8 @@ __all__ = [
     "SpectralMoments", "MarchenkoPastur", "SampledSpectrum",
     "LAM_PRIME", "V1HAT", "C", "BETA", "SwSum",
     "mp_stieltjes_quadratic", "mp_stieltjes_root", "mp_moment_expressions",
-    "mp_density_expression", "sherman_morrison_expressions", "spectrum_latex",
+    "mp_density_expression", "sherman_morrison_expressions", "sw_sums_in", "spectrum_latex",
+    "KIND_ONE", "KIND_BB", "KIND_BZ", "KIND_ZZ",
 ]
 
 # --------------------------------------------------------------------------------------
@@ -624,6 +625,7 @@ class SampledSpectrum:
                 raise ValueError(f"zeta must be a nonzero vector of length d={d}")
         self.zeta = math.sqrt(d) * z / np.linalg.norm(z)
         self._diagonalise()
+        self._omega = None
         self._keys, self._fn, self._fn_mp = _sm_generated()
         self._prepare_weights()
 
@@ -732,6 +734,11 @@ class SampledSpectrum:
         >>> D.shape, bool(D.min() > -1e-12)
         ((50,), True)
         """
+        if self._omega is None:
+            self._omega = self._omega_eigh()
+        return self._omega
+
+    def _omega_eigh(self):
         vhat = self.v / math.sqrt(self.d)
         W_pi = self.W - np.outer(self.W @ vhat, vhat)
         D, U = np.linalg.eigh(W_pi @ self.W.T)
