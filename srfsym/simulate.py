@@ -83,7 +83,7 @@ BLOCK_ROWS = 512
 #: Target size of the per-thread working set of one chunk of step samples.
 _CHUNK_BYTES = 192 * 2**20
 #: Rows of readout / test samples turned into features at a time.
-_FEATURE_CHUNK_ROWS = 2048
+_FEATURE_CHUNK_ROWS = 512
 #: Rough resident size of the interpreter with numpy, scipy and sympy imported.
 _BASELINE_BYTES = 0.35 * 2**30
 
@@ -111,7 +111,7 @@ def _as_array_like(out, z: np.ndarray) -> np.ndarray:
     out = np.asarray(out)
     if out.shape != z.shape:
         out = np.broadcast_to(out, z.shape)
-    if out.dtype != z.dtype or not out.flags.writeable or np.shares_memory(out, z):
+    if out.dtype != z.dtype or not out.flags.writeable or np.may_share_memory(out, z):
         out = out.astype(z.dtype)
     return out
 
@@ -550,7 +550,8 @@ def estimate_memory_gb(model: str, alpha0: float, alphas, d: int, beta: float = 
     else:
         step = 3 * 8 * pd                                            # bulk, spiked, temporary
     stats = 3 * 8 * pd + 8 * (p + d) * 16
-    rows_f = min(_FEATURE_CHUNK_ROWS, max(n_max, n_test))
+    rows_f = min(_FEATURE_CHUNK_ROWS, max(n_max, n_test)) * (1 if parallel == "seeds" else
+                                                              max(1, workers))
     m = min(n_max, p)
     readout = 8 * (pd + n_test * p + n_max * p + m * m + rows_f * (d + 2 * p) + n_max + n_test)
     if lam == 0:
@@ -664,17 +665,35 @@ class SimulationResult:
         return "\n".join(lines)
 
 
-def _features_and_labels(sig, sig_star, W: np.ndarray, rng: np.random.Generator, n: int):
-    """Draw ``n`` samples x ~ N(0, I_d) chunkwise; return ``Phi = sigma(X W^T)`` and ``y``."""
+def _features_and_labels(sig, sig_star, W: np.ndarray, ss: np.random.SeedSequence, n: int,
+                         threads: int = 1):
+    """Draw ``n`` samples x ~ N(0, I_d); return ``Phi = sigma(X W^T)`` (n x p) and ``y``.
+
+    Rows come in blocks of :data:`_FEATURE_CHUNK_ROWS`, one generator (child of ``ss``) per block,
+    so the result does not depend on ``threads`` (blocks are spread over threads, BLAS single
+    threaded inside them).
+    """
     p, d = W.shape
     wt = W.T
     phi = np.empty((n, p))
     y = np.empty(n)
-    for lo in range(0, n, _FEATURE_CHUNK_ROWS):
-        hi = min(n, lo + _FEATURE_CHUNK_ROWS)
-        x = rng.standard_normal((hi - lo, d))
-        phi[lo:hi] = _apply(sig, x @ wt)
-        y[lo:hi] = _apply(sig_star, np.ascontiguousarray(x[:, 0]))
+    starts = list(range(0, n, _FEATURE_CHUNK_ROWS))
+    seqs = _children(ss, len(starts))
+
+    def work(indices):
+        for i in indices:
+            lo = starts[i]
+            hi = min(n, lo + _FEATURE_CHUNK_ROWS)
+            x = np.random.default_rng(seqs[i]).standard_normal((hi - lo, d))
+            phi[lo:hi] = _apply(sig, x @ wt)
+            y[lo:hi] = _apply(sig_star, np.ascontiguousarray(x[:, 0]))
+
+    threads = max(1, min(threads, len(starts)))
+    if threads == 1:
+        work(range(len(starts)))
+    else:
+        with _blas_threads(1), ThreadPoolExecutor(threads) as pool:
+            list(pool.map(work, [range(t, len(starts), threads) for t in range(threads)]))
     return phi, y
 
 
@@ -698,13 +717,12 @@ def _run_seed(task: dict) -> dict:
             Wb, W1, _ = srf_first_layer(task["r"], task["c"], task["gamma"], d, p / d, ss)
             emp = empirical_srf_parameters(Wb, W1)
             del Wb
-        phi_test, y_test = _features_and_labels(student.numpy, teacher.numpy, W1,
-                                                np.random.default_rng(ss_test), task["n_test"])
+        phi_test, y_test = _features_and_labels(student.numpy, teacher.numpy, W1, ss_test,
+                                                task["n_test"], threads)
         sqp = math.sqrt(p)
         test, train = [], []
         for n, ss_a in zip(task["ns"], _children(ss_read, len(task["ns"]))):
-            phi, y = _features_and_labels(student.numpy, teacher.numpy, W1,
-                                          np.random.default_rng(ss_a), n)
+            phi, y = _features_and_labels(student.numpy, teacher.numpy, W1, ss_a, n, threads)
             a_hat = ridge_readout(phi, y, task["lam"])
             train.append(float(np.mean((y - phi @ a_hat / sqp) ** 2)))
             test.append(float(np.mean((y_test - phi_test @ a_hat / sqp) ** 2)))
