@@ -149,8 +149,11 @@ def main():
 
     # 4. the 1/S^2 moments --------------------------------------------------------------------
     _step(n, "E 1/S^2 = -d/dlambda' E 1/S", e0["inv2"])
-    _step(n, "E varrho/S^2 = -d/dVhat_1 E 1/S = -d/dlambda' E varrho/S = E(varrho/S)/sqrt(disc)",
-          e0["rho2"])
+    _step(n, "Implicit differentiation: -d mt/dVhat_1 = (dq/dVhat_1)/(dq/dmt), dq/dmt = sqrt(disc) "
+             "at the root, and dq/dVhat_1 reduced modulo q(mt) is (1 - lambda' mt)/Vhat_1 "
+             "= E varrho/S:", r["dq_dv"])
+    _step(n, "Hence E varrho/S^2 = -d/dVhat_1 E 1/S = -d/dlambda' E varrho/S = E(varrho/S)/sqrt(disc)"
+             " (no cancellation, unlike the differentiated forms)", e0["rho2"])
     assert _is_zero(e0["rho2"] + sp.diff(e0["inv"], V1HAT))
     assert _is_zero(e0["rho2"] + sp.diff(e0["rho"], LAM_PRIME))
     _step(n, "E varrho^2/S^2 = -d/dVhat_1 E varrho/S", e0["rhosq2"])
@@ -160,7 +163,7 @@ def main():
     print("    MATH.md (g): E rho/S^2 = (E 1/S - lambda' E 1/S^2)/Vhat_1 and "
           "E rho^2/S^2 = (E rho/S - lambda' E rho/S^2)/Vhat_1   [asserted, symbolic zero]")
     at0 = {f: sp.simplify(e0[f].subs(V1HAT, 0)) for f in MOMENTS}
-    _step(n, "At Vhat_1 = 0 (S = lambda'): E varrho^k / lambda'^j with MP moments 1, c, c^2(1+beta)",
+    _step(n, "At Vhat_1 = 0 (S = lambda'): E varrho^k / lambda'^j, MP moments 1, c, c^2(1+beta)",
           sp.Tuple(*at0.values()))
     assert at0["inv2"] == LAM_PRIME**-2 and sp.simplify(at0["rho2"] - C / LAM_PRIME**2) == 0
     assert sp.simplify(at0["rhosq2"] - C**2 * (1 + BETA) / LAM_PRIME**2) == 0
@@ -174,7 +177,8 @@ def main():
         for f in ("inv", "rho"):
             assert _is_zero(e[f] - e0[f]), (reg, f)
     print("    R1 and R2 equal R0 for E 1/S and E rho/S   [asserted, symbolic zero]; the other")
-    print("    three are built from these two by the same operations (d/dlambda', d/dVhat_1, /sqrt(disc))")
+    print("    three are built from these two by the same operations "
+          "(d/dlambda', d/dVhat_1, /sqrt(disc))")
 
     # 6. quadrature --------------------------------------------------------------------------
     _step(n, f"All five moments (library, mpmath back end) vs {DPS}-digit quadrature of the "
@@ -207,7 +211,8 @@ def main():
             for c, lam, v in POINTS:
                 e_inv = mp_quadrature(beta, c, lam, v, _INTEGRANDS["inv"])
                 e_rho = mp_quadrature(beta, c, lam, v, _INTEGRANDS["rho"])
-                resid = e_rho - mpmath.mpf(c) * e_inv * (1 - mpmath.mpf(beta) * mpmath.mpf(v) * e_rho)
+                cc, bb, vv = (mpmath.mpf(x) for x in (c, beta, v))
+                resid = e_rho - cc * e_inv * (1 - bb * vv * e_rho)
                 assert abs(resid) < mpmath.mpf(10)**(-DPS) * abs(e_rho), (beta, c, lam, v)
     print(f"    and with {DPS}-digit quadrature at all (beta, c, lambda', Vhat_1) above")
     print("    (it is the scaled quadratic again: substitute E rho/S = (1 - lambda' E 1/S)/Vhat_1)")

@@ -79,6 +79,12 @@ class SpectralMoments(NamedTuple):
     """The eleven spectral sums of MATH.md (f), each normalised by ``1/p``.
 
     ``S_i = lam_prime + v1hat * D_i``; ``F_i = <u_i, W v>^2``, ``H_i = <u_i, W zeta>^2``.
+    In the notation of (f): ``V_2 = inv``, ``V_1 = rho``, ``theta = thetahat * F``,
+    ``psi = psihat * H``, ``q_2 = qhat_1 rho2 + qhat_2 inv2 + thetahat^2 F2 + psihat^2 H2``
+    and ``q_1 = qhat_1 rhosq2 + qhat_2 rho2 + thetahat^2 DF2 + psihat^2 DH2``.
+
+    >>> SpectralMoments._fields[:4]
+    ('inv', 'rho', 'F', 'H')
     """
 
     inv: float     #: <1/S>  (= V_2)
@@ -131,7 +137,9 @@ def mp_stieltjes_root():
     positive root is ``mt = E 1/S``.  Returns a dict with the scaled quadratic
     ``quadratic``, its coefficients, the discriminant ``disc = Bt^2 + 4 beta lambda' g``,
     ``Bt`` and ``Ct = 2 lambda' - Bt``, the raw positive root ``root`` and its rationalised
-    form ``inv = 2 / (sqrt(disc) + Bt)`` (finite at ``Vhat_1 = 0``, where it is ``1/lambda'``).
+    form ``inv = 2 / (sqrt(disc) + Bt)`` (finite at ``Vhat_1 = 0``, where it is ``1/lambda'``),
+    and for implicit differentiation ``dq_dm`` (``d quad/dmt`` at the root, ``= sqrt(disc)``)
+    and ``dq_dv`` (``d quad/dVhat_1`` reduced modulo ``quad``, ``= (1 - lambda' mt)/Vhat_1``).
 
     >>> r = mp_stieltjes_root()
     >>> r["inv"].subs(V1HAT, 0)
@@ -141,7 +149,6 @@ def mp_stieltjes_root():
     mt = sp.Symbol("mt")
     quad = sp.expand(mp_stieltjes_quadratic(g * mt, LAM_PRIME / g, BETA))
     a2, a1, a0 = sp.Poly(quad, mt).all_coeffs()
-    disc = a1**2 - 4 * a2 * a0
     # Bt = a1 = lambda' + (1 - beta) g, kept factored: (beta - 1) is formed first, so that
     # beta = 1 gives Bt = lambda' exactly even when g >> lambda'
     bt = LAM_PRIME + sp.factor(a1 - LAM_PRIME)
@@ -151,8 +158,15 @@ def mp_stieltjes_root():
     root = (-bt + sq) / (2 * a2)            # a0/a2 < 0: exactly one positive root
     # rationalise (sq - Bt) / (2 a2) = (disc - Bt^2) / (2 a2 (sq + Bt)), disc - Bt^2 = -4 a2 a0
     inv = sp.cancel(sp.expand(disc - bt**2) / (2 * a2)) / (sq + bt)
+    # implicit differentiation: d quad/dmt at the root is sqrt(disc) ...
+    assert sp.expand(sp.diff(quad, mt).subs(mt, root) - sq) == 0
+    dq_dm = sq
+    # ... and d quad/dVhat_1 modulo quad is (1 - lambda' mt)/Vhat_1
+    dq_dv = sp.rem(sp.expand(sp.diff(quad, V1HAT)), quad, mt)
+    assert sp.simplify(dq_dv - (1 - LAM_PRIME * mt) / V1HAT) == 0
     return {"quadratic": quad, "coeffs": (a2, a1, a0), "disc": disc, "sqrt": sq,
-            "Bt": bt, "Ct": ct, "root": root, "inv": inv, "g": g, "mt": mt}
+            "Bt": bt, "Ct": ct, "root": root, "inv": inv, "g": g, "mt": mt,
+            "dq_dm": dq_dm, "dq_dv": dq_dv}
 
 
 @lru_cache(maxsize=None)
@@ -199,10 +213,11 @@ def mp_moment_expressions(regime: str = "R0") -> dict:
     inv = 2 * p_form
     rho = (four_lam_g / V1HAT) * p_form * q_form
     inv2 = -sp.diff(inv, LAM_PRIME)
-    # E varrho/S^2 = -d/dVhat_1 E 1/S = -d/dlambda' E varrho/S reduces, with the quadratic,
-    # to E varrho/S / sqrt(disc) (checked in derivations/06 and the tests).  The derivative
-    # forms cancel: the atom (1 - 1/beta)/lambda' of E 1/S drops out of d/dVhat_1, and
-    # d/dlambda' E varrho/S cancels near the hard edge (beta ~ 1, Vhat_1 c >> lambda').
+    # E varrho/S^2 = -d/dVhat_1 E 1/S.  Implicit differentiation of the quadratic
+    # quad(mt) = 0: -d mt/dVhat_1 = (d quad/dVhat_1) / (d quad/dmt), with d quad/dmt = sqrt(disc)
+    # at the root and d quad/dVhat_1 reduced modulo quad to (1 - lambda' mt)/Vhat_1 = E varrho/S.
+    # The differentiated closed forms would cancel instead: the atom (1 - 1/beta)/lambda' of
+    # E 1/S drops out of d/dVhat_1, and d/dlambda' E varrho/S cancels at the hard edge.
     rho2 = rho / sq
     rhosq2 = -sp.diff(rho, V1HAT)
     return {"inv": inv, "rho": rho, "F": C * inv, "H": rho,
@@ -273,7 +288,7 @@ def _to_mpf(x):
 
 
 class MarchenkoPastur:
-    r"""Deterministic (``d -> infinity``) spectral back end: ``D ~ c MP_beta``, ``F -> c``, ``H -> D``.
+    r"""Deterministic (``d -> infinity``) back end: ``D ~ c MP_beta``, ``F -> c``, ``H -> D``.
 
     Parameters
     ----------
@@ -374,8 +389,8 @@ class MarchenkoPastur:
             lam = _to_mpf(lam_prime)
             v = _to_mpf(v1hat)
             reg = self._regime(float(lam), float(v))
-            out = _mp_mpmath_functions()[reg](lam, v, _to_mpf(self._c_exact), _to_mpf(self._beta_exact))
-            return SpectralMoments._make(out)
+            c, beta = _to_mpf(self._c_exact), _to_mpf(self._beta_exact)
+            return SpectralMoments._make(_mp_mpmath_functions()[reg](lam, v, c, beta))
 
     # ----------------------------------------------------------------------------------
     @property
@@ -476,8 +491,8 @@ def _trace_rule(a):
 
 def _qform_rule(x, y):
     """``x^T M^{-1} y = x^T A^{-1} y + kk (x^T A^{-1} b)(b^T A^{-1} y)`` for ``x, y in {b, z}``."""
-    return (_sw(_pair_kind(x, y), 0, 1)
-            + _rank_one_coefficient() * _sw(_pair_kind(x, "b"), 0, 1) * _sw(_pair_kind("b", y), 0, 1))
+    xb, by = _sw(_pair_kind(x, "b"), 0, 1), _sw(_pair_kind("b", y), 0, 1)
+    return _sw(_pair_kind(x, y), 0, 1) + _rank_one_coefficient() * xb * by
 
 
 @lru_cache(maxsize=None)
@@ -511,7 +526,13 @@ def sherman_morrison_expressions() -> dict:
 
 
 def sw_sums_in(exprs) -> list:
-    """The distinct ``(kind, a, k)`` of the :class:`SwSum` appearing in ``exprs``, sorted."""
+    """The distinct ``(kind, a, k)`` of the :class:`SwSum` appearing in ``exprs``.
+
+    Sorted by the power ``k`` first (the order :class:`SampledSpectrum` evaluates them in).
+
+    >>> sw_sums_in([sherman_morrison_expressions()["F2"]])
+    [('bb', 0, 1), ('bb', 0, 2)]
+    """
     found = set()
     for e in exprs:
         for f in e.atoms(SwSum):
@@ -598,7 +619,8 @@ class SampledSpectrum:
         self.c = _check_positive("c", c)
         self.p = int(round(self.beta * self.d))
         if self.p < 1:
-            raise ValueError(f"p = round(beta * d) = {self.p} must be >= 1 (beta={beta!r}, d={d!r})")
+            raise ValueError(f"p = round(beta * d) = {self.p} must be >= 1 "
+                             f"(beta={beta!r}, d={d!r})")
         rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
         p, d = self.p, self.d
         g = rng.standard_normal((p, d))
