@@ -152,8 +152,9 @@ def main():
     _step(n, "Implicit differentiation: -d mt/dVhat_1 = (dq/dVhat_1)/(dq/dmt), dq/dmt = sqrt(disc) "
              "at the root, and dq/dVhat_1 reduced modulo q(mt) is (1 - lambda' mt)/Vhat_1 "
              "= E varrho/S:", r["dq_dv"])
-    _step(n, "Hence E varrho/S^2 = -d/dVhat_1 E 1/S = -d/dlambda' E varrho/S = E(varrho/S)/sqrt(disc)"
-             " (no cancellation, unlike the differentiated forms)", e0["rho2"])
+    _step(n, "Hence E varrho/S^2 = -d/dVhat_1 E 1/S = -d/dlambda' E varrho/S "
+             "= E(varrho/S)/sqrt(disc) (no cancellation, unlike the differentiated forms)",
+          e0["rho2"])
     assert _is_zero(e0["rho2"] + sp.diff(e0["inv"], V1HAT))
     assert _is_zero(e0["rho2"] + sp.diff(e0["rho"], LAM_PRIME))
     _step(n, "E varrho^2/S^2 = -d/dVhat_1 E varrho/S", e0["rhosq2"])
