@@ -101,6 +101,7 @@ class SpectralMoments(NamedTuple):
 
 
 _FIELDS = SpectralMoments._fields
+_new_moments = tuple.__new__          # SpectralMoments from an 11-sequence, without checks
 
 
 # --------------------------------------------------------------------------------------
@@ -321,6 +322,8 @@ class MarchenkoPastur:
         self.beta = _check_positive("beta", beta)
         self.c = _check_positive("c", c)
         self._fns = _mp_math_functions()
+        self._f0, self._f1, self._f2 = self._fns["R0"], self._fns["R1"], self._fns["R2"]
+        self._c1mb = self.c * (1.0 - self.beta)
 
     def __repr__(self):
         return f"MarchenkoPastur(beta={self.beta!r}, c={self.c!r})"
@@ -340,7 +343,7 @@ class MarchenkoPastur:
                                      f"reaches 0 and <1/S> diverges (beta={self.beta!r})")
             else:
                 raise ValueError(f"lam_prime must be >= 0 and finite, got {lam_prime!r}")
-        gb = v1hat * self.c * (1.0 - self.beta)
+        gb = v1hat * self._c1mb
         if lam_prime + gb < 0.0:
             return "R1"
         if lam_prime - gb < 0.0:
@@ -370,8 +373,12 @@ class MarchenkoPastur:
         """
         lam_prime = float(lam_prime)
         v1hat = float(v1hat)
-        reg = self._regime(lam_prime, v1hat)
-        return SpectralMoments._make(self._fns[reg](lam_prime, v1hat, self.c, self.beta))
+        if lam_prime > 0.0 and 0.0 <= v1hat < math.inf and lam_prime < math.inf:
+            gb = v1hat * self._c1mb                      # (inlined self._regime, for speed)
+            fn = self._f1 if lam_prime + gb < 0.0 else (self._f2 if lam_prime < gb else self._f0)
+        else:
+            fn = self._fns[self._regime(lam_prime, v1hat)]
+        return _new_moments(SpectralMoments, fn(lam_prime, v1hat, self.c, self.beta))
 
     def moments_mpmath(self, lam_prime, v1hat, dps: int = 30) -> SpectralMoments:
         """The eleven moments as mpmath numbers computed at ``dps`` digits.
