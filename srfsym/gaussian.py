@@ -207,8 +207,14 @@ def gauss_hermite(n: int):
     >>> round(float(w.sum()), 14), round(float((w * z**2).sum()), 14)
     (1.0, 1.0)
     """
-    z, w = np.polynomial.hermite_e.hermegauss(n)
-    w = w / math.sqrt(2 * math.pi)
+    if n <= 120:
+        z, w = np.polynomial.hermite_e.hermegauss(n)
+        w = w / math.sqrt(2 * math.pi)
+    else:  # Golub-Welsch: stable for any n (numpy's recurrence overflows near n = 180)
+        from scipy.linalg import eigh_tridiagonal
+        z, vec = eigh_tridiagonal(np.zeros(n), np.sqrt(np.arange(1, n, dtype=float)))
+        w = vec[0, :] ** 2
+        w = w / w.sum()
     z.setflags(write=False)
     w.setflags(write=False)
     return z, w
