@@ -220,6 +220,27 @@ def gauss_hermite(n: int):
     return z, w
 
 
+_TRAPEZOID_HS = 0.12   # step * s: error ~ exp(-2 pi tau / h) = e^-82 for tanh at any s
+
+
+def _trapezoid_numpy(s_max: float):
+    """Trapezoidal rule for E_z over [-9, 9] (Gaussian mass beyond: 2e-19) with step
+    0.12 / max(s, 1): for f(a + s z) analytic in a strip of half-width tau/s around the
+    real z axis, the error is ~ exp(-2 pi tau / (0.12)) -- below 1e-16 for tanh, softplus."""
+    h = _TRAPEZOID_HS / max(s_max, 1.0)
+    return _trapezoid_nodes_numpy(round(h, 12))
+
+
+@lru_cache(maxsize=64)
+def _trapezoid_nodes_numpy(h: float):
+    J = int(math.ceil(9.0 / h))
+    z = h * np.arange(-J, J + 1, dtype=float)
+    w = h * np.exp(-z * z / 2) / math.sqrt(2 * math.pi)
+    z.setflags(write=False)
+    w.setflags(write=False)
+    return z, w
+
+
 @lru_cache(maxsize=None)
 def _gauss_legendre(n: int):
     t, w = np.polynomial.legendre.leggauss(n)
@@ -234,7 +255,8 @@ _SPLIT_NODES = 120
 def expectation_numpy(f, k, a, s, kinks=(), n=None):
     """Vectorised quadrature of E[z^k f(a + s z)] for broadcastable arrays a, s.
 
-    Smooth integrands use Gauss-Hermite with ``n`` nodes (default 160). Integrands
+    Smooth integrands use the trapezoidal rule on [-9, 9] with step 0.12/max(s, 1)
+    (spectrally accurate for integrands analytic near the real axis). Integrands
     with kinks or jumps are cut at the kink ``z0 = (x0 - a)/s`` and each side is
     integrated by Gauss-Legendre on [-12, 12] (the Gaussian tail beyond is < 1e-32).
 
@@ -247,7 +269,7 @@ def expectation_numpy(f, k, a, s, kinks=(), n=None):
     a = a.reshape(-1, 1)
     s = s.reshape(-1, 1)
     if not kinks:
-        z, w = gauss_hermite(n or _NUMPY_GH_NODES)
+        z, w = _trapezoid_numpy(float(np.max(s)) if s.size else 1.0)
         weights = w * z**k if k else w
         vals = np.asarray(f(a + s * z), dtype=float)
         vals = np.broadcast_to(vals, (a.shape[0], z.size))
@@ -899,6 +921,7 @@ def _shared_quadrature(numeric, a, s):
     """Numeric placeholders, evaluating each distinct smooth integrand once on GH nodes."""
     out = []
     smooth_cache = {}
+    rule = _trapezoid_numpy(float(np.max(s)) if s.size else 1.0)
     for exp_ in numeric.values():
         exp_._check_conditions_numpy(a, s)
         if exp_.kinks:
@@ -911,11 +934,11 @@ def _shared_quadrature(numeric, a, s):
             if power == 2 and base in smooth_cache:
                 smooth_cache[key] = smooth_cache[base] ** 2
             else:
-                z, _ = gauss_hermite(_NUMPY_GH_NODES)
+                z, _ = rule
                 vals = np.asarray(exp_._f_numpy()(a.reshape(-1, 1) + s.reshape(-1, 1) * z),
                                   dtype=float)
                 smooth_cache[key] = np.broadcast_to(vals, (a.size, z.size))
-        z, w = gauss_hermite(_NUMPY_GH_NODES)
+        z, w = rule
         weights = w * z**exp_.k if exp_.k else w
         out.append((smooth_cache[key] @ weights).reshape(a.shape))
     return out
