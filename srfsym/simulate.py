@@ -934,7 +934,8 @@ def simulate(student, teacher, alpha0: float, eta: float, lam: float, alpha, d: 
 
             out = []
             for s in seed_seqs:
-                task = dict(base, seed_sequence=s, threads=workers,
+                task = dict(base, student=student_act, teacher=teacher_act, seed_sequence=s,
+                            threads=workers,
                             blas_threads=None if workers == _cores() else workers,
                             tick=tick if (bar is not None and parallel == "chunks") else None)
                 out.append(_run_seed(task))
