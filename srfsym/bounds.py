@@ -123,8 +123,8 @@ def bounds(student, teacher, r, c, gamma=1.0, dps=None, nodes="auto") -> Bounds:
         kappa nodes for the double-precision result ("auto": converge to 1e-13).
 
     >>> b = bounds("sign", "sign", r=5.0, c=1.0)
-    >>> b.upper < 0.05 and b.lower <= b.upper
-    True
+    >>> round(b.upper, 10), b.lower <= b.upper, b.node_error < 1e-13
+    (0.0709747694, True, True)
     """
     node_error = None
     if nodes == "auto":
@@ -142,6 +142,10 @@ def bounds(student, teacher, r, c, gamma=1.0, dps=None, nodes="auto") -> Bounds:
         cur = _projections(channel_data(student, teacher, r, c, gamma, nodes=K))
     upper, lower, b_up, b_low = cur
     lower = min(lower, upper)  # a projection on a larger span; equal up to rounding at worst
+    if -1e-12 < lower < 0:     # rounding of a vanishing bound
+        lower = 0 * lower
+    if -1e-12 < upper < 0:
+        upper = 0 * upper
     out = Bounds(float(upper), float(lower), _kernel(teacher), float(b_up),
                  tuple(float(b) for b in b_low), float(r), float(c), float(gamma), K, node_error)
     if dps is not None:
@@ -173,9 +177,16 @@ def optimal_learning_rate_bounds(student, teacher, alpha0=math.inf, eta_max=20.0
     For each eta the mapping gives (r, c, gamma) at ``alpha0`` (``inf``: gamma = 1, c = 1).
     Returns ``{"upper": (eta*, U*), "lower": (eta*, L*)}``.
 
-    >>> opt = optimal_learning_rate_bounds("tanh", "tanh")
-    >>> opt["upper"][1] < 1e-3
-    True
+    For sigma = sigma_star = erf the upper bound vanishes at a finite learning rate: with
+    alpha0 = oo, mu0(kappa) = erf(r kappa / sqrt(3)) is proportional to the target when
+    r = eta mu1^2 = sqrt(3).
+
+    >>> opt = optimal_learning_rate_bounds("erf", "erf")
+    >>> eta, U = opt["upper"]
+    >>> round(eta, 4), U < 1e-12
+    (4.081, True)
+    >>> import math; round(math.sqrt(3) * 3 * math.pi / 4, 4)   # sqrt(3) / mu1^2
+    4.081
     """
     from scipy.optimize import minimize_scalar
 

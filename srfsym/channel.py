@@ -85,14 +85,29 @@ def gauss_hermite_mpmath(n: int, dps: int):
 _HALF_WIDTH = 12  # the Gaussian mass beyond |kappa| = 12 is below 1e-32
 
 
-def _kappa_cuts(teacher, gamma):
-    """kappa where the teacher function is not smooth: its kinks x0 seen at kappa = x0/gamma
-    (exactly so at gamma = 1; for |gamma| < 1 the smoothed h is steepest there)."""
+def _kappa_cuts(teacher, gamma, student=None, r=0.0, c=1.0):
+    """kappa where the integrands are not smooth or change fast: the teacher's kinks x0 seen
+    at kappa = x0/gamma (exact jumps at gamma = 1), and for a kinked student the centre
+    x0/r of its smoothed transition (width sqrt(c)/r) with cuts at +-2 and +-6 widths."""
+    cuts = set()
     g = float(gamma)
-    if g == 0:
+    if g != 0:
+        t_width = math.sqrt(max(0.0, 1 - g * g)) / abs(g)
+        for x0 in activation(teacher).kinks:
+            k0 = float(x0) / g
+            cuts |= ({k0 + m * t_width for m in (-6, -2, 0, 2, 6)} if 0 < t_width < 1
+                     else {k0})
+    if student is not None and float(r) != 0:
+        width = math.sqrt(float(c)) / abs(float(r))
+        for x0 in activation(student).kinks:
+            k0 = float(x0) / float(r)
+            if width < 1:   # only a sharp transition needs its own pieces
+                cuts |= {k0 + m * width for m in (-6, -2, 0, 2, 6)}
+            elif cuts:
+                cuts.add(k0)
+    if not cuts:
         return ()
-    cuts = sorted(float(x0) / g for x0 in activation(teacher).kinks)
-    return tuple(k for k in cuts if abs(k) < _HALF_WIDTH)
+    return tuple(sorted(k for k in cuts if abs(k) < _HALF_WIDTH))
 
 
 @lru_cache(maxsize=64)
@@ -230,7 +245,7 @@ def channel_data(student, teacher, r, c, gamma, nodes=80, dps=None) -> ChannelDa
 def _channel_data(student, teacher, r, c, gamma, nodes, dps) -> ChannelData:
     co = cget_coefficients(student)
     te = teacher_functions(teacher)
-    cuts = _kappa_cuts(teacher, gamma)
+    cuts = _kappa_cuts(teacher, gamma, student, r, c)
     if dps is None:
         kappa, w = kappa_rule(int(nodes), cuts)
         mu0, mu1, mustar2 = co.numpy()(kappa, float(r), float(c))

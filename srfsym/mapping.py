@@ -145,7 +145,12 @@ class SRFMapping:
         return "\n".join(lines)
 
 
-def _as_number(x, name):
+def _as_number(x, name, allow_inf=False):
+    if hasattr(x, "item") and not isinstance(x, sp.Basic):   # numpy scalars
+        x = x.item()
+    if allow_inf and (x == float("inf") or x == sp.oo or (isinstance(x, str) and
+                                                           x.strip().lower() in ("inf", "oo"))):
+        return sp.oo
     if isinstance(x, str):
         try:
             x = sp.Rational(x)
@@ -172,7 +177,7 @@ def srf_mapping(student, teacher, eta, alpha0, *, mu0_correction: bool = True) -
     eta : float
         Learning rate eta-tilde (>= 0).
     alpha0 : float
-        Step samples per dimension n0/d (>= 0; 0 means no step).
+        Step samples per dimension n0/d (>= 0; 0 means no step; ``inf`` takes the limit).
     mu0_correction : bool
         Use the residual ``y - mu0`` for students with ``mu0 != 0``.
 
@@ -189,7 +194,7 @@ def srf_mapping(student, teacher, eta, alpha0, *, mu0_correction: bool = True) -
     ValueError: student sign has sigma' = 2*DiracDelta(x): check-mu1 is infinite ...
     """
     eta_n = _as_number(eta, "eta (learning rate)")
-    alpha0_n = _as_number(alpha0, "alpha0")
+    alpha0_n = _as_number(alpha0, "alpha0", allow_inf=True)
     if eta_n < 0:
         raise ValueError(f"eta (learning rate) must be >= 0, got {eta}")
     if alpha0_n < 0:
@@ -226,6 +231,9 @@ def _mapping(st, te, eta_n, alpha0_n, mu0_correction):
         notes.append(f"teacher {te.name} is not odd: the bulk-variance derivation assumes it")
         warnings.warn(notes[-1], NonOddActivationWarning, stacklevel=3)
     exprs = mapping_expressions(mu0_correction)
+    if alpha0_n is sp.oo:   # infinitely many step samples: the SymPy limit alpha0 -> oo
+        exprs = {k: sp.limit(v, ALPHA0, sp.oo) for k, v in exprs.items()}
+        notes.append("alpha0 = oo: the limit alpha0 -> oo of the mapping")
     out = {}
     for key, expr in exprs.items():
         expr = expr.subs({ETA: eta_n, ALPHA0: alpha0_n})
