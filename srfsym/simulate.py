@@ -802,10 +802,13 @@ def simulate(student, teacher, alpha0: float, eta: float, lam: float, alpha, d: 
     max_memory_gb : float
         Refuse (``ValueError``) if :func:`estimate_memory_gb` exceeds this.
     parallel : {"chunks", "seeds"}
-        ``"chunks"`` (default, faster on few cores): seeds one after another, the step's sample
-        chunks spread over ``workers`` threads with BLAS single-threaded inside them (BLAS uses
-        all ``workers`` cores for the readout).  ``"seeds"``: seeds in ``min(workers, seeds)``
-        processes, each single-threaded.
+        ``"chunks"`` (default): seeds one after another; the step's sample chunks and the
+        readout/test feature blocks are spread over ``workers`` threads.  ``"seeds"``: seeds in
+        ``min(workers, seeds)`` processes, one thread each.  BLAS is single-threaded in both
+        (OpenBLAS's own threads, spinning at every small call, doubled the wall time on a loaded
+        2-core machine).  Both give identical numbers.  ``"chunks"`` keeps every core busy
+        whatever the number of seeds; ``"seeds"`` has no serial part (ridge solve, ARPACK) and
+        wins when ``seeds`` is a multiple of ``workers``.
     step_dtype : {"float32", "float64"}
         Floating type of the step's matrix products (accumulated in float64 either way).
 
@@ -936,7 +939,7 @@ def simulate(student, teacher, alpha0: float, eta: float, lam: float, alpha, d: 
             for s in seed_seqs:
                 task = dict(base, student=student_act, teacher=teacher_act, seed_sequence=s,
                             threads=workers,
-                            blas_threads=None if workers == _cores() else workers,
+                            blas_threads=1,
                             tick=tick if (bar is not None and parallel == "chunks") else None)
                 out.append(_run_seed(task))
                 if bar is not None and parallel == "seeds":
