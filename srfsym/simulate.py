@@ -420,7 +420,9 @@ def network_first_layer(student, teacher, alpha0: float, eta: float, d: int, bet
     n0 = int(math.floor(alpha0 * d))
     if n0 > 0 and student.has_dirac_derivative:
         raise ValueError(f"student {student.name!r} has a Dirac mass in sigma' and cannot take a step")
-    W1 = _network_step(student, teacher, W0, n0, eta, ss_step, step_dtype, workers or _cores())
+    with _blas_threads(1):        # parallel over sample chunks only, as in simulate
+        W1 = _network_step(student, teacher, W0, n0, eta, ss_step, step_dtype,
+                           workers or _cores())
     return W0, W1
 
 
