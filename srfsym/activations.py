@@ -26,6 +26,7 @@ Heaviside(x)
 from __future__ import annotations
 
 import ast
+import math
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -68,6 +69,7 @@ _FUNCTIONS = {
 _CONSTANTS = {"pi": sp.pi, "E": sp.E}
 _MAX_LENGTH = 2000
 _MAX_POWER = 64
+_MAX_DIGITS = 300
 
 
 def _number(value) -> sp.Expr:
@@ -75,6 +77,8 @@ def _number(value) -> sp.Expr:
         raise ActivationError(f"unsupported literal {value!r}: only real numbers are allowed")
     if isinstance(value, int):
         return sp.Integer(value)
+    if not math.isfinite(value):
+        raise ActivationError(f"numeric literal {value!r} is not a finite number")
     # exact decimal value of what the user typed (0.1 -> 1/10), never a binary float
     return sp.Rational(repr(value))
 
@@ -110,6 +114,12 @@ def _build(node: ast.AST) -> sp.Expr:
         if isinstance(op, ast.Pow):
             if right.is_number and abs(right) > _MAX_POWER:
                 raise ActivationError(f"exponent {right} too large (limit {_MAX_POWER})")
+            if left.is_number and right.is_number and left != 0:
+                # constants are folded as they are parsed: bound the size of the result
+                digits = abs(float(right)) * abs(math.log10(abs(float(sp.N(left, 15)))) + 1)
+                if digits > _MAX_DIGITS:
+                    raise ActivationError(
+                        f"constant {left}**{right} too large (more than {_MAX_DIGITS} digits)")
             return left ** right
         raise ActivationError(f"operator {type(op).__name__} is not allowed "
                               "(allowed: + - * / **)")

@@ -22,6 +22,7 @@ substituted: exact constants give exact r, c, gamma.
 """
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -148,6 +149,10 @@ class SRFMapping:
 def _as_number(x, name, allow_inf=False):
     if hasattr(x, "item") and not isinstance(x, sp.Basic):   # numpy scalars
         x = x.item()
+    if isinstance(x, float) and not math.isfinite(x):
+        if allow_inf and x == math.inf:
+            return sp.oo
+        raise ValueError(f"{name} must be a finite real number, got {x}")
     if allow_inf and (x == float("inf") or x == sp.oo or (isinstance(x, str) and
                                                            x.strip().lower() in ("inf", "oo"))):
         return sp.oo
@@ -199,7 +204,11 @@ def srf_mapping(student, teacher, eta, alpha0, *, mu0_correction: bool = True) -
         raise ValueError(f"eta (learning rate) must be >= 0, got {eta}")
     if alpha0_n < 0:
         raise ValueError(f"alpha0 (step samples per dimension) must be >= 0, got {alpha0}")
-    return _mapping(activation(student), activation(teacher), eta_n, alpha0_n, mu0_correction)
+    out = _mapping(activation(student), activation(teacher), eta_n, alpha0_n, mu0_correction)
+    for note in out.notes:   # warn on every call, not only the first (the result is cached)
+        if "not odd" in note:
+            warnings.warn(note, NonOddActivationWarning, stacklevel=2)
+    return out
 
 
 @lru_cache(maxsize=256)
@@ -226,10 +235,8 @@ def _mapping(st, te, eta_n, alpha0_n, mu0_correction):
                      + ("; the y - mu0 correction of MATH.md (c) is applied (not in the "
                         "reference implementation; derived, not validated)"
                         if mu0_correction and float(hs.mu0) != 0 else ""))
-        warnings.warn(notes[-1], NonOddActivationWarning, stacklevel=3)
     if te.parity != "odd":
         notes.append(f"teacher {te.name} is not odd: the bulk-variance derivation assumes it")
-        warnings.warn(notes[-1], NonOddActivationWarning, stacklevel=3)
     exprs = mapping_expressions(mu0_correction)
     if alpha0_n is sp.oo:   # infinitely many step samples: the SymPy limit alpha0 -> oo
         exprs = {k: sp.limit(v, ALPHA0, sp.oo) for k, v in exprs.items()}

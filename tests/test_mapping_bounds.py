@@ -177,9 +177,6 @@ def test_relu_student_mu0_correction():
     assert abs(m_ref.c - m.c) > 1e-3
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the NonOddActivationWarning is raised inside the lru_cached _mapping, so a second "
-    "srf_mapping call with the same arguments returns the cached result silently"))
 def test_relu_student_warns_every_time():
     with pytest.warns(NonOddActivationWarning):
         srf_mapping("relu", "sin", eta=1.7, alpha0=3.5)
@@ -201,10 +198,6 @@ def test_mapping_infinite_alpha0():
     assert abs(m.r - 2 * math.exp(-1)) < 1e-15     # eta mu1 |mu1_star| = 2 e^-1/2 e^-1/2
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "a NaN or infinite learning rate (eta=float('nan'), eta=math.inf, alpha0=float('nan'), "
-    "alpha0=-math.inf) raises TypeError('invalid input: nan') from sp.Rational(repr(x)) "
-    "instead of the ValueError that _as_number's own finiteness check intends"))
 @pytest.mark.parametrize("eta,alpha0", [(float("nan"), 2.0), (math.inf, 2.0),
                                         (1.0, float("nan")), (1.0, -math.inf)])
 def test_mapping_rejects_non_finite_inputs_with_value_error(eta, alpha0):
