@@ -1,0 +1,106 @@
+"""The srfsym command line: outputs checked against independent values, clean errors."""
+import json
+import math
+
+import mpmath
+import pytest
+
+from srfsym.cli import main
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_coefficients_tanh_30_digits(capsys):
+    code, out, _ = run(capsys, "coefficients", "tanh", "--r", "0.9", "--c", "1", "--kappa",
+                       "0.7", "--dps", "30", "--json")
+    assert code == 0
+    data = json.loads(out)
+    mpmath.mp.dps = 45
+    a = mpmath.mpf("0.9") * mpmath.mpf("0.7")
+    phi = lambda z: mpmath.exp(-z * z / 2) / mpmath.sqrt(2 * mpmath.pi)
+    mu0 = mpmath.quad(lambda z: mpmath.tanh(a + z) * phi(z), [-mpmath.inf, mpmath.inf])
+    mu1 = mpmath.quad(lambda z: z * mpmath.tanh(a + z) * phi(z), [-mpmath.inf, mpmath.inf])
+    e2 = mpmath.quad(lambda z: mpmath.tanh(a + z) ** 2 * phi(z), [-mpmath.inf, mpmath.inf])
+    vals = data["values"]
+    assert vals["mu0"]["method"] == "numeric"
+    for name, ref in (("mu0", mu0), ("mu1", mu1), ("mustar2", e2 - mu0**2 - mu1**2)):
+        assert abs(mpmath.mpf(vals[name]["value"]) - ref) < mpmath.mpf(10) ** -25
+    mpmath.mp.dps = 15
+
+
+def test_mapping_json_matches_math_table(capsys):
+    code, out, _ = run(capsys, "mapping", "--student", "tanh", "--teacher", "sin", "--eta", "3",
+                       "--alpha0", "20", "--json")
+    data = json.loads(out)
+    assert code == 0
+    assert float(data["spike_strength"]["value"]) == pytest.approx(1.13406, abs=5e-6)
+    assert float(data["bulk_variance"]["value"]) == pytest.approx(1.018973, abs=5e-7)
+    assert float(data["alignment"]["value"]) == pytest.approx(0.97185, abs=5e-6)
+
+
+def test_activation_report_user_expression(capsys):
+    code, out, _ = run(capsys, "activation", "x**3 - 3*x", "--json", "--dps", "20")
+    data = json.loads(out)
+    assert code == 0 and data["parity"] == "odd"
+    assert data["constants"]["mustar2"]["value"].startswith("6.0")
+    assert data["constants"]["mustar2"]["method"] == "exact"
+    assert data["cget"]["mu1"]["expr"] == "3*c + 3*kappa**2*r**2 - 3"
+
+
+def test_error_and_bounds(capsys):
+    code, out, _ = run(capsys, "error", "--student", "tanh", "--teacher", "sin", "--alpha0",
+                       "20", "--eta", "3", "--lam", "0.1", "--alpha", "1", "2", "--json")
+    rows = json.loads(out)
+    assert code == 0 and len(rows) == 2
+    assert abs(rows[0]["test_error"] - 0.0415) / 0.0415 < 0.01
+    assert rows[1]["test_error"] < rows[0]["test_error"]
+    code, out, _ = run(capsys, "bounds", "--student", "sin", "--teacher", "sin", "--r", "1",
+                       "--c", "1", "--json")
+    b = json.loads(out)
+    # r = c = 1: mu0(kappa) = e^{-1/2} sin(kappa) is proportional to the target: U = L = 0
+    assert abs(b["upper"]) < 1e-12 and abs(b["lower"]) < 1e-12
+    assert b["kernel"] == pytest.approx((1 - math.exp(-2)) / 2 - math.exp(-1), rel=1e-13)
+
+
+def test_curve_csv_and_plot(capsys, tmp_path):
+    png = tmp_path / "c.png"
+    code, out, _ = run(capsys, "curve", "--student", "tanh", "--teacher", "sin", "--alpha0",
+                       "20", "--eta", "3", "--lam", "0.1", "--alpha", "0.5", "1", "2", "--csv",
+                       "--plot", str(png))
+    assert code == 0 and png.stat().st_size > 1000
+    lines = out.strip().splitlines()
+    assert lines[0].startswith("alpha,") and len(lines) == 4
+
+
+def test_derive_list_and_one_script(capsys):
+    code, out, _ = run(capsys, "derive", "--list")
+    assert code == 0 and "sherman_morrison" in out and "marchenko_pastur" in out
+    code, out, _ = run(capsys, "derive", "sherman_morrison")
+    assert code == 0 and "Step" in out
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["activation", "__import__('os')"], "unknown function"),
+    (["activation", "exp(x**2"], "cannot parse"),
+    (["activation", "exp(x**2)"], "diverges"),
+    (["coefficients", "tanh", "--r", "1", "--c", "-1", "--kappa", "0"], "c must be positive"),
+    (["mapping", "--student", "sign", "--teacher", "sin", "--eta", "1", "--alpha0", "2"],
+     "check-mu1 is infinite"),
+    (["mapping", "--student", "tanh", "--teacher", "sin", "--eta", "1", "--alpha0", "-2"],
+     "alpha0"),
+    (["error", "--student", "tanh", "--teacher", "sin", "--alpha0", "2", "--eta", "1",
+      "--lam", "-1", "--alpha", "1"], "lambda"),
+    (["error", "--student", "tanh", "--teacher", "sin", "--alpha0", "2", "--eta", "1",
+      "--lam", "0.1", "--alpha", "0"], "alpha"),
+    (["bounds", "--student", "tanh", "--teacher", "sin", "--r", "1", "--c", "1", "--gamma",
+      "1.5"], "gamma"),
+    (["derive", "no_such_step"], "no derivation"),
+])
+def test_bad_input_gives_clear_error(capsys, argv, needle):
+    code, out, err = run(capsys, *argv)
+    assert code == 2
+    assert needle in err and "Traceback" not in err
