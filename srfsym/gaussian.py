@@ -599,6 +599,8 @@ def _integrate_with_timeout(g, seconds):
 
 def _tidy(expr):
     expr = sp.expand_complex(expr) if expr.has(sp.I) else expr
+    if sp.count_ops(expr) > 400:   # simplify is super-linear: large forms stay expanded
+        return sp.powsimp(expr)
     try:
         out = sp.simplify(expr)
     except Exception:  # pragma: no cover

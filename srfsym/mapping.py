@@ -6,9 +6,14 @@ r"""The sRF mapping (MATH.md (c)): one giant step -> spike strength, bulk varian
     \gamma = \frac{\mu_1^\star}{\sqrt{(\mu_1^\star)^2 + \mu_2^\star/\alpha_0}},
 
 and ``r = 0, c = 1, gamma = 0`` at ``alpha0 = 0`` (no step: plain random features).
-For a student with ``mu0 != 0`` the residual of the step is ``y - mu0`` and
-``mu2_star`` becomes ``E(sigma_star - mu0)^2`` (the correction of MATH.md (c),
-not in the reference implementation; switch it off with ``mu0_correction=False``).
+For a student with ``mu0 != 0`` the residual of the step is ``y - mu0``: ``mu2_star``
+becomes ``E(sigma_star - mu0)^2`` (the correction of MATH.md (c)), and the mean of the
+residual rescales every row by ``1 + eta (mu0_star - mu0) E[sigma He_2]``, so
+``c = (1 + eta (mu0_star - mu0) mu_He2)^2 + eta^2 E(sigma_star - mu0)^2 checkmu1^2 / alpha0``.
+The rescaling term is not in MATH.md (c) nor in the reference implementation; it is
+confirmed by simulation (relu/sin, alpha0 = 2, eta = 1: measured c = 0.780 +- 0.004, this
+formula 0.781, without it 1.074; ``derivations/02_spike_bulk.py``).  Both corrections
+vanish for odd students; ``mu0_correction=False`` switches them off.
 
 The formulas are built once as SymPy expressions in generic constants
 (:data:`GENERIC`), then the constants of the chosen student and teacher are
@@ -39,9 +44,12 @@ __all__ = ["SRFMapping", "srf_mapping", "mapping_expressions", "mapping_limits",
 ETA = sp.Symbol("eta", nonnegative=True)
 ALPHA0 = sp.Symbol("alpha0", positive=True)
 MU0, MU1, CHECKMU1_SQ = sp.symbols("mu0 mu1 checkmu1_sq", real=True)
+#: E[sigma He_2] = E sigma'' of the student (zero for odd students).
+MU_HE2 = sp.Symbol("mu_He2", real=True)
 MU0_STAR, MU1_STAR, MU2_STAR = sp.symbols("mu0_star mu1_star mu2_star", real=True)
 #: Generic symbols of the mapping formulas.
 GENERIC = {"eta": ETA, "alpha0": ALPHA0, "mu0": MU0, "mu1": MU1, "checkmu1_sq": CHECKMU1_SQ,
+           "mu_He2": MU_HE2,
            "mu0_star": MU0_STAR, "mu1_star": MU1_STAR, "mu2_star": MU2_STAR}
 
 
@@ -58,12 +66,18 @@ def mapping_expressions(mu0_correction: bool = True) -> dict:
     >>> e = mapping_expressions()
     >>> e["alignment"]
     mu1_star/sqrt(mu1_star**2 + (mu0**2 - 2*mu0*mu0_star + mu2_star)/alpha0)
+    >>> e["bulk_variance"]
+    checkmu1_sq*eta**2*(mu0**2 - 2*mu0*mu0_star + mu2_star)/alpha0 + (eta*mu_He2*(-mu0 + mu0_star) + 1)**2
     """
     m2 = MU2_STAR - 2 * MU0 * MU0_STAR + MU0**2 if mu0_correction else MU2_STAR
     norm_s = sp.sqrt(MU1_STAR**2 + m2 / ALPHA0)       # |(1/n0) sum_i y_i x_i|
+    # with mu0 != 0 the residual y - mu0 has mean mu0_star - mu0, and each row update has
+    # the mean eta (mu0_star - mu0) E[sigma'(u) u] w0_k = eta (mu0_star - mu0) E[sigma''] w0_k
+    # (Stein): every row is rescaled by 1 + eta (mu0_star - mu0) mu_He2.
+    scale = (1 + ETA * (MU0_STAR - MU0) * MU_HE2) if mu0_correction else 1
     return {
         "spike_strength": ETA * MU1 * norm_s,
-        "bulk_variance": 1 + ETA**2 / ALPHA0 * m2 * CHECKMU1_SQ,
+        "bulk_variance": scale**2 + ETA**2 / ALPHA0 * m2 * CHECKMU1_SQ,
         "alignment": MU1_STAR / norm_s,
     }
 
@@ -228,12 +242,13 @@ def _mapping(st, te, eta_n, alpha0_n, mu0_correction):
             f"student {st.name} has sigma' = {st.derivative}: check-mu1 is infinite and the "
             "one-step mapping does not exist (it can still be used directly as an sRF activation)")
     hs, ht = hermite_constants(st), hermite_constants(te)
-    consts = {MU0: hs.mu0, MU1: hs.mu1, CHECKMU1_SQ: hs.checkmu1_sq,
+    consts = {MU0: hs.mu0, MU1: hs.mu1, CHECKMU1_SQ: hs.checkmu1_sq, MU_HE2: hs.mu_k(2),
               MU0_STAR: ht.mu0, MU1_STAR: ht.mu1, MU2_STAR: ht.mu2}
     if st.parity != "odd":
         notes.append(f"student {st.name} is not odd: the theory assumes an odd student"
-                     + ("; the y - mu0 correction of MATH.md (c) is applied (not in the "
-                        "reference implementation; derived, not validated)"
+                     + ("; the y - mu0 corrections are applied (MATH.md (c) and the row "
+                        "rescaling of srfsym.mapping; not in the reference implementation; "
+                        "checked against simulation in derivations/02_spike_bulk.py)"
                         if mu0_correction and float(hs.mu0) != 0 else ""))
     if te.parity != "odd":
         notes.append(f"teacher {te.name} is not odd: the bulk-variance derivation assumes it")

@@ -595,7 +595,8 @@ class SampledSpectrum:
         Random source for ``W``, ``v``, ``zeta`` (drawn in this order).
     zeta : {"random", "e1"} or array_like
         ``"random"``: uniform direction orthogonal to ``v``, norm ``sqrt(d)``;
-        ``"e1"``: ``sqrt(d) e_1`` (plain RF, ``alpha_0 = 0``; then ``zeta`` is not exactly
+        ``"e1"``: ``sqrt(d) e_1`` (plain RF, ``alpha_0 = 0``; a random ``v`` is then drawn
+        orthogonal to ``e_1``; a ``v`` given by the caller makes ``zeta`` not exactly
         orthogonal to ``v``, which the reduction does not need); or an explicit vector.
     v : array_like, optional
         Explicit spike vector (rescaled to norm ``sqrt(d)``); drawn at random if omitted.
@@ -634,6 +635,8 @@ class SampledSpectrum:
         self.W = math.sqrt(self.c) * g / np.linalg.norm(g, axis=1, keepdims=True)
         if v is None:
             v = rng.standard_normal(d)
+            if isinstance(zeta, str) and zeta == "e1":
+                v[0] = 0.0   # the spike orthogonal to zeta = sqrt(d) e1, as MATH.md (f) assumes
         v = np.asarray(v, dtype=float)
         if v.shape != (d,) or not np.linalg.norm(v) > 0:
             raise ValueError(f"v must be a nonzero vector of length d={d}")

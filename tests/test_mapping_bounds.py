@@ -100,7 +100,9 @@ def test_mapping_expressions_are_the_spec_formulas():
     mu0s, mu1s, mu2s = syms["mu0_star"], syms["mu1_star"], syms["mu2_star"]
     m2 = mu2s - 2 * mu0 * mu0s + mu0**2          # E (sigma_star - mu0)^2
     assert sp.simplify(e["spike_strength"] - eta * mu1 * sp.sqrt(mu1s**2 + m2 / a0)) == 0
-    assert sp.simplify(e["bulk_variance"] - (1 + eta**2 / a0 * m2 * chk)) == 0
+    he2 = syms["mu_He2"]                           # E[sigma He_2]: row rescaling by y - mu0
+    assert sp.simplify(e["bulk_variance"] - ((1 + eta * (mu0s - mu0) * he2)**2
+                                             + eta**2 / a0 * m2 * chk)) == 0
     assert sp.simplify(e["alignment"] - mu1s / sp.sqrt(mu1s**2 + m2 / a0)) == 0
     # without the correction: the reference implementation's formulas
     e0 = mapping_expressions(mu0_correction=False)
@@ -112,7 +114,9 @@ def test_mapping_limits():
     mu1s = [s for s in lim["alignment"].free_symbols if s.name == "mu1_star"][0]
     pos = sp.Symbol("m", positive=True)
     assert sp.simplify(lim["alignment"].subs(mu1s, pos)) == 1      # gamma -> 1 if mu1_star > 0
-    assert lim["bulk_variance"] == 1                               # c -> 1
+    he2 = [s for s in lim["bulk_variance"].free_symbols if s.name == "mu_He2"]
+    # c -> 1 for odd students (mu_He2 = 0); the row rescaling of non-odd ones remains
+    assert sp.simplify(lim["bulk_variance"].subs({h: 0 for h in he2})) == 1
     assert sp.simplify(lim["alignment"].subs(mu1s, -pos)) == -1
     # numerically, a very large alpha0 approaches the same limit
     m = srf_mapping("tanh", "sin", eta=1, alpha0=10**12)
@@ -166,7 +170,9 @@ def test_relu_student_mu0_correction():
         eta_, alpha0_ = mpf(repr(eta)), mpf(repr(alpha0))
         norm = mpmath.sqrt(mu1s**2 + m2 / alpha0_)
         r = eta_ * mu1 * norm
-        c = 1 + eta_**2 / alpha0_ * m2 * check
+        mu0s = E(lambda z: mpmath.sin(z))
+        he2 = E(lambda z: relu(z) * (z * z - 1), kinks=(0,))  # E[sigma He_2], typed here
+        c = (1 + eta_ * (mu0s - mu0) * he2)**2 + eta_**2 / alpha0_ * m2 * check
         gamma = mu1s / norm
     assert_mp_close(m.spike_strength_value.mpmath(30), r, 30, "relu r")
     assert_mp_close(m.bulk_variance_value.mpmath(30), c, 30, "relu c")
