@@ -19,12 +19,7 @@ from srfsym.simulate import (SimulationResult, empirical_srf_parameters, estimat
                              giant_step, network_first_layer, ridge_readout, simulate,
                              srf_first_layer)
 
-try:  # the mapping module is written in parallel with this one
-    from srfsym.mapping import srf_mapping
-except ImportError:  # pragma: no cover
-    srf_mapping = None
-
-needs_mapping = pytest.mark.skipif(srf_mapping is None, reason="srfsym.mapping not available yet")
+from srfsym.mapping import srf_mapping
 
 
 # --------------------------------------------------------------------------------------
@@ -211,7 +206,6 @@ def _check_against_mapping(student, teacher, alpha0, eta, d, seeds):
     return measured, theory
 
 
-@needs_mapping
 def test_measured_parameters_match_mapping_tanh_sin():
     measured, theory = _check_against_mapping("tanh", "sin", alpha0=20, eta=3, d=300, seeds=6)
     # sharp enough to reject the slides' variant c = 1 + eta^2 mu1^2 checkmu1^2 mu2*/alpha0
@@ -219,12 +213,10 @@ def test_measured_parameters_match_mapping_tanh_sin():
     assert abs(measured["c"].mean() - 1.006961) > 2 * abs(measured["c"].mean() - theory["c"])
 
 
-@needs_mapping
 def test_measured_parameters_match_mapping_tanh_tanh():
     _check_against_mapping("tanh", "tanh", alpha0=2, eta=1, d=400, seeds=8)
 
 
-@needs_mapping
 def test_simulate_reports_the_same_measurements_as_first_layer():
     res = simulate("tanh", "tanh", 2, 1.0, 0.1, 1.0, d=60, seeds=2, n_test=100, seed=5,
                    workers=1)
@@ -271,7 +263,6 @@ def test_srf_model_sign_activation_allowed():
     assert np.isfinite(res.test_error[0])
 
 
-@needs_mapping
 def test_srf_model_defaults_to_the_mapping():
     m = srf_mapping("tanh", "sin", 3.0, 20.0)
     res = simulate("tanh", "sin", 20.0, 3.0, 0.1, 1.0, d=40, seeds=1, n_test=50, model="srf",
