@@ -19,8 +19,11 @@ This script walks through what :func:`srfsym.hermite_constants` computes:
    (:func:`srfsym.bounds.bounds`);
 6. the same bookkeeping for ``sigma'``: ``check-mu1^2 = sum_{k >= 2} mu_k^2/(k-1)!``.
 """
+from functools import partial
 import mpmath
 import sympy as sp
+
+from srfsym.derive_tools import is_zero, print_step
 
 from srfsym import activation, gaussian_expectation, hermite_constants
 from srfsym.activations import X
@@ -38,16 +41,10 @@ LATEX_NAMES = {E_HH: r"\mathbb{E}[\mathrm{He}_j\mathrm{He}_k]"}
 J = sp.Symbol("j", integer=True, nonnegative=True)
 
 
-def _step(counter, text, expr=None):
-    counter[0] += 1
-    print(f"\nStep {counter[0]}. {text}")
-    if expr is not None:
-        print(f"    {sp.sstr(expr)}")
-        print(f"    LaTeX: {sp.latex(expr, symbol_names=LATEX_NAMES)}")
+_step = partial(print_step, latex_names=LATEX_NAMES)
 
 
-def _is_zero(expr):
-    return sp.simplify(expr) == 0
+_is_zero = is_zero
 
 
 def _poly_gauss(poly):

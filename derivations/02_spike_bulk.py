@@ -21,12 +21,15 @@ script
    rescales every row.  It vanishes for odd students (``mu0 = mu_2 = 0``) but not for relu,
    which the library's ``bulk_variance`` carries (checked here against the simulation).
 """
+from functools import partial
 import math
 import warnings
 
 import mpmath
 import numpy as np
 import sympy as sp
+
+from srfsym.derive_tools import is_zero, print_step
 
 from srfsym import activation, gaussian_expectation, hermite_constants, srf_mapping
 from srfsym.activations import X
@@ -47,16 +50,10 @@ LATEX_NAMES = {ETA: r"\tilde\eta", ALPHA0: r"\alpha_0", MU0: r"\mu_0", MU1: r"\m
                MU2_STAR: r"\mu_2^\star", M2: r"m_2", MU2H: r"\mu_{\mathrm{He}_2}"}
 
 
-def _step(counter, text, expr=None):
-    counter[0] += 1
-    print(f"\nStep {counter[0]}. {text}")
-    if expr is not None:
-        print(f"    {sp.sstr(expr)}")
-        print(f"    LaTeX: {sp.latex(expr, symbol_names=LATEX_NAMES)}")
+_step = partial(print_step, latex_names=LATEX_NAMES)
 
 
-def _is_zero(expr):
-    return sp.simplify(expr) == 0
+_is_zero = is_zero
 
 
 # --------------------------------------------------------------------------------------------

@@ -21,8 +21,11 @@ relu, He3 and sin and asserts:
    their relation to the cGET integrals at ``(r kappa, c) -> (gamma kappa, rho^2)`` and the sin
    closed forms of MATH.md (e).
 """
+from functools import partial
 import mpmath
 import sympy as sp
+
+from srfsym.derive_tools import is_zero, print_step
 
 from srfsym import activation, cget_coefficients, gaussian_expectation, hermite_constants
 from srfsym import teacher_functions
@@ -40,16 +43,10 @@ SS = sp.Symbol("s", positive=True)
 LATEX_NAMES = {KAPPA: r"\kappa", GAMMA: r"\gamma"}
 
 
-def _step(counter, text, expr=None):
-    counter[0] += 1
-    print(f"\nStep {counter[0]}. {text}")
-    if expr is not None:
-        print(f"    {sp.sstr(expr)}")
-        print(f"    LaTeX: {sp.latex(expr, symbol_names=LATEX_NAMES)}")
+_step = partial(print_step, latex_names=LATEX_NAMES)
 
 
-def _is_zero(expr):
-    return sp.simplify(expr) == 0
+_is_zero = is_zero
 
 
 def _poly_gauss(poly, var):

@@ -20,11 +20,14 @@ spike).  The script
 4. checks them against :func:`srfsym.bounds.bounds` with kappa-integrals done independently by
    adaptive quadrature.
 """
+from functools import partial
 import math
 from types import SimpleNamespace
 
 import numpy as np
 import sympy as sp
+
+from srfsym.derive_tools import is_zero, print_step
 from scipy import integrate
 
 from srfsym import activation, cget_coefficients, srf_mapping, teacher_functions
@@ -54,16 +57,10 @@ LATEX_NAMES = {SIG: r"\sigma_\star", G: "g", GP: "g'", MU0: r"\mu_0", MU1: r"\mu
                M0K: "M_0", K1K: "K_1"}
 
 
-def _step(counter, text, expr=None):
-    counter[0] += 1
-    print(f"\nStep {counter[0]}. {text}")
-    if expr is not None:
-        print(f"    {sp.sstr(expr)}")
-        print(f"    LaTeX: {sp.latex(expr, symbol_names=LATEX_NAMES)}")
+_step = partial(print_step, latex_names=LATEX_NAMES)
 
 
-def _is_zero(expr):
-    return sp.simplify(expr) == 0
+_is_zero = is_zero
 
 
 def _gauss_moment(k):

@@ -23,6 +23,8 @@ then the MP identity ``E varrho/S = c E(1/S) (1 - beta Vhat_1 E varrho/S)`` of M
 import mpmath
 import sympy as sp
 
+from srfsym.derive_tools import is_zero
+
 from srfsym.spectrum import (
     BETA, C, LAM_PRIME, M_VAR, S_VAR, V1HAT, MarchenkoPastur, mp_density_expression,
     mp_moment_expressions, mp_stieltjes_quadratic, mp_stieltjes_root, spectrum_latex,
@@ -51,8 +53,7 @@ def _step(counter, text, expr=None):
         print(f"    LaTeX: {latex}")
 
 
-def _is_zero(expr):
-    return sp.simplify(expr) == 0
+_is_zero = is_zero
 
 
 _QUAD_CACHE = {}

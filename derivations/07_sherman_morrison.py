@@ -22,9 +22,12 @@ with weights ``w_i`` = 1, ``b_i^2``, ``b_i z_i``, ``z_i^2`` (``b_i = e_i^T W vha
    eigenbasis sums to 1e-12;
 7. ``t = s/(1 + Vhat_1 s)`` (exact) and its large-d limit (the MP identity of 06).
 """
+from functools import partial
 import random
 
 import sympy as sp
+
+from srfsym.derive_tools import print_step
 
 from srfsym.spectrum import (
     KIND_BB, KIND_BZ, KIND_ONE, KIND_ZZ, LAM_PRIME, V1HAT, MarchenkoPastur, SampledSpectrum,
@@ -36,12 +39,7 @@ TITLE = "Sherman-Morrison reduction of the spectral sums to O(p) scalar sums"
 FIELDS = SpectralMoments._fields
 
 
-def _step(counter, text, expr=None):
-    counter[0] += 1
-    print(f"\nStep {counter[0]}. {text}")
-    if expr is not None:
-        print(f"    {sp.sstr(expr)}")
-        print(f"    LaTeX: {spectrum_latex(expr)}")
+_step = partial(print_step, latex=spectrum_latex)
 
 
 def _sw(kind, a, k):

@@ -32,10 +32,13 @@ overlaps ``q1, q2, V1, V2`` are normalised by ``p`` and ``theta, psi`` by ``sqrt
    deflation, not to a beta factor;
 5. verifies the deterministic-equivalent formula itself by Monte Carlo ridge regressions.
 """
+from functools import partial
 import math
 
 import numpy as np
 import sympy as sp
+
+from srfsym.derive_tools import is_zero, print_step
 from scipy.optimize import brentq
 
 from srfsym import hermite_constants
@@ -61,16 +64,10 @@ LATEX_NAMES = {al: r"\alpha", be: r"\beta", Qh: r"\hat Q", th: r"\theta", FS: r"
                lam: r"\lambda", kap: r"\kappa_{\rm eff}"}
 
 
-def _step(counter, text, expr=None):
-    counter[0] += 1
-    print(f"\nStep {counter[0]}. {text}")
-    if expr is not None:
-        print(f"    {sp.sstr(expr)}")
-        print(f"    LaTeX: {sp.latex(expr, symbol_names=LATEX_NAMES)}")
+_step = partial(print_step, latex_names=LATEX_NAMES)
 
 
-def _is_zero(expr):
-    return sp.simplify(expr) == 0
+_is_zero = is_zero
 
 
 # --------------------------------------------------------------------------------------------

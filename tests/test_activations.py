@@ -14,21 +14,9 @@ import sympy as sp
 
 from srfsym.activations import (X, Activation, ActivationError, activation, parse_activation,
                                 registry_names)
+from conftest import assert_mp_close
 
 
-@pytest.fixture(autouse=True)
-def _restore_mp_dps():
-    dps = mpmath.mp.dps
-    yield
-    mpmath.mp.dps = dps
-
-
-def assert_mp_close(got, ref, dps, what=""):
-    """|got - ref| <= 10^(-dps+5) * max(1, |ref|), compared at dps + 15 working digits."""
-    with mpmath.workdps(dps + 15):
-        got, ref = mpmath.mpf(got), mpmath.mpf(ref)
-        ok = abs(got - ref) <= mpmath.mpf(10) ** (-dps + 5) * max(1, abs(ref))
-    assert ok, (what, got, ref)
 
 
 def same(a, b):

@@ -11,13 +11,6 @@ from srfsym.fixed_point import (ConvergenceError, learning_curve, optimal_lambda
 from srfsym.mapping import srf_mapping
 
 
-@pytest.fixture(autouse=True)
-def _restore_mp():
-    dps = mpmath.mp.dps
-    yield
-    mpmath.mp.dps = dps
-
-
 def test_default_example_matches_reference_notebook():
     # The reference notebook's finite-d (d = 2000) value at alpha = 1 is about 0.0415,
     # with a stated sampling noise of 1 % (MATH.md (g), issue #3).

@@ -14,6 +14,7 @@ import sympy as sp
 from srfsym.activations import X
 from srfsym.gaussian import A, S, DivergentExpectationError, gaussian_expectation
 from srfsym.hermite import hermite_constants
+from conftest import assert_mp_close
 
 mpf = mpmath.mpf
 
@@ -21,22 +22,6 @@ mpf = mpmath.mpf
 # --------------------------------------------------------------------------------------
 # precision hygiene and comparison helpers
 
-@pytest.fixture(autouse=True)
-def _restore_mp_dps():
-    dps = mpmath.mp.dps
-    yield
-    mpmath.mp.dps = dps
-
-
-def assert_mp_close(got, ref, dps, what=""):
-    """|got - ref| <= 10^(-dps+5) * max(1, |ref|), compared at dps + 15 working digits."""
-    with mpmath.workdps(dps + 15):
-        got, ref = mpf(got), mpf(ref)  # (mpf() rounds to the working precision)
-        tol = mpf(10) ** (-dps + 5)
-        ok = abs(got - ref) <= tol * max(1, abs(ref))
-    assert ok, (
-        f"{what}: got {mpmath.nstr(got, dps)}, reference {mpmath.nstr(ref, dps)}, "
-        f"difference {mpmath.nstr(abs(got - ref), 3)} > {mpmath.nstr(tol, 3)}")
 
 
 def ref_expectation(f, k, a, s, kinks=(), dps=40):

@@ -15,26 +15,11 @@ import sympy as sp
 from srfsym.activations import registry_names
 from srfsym.cget import C, GAMMA, KAPPA, R, cget_coefficients, teacher_functions
 from srfsym.hermite import hermite_constants
+from conftest import assert_mp_close
 
 mpf = mpmath.mpf
 
 
-@pytest.fixture(autouse=True)
-def _restore_mp_dps():
-    dps = mpmath.mp.dps
-    yield
-    mpmath.mp.dps = dps
-
-
-def assert_mp_close(got, ref, dps, what=""):
-    """|got - ref| <= 10^(-dps+5) * max(1, |ref|), compared at dps + 15 working digits."""
-    with mpmath.workdps(dps + 15):
-        got, ref = mpf(got), mpf(ref)  # (mpf() rounds to the working precision)
-        tol = mpf(10) ** (-dps + 5)
-        ok = abs(got - ref) <= tol * max(1, abs(ref))
-    assert ok, (
-        f"{what}: got {mpmath.nstr(got, dps)}, reference {mpmath.nstr(ref, dps)}, "
-        f"difference {mpmath.nstr(abs(got - ref), 3)} > {mpmath.nstr(tol, 3)}")
 
 
 def gauss(f, a="0", s="1", k=0, kinks=(), dps=40):

@@ -17,24 +17,11 @@ import sympy as sp
 from srfsym.bounds import bounds, optimal_learning_rate_bounds
 from srfsym.mapping import (NonOddActivationWarning, mapping_expressions, mapping_limits,
                             srf_mapping)
+from conftest import assert_mp_close
 
 mpf = mpmath.mpf
 
 
-@pytest.fixture(autouse=True)
-def _restore_mp_dps():
-    dps = mpmath.mp.dps
-    yield
-    mpmath.mp.dps = dps
-
-
-def assert_mp_close(got, ref, dps, what=""):
-    """|got - ref| <= 10^(-dps+5) * max(1, |ref|), compared at dps + 15 working digits."""
-    with mpmath.workdps(dps + 15):
-        got, ref = mpf(got), mpf(ref)
-        tol = mpf(10) ** (-dps + 5)
-        ok = abs(got - ref) <= tol * max(1, abs(ref))
-    assert ok, (f"{what}: got {mpmath.nstr(got, dps)}, reference {mpmath.nstr(ref, dps)}")
 
 
 def E(f, kinks=(), dps=40):

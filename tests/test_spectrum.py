@@ -20,13 +20,6 @@ FIELDS = SpectralMoments._fields
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture(autouse=True)
-def _restore_mpmath():
-    dps = mpmath.mp.dps
-    yield
-    mpmath.mp.dps = dps
-
-
 # --------------------------------------------------------------------------------------
 # independent reference: quadrature of the MP density
 
