@@ -6,7 +6,10 @@ kappa: ``E[g mu] = E[h mu]`` and ``E g^2 = E h2``; ``g = sigma_star`` at ``gamma
 * upper bound (readout reduced to the mean direction, lambda -> infinity with m free)
   ``U = E g^2 - (E g mu0)^2 / E mu0^2``;
 * lower bound (projection on span{mu0(kappa), kappa mu1(kappa)})
-  ``L = E g^2 - u^T Gamma^{-1} u``;
+  ``L = E g^2 - u^T Gamma^{-1} u``; it bounds the test error from below at ``gamma = 1``
+  (MATH.md (i)).  For ``gamma < 1`` both numbers are the errors of predictors restricted
+  to the spike; the bulk then also learns the linear part of the teacher's orthogonal
+  component, so ``lower`` is *not* a lower bound there (``upper`` still is one);
 * kernel baseline (best linear predictor in the proportional regime)
   ``E sigma_star^2 - (mu1_star)^2 - (mu0_star)^2``.
 
@@ -77,6 +80,12 @@ def _projections(ch):
     u0 = E([a * g for a, g in zip(mu0, h)])
     u1 = E([b * g for b, g in zip(kmu1, h)])
     zero = 0 * Eg2
+    # a coefficient that vanishes identically comes out of quadrature as ~1e-17, not 0
+    tiny = 1e-24 * (abs(Eg2) + 1)
+    if abs(g00) <= tiny:
+        g00 = g01 = zero
+    if abs(g11) <= tiny:
+        g11 = g01 = zero
     if g00 == 0:
         upper, b_up = Eg2, zero
     else:

@@ -422,6 +422,9 @@ def _add_spectrum(p):
 
 def build_parser():
     ap = argparse.ArgumentParser(prog="srfsym", description=__doc__.splitlines()[0])
+    ap.add_argument("--integrate-timeout", type=float, default=None,
+                    help="seconds for the sympy.integrate attempt on expressions no rule covers "
+                         "(default 2; 0 skips it and goes straight to quadrature)")
     sub = ap.add_subparsers(dest="cmd", required=True)
 
     p = sub.add_parser("derive", help="print the derivation chain step by step")
@@ -516,9 +519,11 @@ def build_parser():
 
 def main(argv=None):
     from .activations import ActivationError
-    from .gaussian import DivergentExpectationError
+    from .gaussian import DivergentExpectationError, set_integrate_timeout
     ap = build_parser()
     args = ap.parse_args(argv)
+    if args.integrate_timeout is not None:
+        set_integrate_timeout(args.integrate_timeout)
     if getattr(args, "cmd", None) in ("error", "simulate") and not args.alpha:
         ap.error("--alpha needs at least one value")
     try:

@@ -674,7 +674,25 @@ def _cached(f, k, known_closed_form, integrate_timeout):
     return Expectation(f, k, None, "numeric", "; ".join(rules_tried) or "no rule", (), kinks)
 
 
-def gaussian_expectation(f, k=0, *, known_closed_form=None, integrate_timeout=2.0):
+#: Seconds allowed for the ``sympy.integrate`` attempt when no rule applies (change it with
+#: :func:`set_integrate_timeout`; 0 skips the attempt).
+INTEGRATE_TIMEOUT = 2.0
+
+
+def set_integrate_timeout(seconds: float) -> None:
+    """Set the time limit of the ``sympy.integrate`` attempt (0 skips it).
+
+    >>> set_integrate_timeout(1.0); INTEGRATE_TIMEOUT
+    1.0
+    >>> set_integrate_timeout(2.0)
+    """
+    global INTEGRATE_TIMEOUT
+    if not seconds >= 0:
+        raise ValueError(f"the integrate time limit must be >= 0 seconds, got {seconds!r}")
+    INTEGRATE_TIMEOUT = float(seconds)
+
+
+def gaussian_expectation(f, k=0, *, known_closed_form=None, integrate_timeout=None):
     """Closed form (checked) or numeric object for E_z[z^k f(a + s z)].
 
     Parameters
@@ -685,8 +703,9 @@ def gaussian_expectation(f, k=0, *, known_closed_form=None, integrate_timeout=2.
         Power of the weight z (``k = 1`` gives Stein-type coefficients).
     known_closed_form : bool or None
         ``False`` skips the rule table and ``sympy.integrate`` (known not to have one).
-    integrate_timeout : float
-        Seconds allowed for the ``sympy.integrate`` attempt.
+    integrate_timeout : float or None
+        Seconds allowed for the ``sympy.integrate`` attempt (default
+        :data:`INTEGRATE_TIMEOUT`).
 
     Returns
     -------
@@ -698,7 +717,8 @@ def gaussian_expectation(f, k=0, *, known_closed_form=None, integrate_timeout=2.
     """
     if not isinstance(k, int) or k < 0:
         raise ValueError(f"the weight power k must be a non-negative integer, got {k!r}")
-    return _cached(sp.sympify(f), k, known_closed_form, float(integrate_timeout))
+    timeout = INTEGRATE_TIMEOUT if integrate_timeout is None else integrate_timeout
+    return _cached(sp.sympify(f), k, known_closed_form, float(timeout))
 
 
 # ======================================================================================
