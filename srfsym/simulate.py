@@ -505,7 +505,10 @@ def empirical_srf_parameters(W0: np.ndarray, W1: np.ndarray, theta=None, n_singu
     sq_norms = float(np.einsum("ij,ij->", W1, W1))
     if r > 0:
         vhat = mean_update / r
-        theta = np.eye(d)[0] if theta is None else np.asarray(theta, dtype=float)
+        if theta is None:
+            theta = np.zeros(d)
+            theta[0] = 1.0
+        theta = np.asarray(theta, dtype=float)
         gamma = float(abs(vhat @ theta))
         proj = W1 @ vhat
         c = (sq_norms - float(proj @ proj)) / p
