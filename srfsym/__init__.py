@@ -19,27 +19,20 @@ Every number carries how it was obtained: ``exact`` (a closed form checked again
 30-digit quadrature) or ``numeric`` (quadrature, with its precision).
 """
 from .activations import Activation, ActivationError, activation, parse_activation
-from .gaussian import DivergentExpectationError, gaussian_expectation
+from .gaussian import DivergentExpectationError, gaussian_expectation, set_integrate_timeout
 from .hermite import hermite_constants
 from .cget import cget_coefficients, teacher_functions
 from .mapping import srf_mapping
+from .fixed_point import ConvergenceError, FixedPointResult, learning_curve, optimal_lambda, solve
+from .bounds import Bounds, bounds, optimal_learning_rate_bounds
+from .simulate import SimulationResult, simulate
 from .values import Value
 
 __version__ = "0.1.0"
 
 __all__ = ["Activation", "ActivationError", "activation", "parse_activation",
-           "DivergentExpectationError", "gaussian_expectation", "hermite_constants",
-           "cget_coefficients", "teacher_functions", "srf_mapping", "Value", "__version__"]
-
-
-def __getattr__(name):  # later stages of the chain are imported lazily
-    if name in ("solve", "learning_curve", "ConvergenceError", "FixedPointResult"):
-        from . import fixed_point
-        return getattr(fixed_point, name)
-    if name in ("bounds", "Bounds"):
-        from . import bounds as _b
-        return getattr(_b, name)
-    if name in ("simulate", "SimulationResult"):
-        from . import simulate as _s
-        return getattr(_s, name)
-    raise AttributeError(f"module 'srfsym' has no attribute {name!r}")
+           "DivergentExpectationError", "gaussian_expectation", "set_integrate_timeout",
+           "hermite_constants", "cget_coefficients", "teacher_functions", "srf_mapping",
+           "ConvergenceError", "FixedPointResult", "solve", "learning_curve", "optimal_lambda",
+           "Bounds", "bounds", "optimal_learning_rate_bounds", "SimulationResult", "simulate",
+           "Value", "__version__"]

@@ -67,7 +67,7 @@ def mapping_expressions(mu0_correction: bool = True) -> dict:
     >>> e["alignment"]
     mu1_star/sqrt(mu1_star**2 + (mu0**2 - 2*mu0*mu0_star + mu2_star)/alpha0)
     >>> e["bulk_variance"]
-    checkmu1_sq*eta**2*(mu0**2 - 2*mu0*mu0_star + mu2_star)/alpha0 + (eta*mu_He2*(-mu0 + mu0_star) + 1)**2
+    (eta*mu_He2*(-mu0 + mu0_star) + 1)**2 + checkmu1_sq*eta**2*(mu0**2 - 2*mu0*mu0_star + mu2_star)/alpha0
     """
     m2 = MU2_STAR - 2 * MU0 * MU0_STAR + MU0**2 if mu0_correction else MU2_STAR
     norm_s = sp.sqrt(MU1_STAR**2 + m2 / ALPHA0)       # |(1/n0) sum_i y_i x_i|
