@@ -682,7 +682,8 @@ INTEGRATE_TIMEOUT = 2.0
 def set_integrate_timeout(seconds: float) -> None:
     """Set the time limit of the ``sympy.integrate`` attempt (0 skips it).
 
-    >>> set_integrate_timeout(1.0); INTEGRATE_TIMEOUT
+    >>> import srfsym.gaussian as engine
+    >>> set_integrate_timeout(1.0); engine.INTEGRATE_TIMEOUT
     1.0
     >>> set_integrate_timeout(2.0)
     """
