@@ -156,13 +156,20 @@ def _solve_kwargs(args):
 
 
 def cmd_error(args):
-    from .fixed_point import solve
+    from .fixed_point import optimal_lambda, solve
     rows = []
     results = []
     start = None
+    if args.lam is None and not args.optimize_lambda:
+        raise CLIError("give --lam, or --optimize-lambda to minimise the test error over lambda")
     for a in args.alpha:
-        res = solve(args.student, args.teacher, args.alpha0, args.eta, args.lam, a,
-                    beta=args.beta, dps=args.dps, start=start, **_solve_kwargs(args))
+        if args.optimize_lambda:
+            lam, res = optimal_lambda(args.student, args.teacher, args.alpha0, args.eta, a,
+                                      beta=args.beta, **_solve_kwargs(args))
+            res.notes.append(f"lambda minimising the test error: {lam:.6g}")
+        else:
+            res = solve(args.student, args.teacher, args.alpha0, args.eta, args.lam, a,
+                        beta=args.beta, dps=args.dps, start=start, **_solve_kwargs(args))
         start = res.state
         results.append(res)
         rows.append(res.to_dict(args.dps or 30))
@@ -175,6 +182,8 @@ def cmd_error(args):
         _out(f"sRF parameters: r = {m.r:.10g}, c = {m.c:.10g}, gamma = {m.gamma:.10g}")
         for res in results:
             _out(str(res))
+            for note in res.notes:
+                _out(f"  note: {note}")
             if res.mp_test_error is not None:
                 _out(f"  test error ({args.dps} digits) = {mpmath.nstr(res.mp_test_error, args.dps)}")
 
@@ -236,8 +245,12 @@ def _plot_curve(args, lc, b, sim):
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(6, 4))
     ax.plot(lc.alphas, lc.test_error, label="sRF theory (test error)")
-    ax.axhline(b.upper, ls="--", color="C1", label="upper bound")
-    ax.axhline(b.lower, ls="--", color="C2", label="lower bound")
+    ax.axhline(b.upper, ls="--", color="C1", label="upper bound (lambda -> oo)")
+    if b.gamma == 1.0:
+        ax.axhline(b.lower, ls="--", color="C2", label="lower bound")
+    else:   # MATH.md (i): a lower bound only at gamma = 1
+        ax.axhline(b.lower, ls=":", color="C2",
+                   label=f"spike-only projection (not a bound, gamma = {b.gamma:.3g})")
     ax.axhline(b.kernel, ls=":", color="k", label="kernel baseline")
     if sim is not None:
         ax.errorbar(sim.alphas, sim.test_error, yerr=sim.test_error_sem, fmt="o", color="C3",
@@ -464,7 +477,10 @@ def build_parser():
     p.set_defaults(func=cmd_mapping)
 
     p = sub.add_parser("error", help="test error from the fixed point")
-    _add_physics(p)
+    _add_physics(p, need_lam=False)
+    p.add_argument("--lam", type=float, help="ridge penalty lambda (sum loss)")
+    p.add_argument("--optimize-lambda", action="store_true",
+                   help="minimise the test error over lambda at each alpha")
     _add_spectrum(p)
     p.add_argument("--dps", type=int, default=None, help="also solve in mpmath at this precision")
     g = p.add_mutually_exclusive_group()
