@@ -107,11 +107,10 @@ def _projections(ch):
 
 
 def _kernel(teacher, dps=None):
-    hc = hermite_constants(teacher)
-    if dps is None:
-        return float(hc.mu2) - float(hc.mu1) ** 2 - float(hc.mu0) ** 2
-    with mpmath.workdps(dps + 10):
-        return hc.mu2.mpmath(dps + 5) - hc.mu1.mpmath(dps + 5) ** 2 - hc.mu0.mpmath(dps + 5) ** 2
+    """Best linear error E s*^2 - mu1*^2 - mu0*^2: the teacher's energy above degree 1,
+    i.e. its mu_star^2 (MATH.md (b), (i))."""
+    mustar2 = hermite_constants(teacher).mustar2
+    return float(mustar2) if dps is None else mustar2.mpmath(dps + 5)
 
 
 _LADDER = (60, 90, 135, 200, 300)
