@@ -46,6 +46,26 @@ def validate_srf_parameters(r, c, gamma):
         raise ValueError(f"alignment gamma must lie in [-1, 1], got {gamma}")
 
 
+def _newton_nodes(x0, recurrence, derivative, dps):
+    """Polish float roots ``x0`` of an orthogonal polynomial by Newton's method at the
+    current precision.  ``recurrence(x) -> (p_n(x), p_{n-1}(x))``,
+    ``derivative(x, p_n, p_{n-1}) -> p_n'(x)``.  Returns the nodes and, for the weights,
+    ``(p_n, p_{n-1})`` at each node."""
+    nodes, last = [], []
+    tol = mpmath.mpf(10) ** (-(dps + 15))
+    for x in x0:
+        x = mpmath.mpf(float(x))
+        for _ in range(100):
+            p, q = recurrence(x)
+            step = p / derivative(x, p, q)
+            x -= step
+            if abs(step) < tol:
+                break
+        nodes.append(x)
+        last.append(recurrence(x))
+    return nodes, last
+
+
 @lru_cache(maxsize=32)
 def gauss_hermite_mpmath(n: int, dps: int):
     """Probabilists' Gauss-Hermite nodes/weights (sum 1) at ``dps`` digits.
@@ -58,25 +78,16 @@ def gauss_hermite_mpmath(n: int, dps: int):
     3.0
     """
     z0, _ = gauss_hermite(n)
+
+    def recurrence(x):      # (He_n(x), He_{n-1}(x))
+        p_prev, p = mpmath.mpf(1), x
+        for k in range(1, n):
+            p_prev, p = p, x * p - k * p_prev
+        return p, p_prev
+
     with mpmath.workdps(dps + 20):
-        nodes, weights = [], []
-        for x in z0:
-            x = mpmath.mpf(float(x))
-            for _ in range(100):
-                p_prev, p = mpmath.mpf(1), x
-                for k in range(1, n):
-                    p_prev, p = p, x * p - k * p_prev
-                # p = He_n(x), p_prev = He_{n-1}(x); He_n' = n He_{n-1}
-                step = p / (n * p_prev)
-                x -= step
-                if abs(step) < mpmath.mpf(10) ** (-(dps + 15)):
-                    break
-            p_prev, p = mpmath.mpf(1), x
-            for k in range(1, n - 1):
-                p_prev, p = p, x * p - k * p_prev
-            he_nm1 = p if n > 1 else mpmath.mpf(1)
-            nodes.append(x)
-            weights.append(mpmath.factorial(n) / (n * n * he_nm1**2))
+        nodes, last = _newton_nodes(z0, recurrence, lambda x, p, q: n * q, dps)
+        weights = [mpmath.factorial(n) / (n * n * q**2) for _, q in last]
         total = mpmath.fsum(weights)
         weights = [w / total for w in weights]
     return tuple(nodes), tuple(weights)
@@ -120,25 +131,17 @@ def gauss_legendre_mpmath(n: int, dps: int):
     0.2857142857142857142857143
     """
     t0, _ = np.polynomial.legendre.leggauss(n)
+
+    def recurrence(x):      # (P_n(x), P_{n-1}(x))
+        p_prev, p = mpmath.mpf(1), x
+        for k in range(2, n + 1):
+            p_prev, p = p, ((2 * k - 1) * x * p - (k - 1) * p_prev) / k
+        return p, p_prev
+
+    derivative = lambda x, p, q: n * (x * p - q) / (x * x - 1)   # noqa: E731
     with mpmath.workdps(dps + 20):
-        nodes, weights = [], []
-        for x in t0:
-            x = mpmath.mpf(float(x))
-            for _ in range(100):
-                p_prev, p = mpmath.mpf(1), x
-                for k in range(2, n + 1):
-                    p_prev, p = p, ((2 * k - 1) * x * p - (k - 1) * p_prev) / k
-                dp = n * (x * p - p_prev) / (x * x - 1)
-                step = p / dp
-                x -= step
-                if abs(step) < mpmath.mpf(10) ** (-(dps + 15)):
-                    break
-            p_prev, p = mpmath.mpf(1), x
-            for k in range(2, n + 1):
-                p_prev, p = p, ((2 * k - 1) * x * p - (k - 1) * p_prev) / k
-            dp = n * (x * p - p_prev) / (x * x - 1)
-            nodes.append(x)
-            weights.append(2 / ((1 - x * x) * dp * dp))
+        nodes, last = _newton_nodes(t0, recurrence, derivative, dps)
+        weights = [2 / ((1 - x * x) * derivative(x, p, q)**2) for x, (p, q) in zip(nodes, last)]
     return tuple(nodes), tuple(weights)
 
 
