@@ -7,13 +7,15 @@ from the size of finite-d fluctuations, never against numbers printed by the cod
 from __future__ import annotations
 
 import json
+import importlib
 import math
 import time
 
 import numpy as np
 import pytest
 
-import srfsym.simulate as S
+# the module (``srfsym.simulate`` as an attribute is the public function of the same name)
+S = importlib.import_module("srfsym.simulate")
 from srfsym.activations import activation
 from srfsym.simulate import (SimulationResult, empirical_srf_parameters, estimate_memory_gb,
                              giant_step, network_first_layer, ridge_readout, simulate,
