@@ -104,3 +104,15 @@ def test_bad_input_gives_clear_error(capsys, argv, needle):
     code, out, err = run(capsys, *argv)
     assert code == 2
     assert needle in err and "Traceback" not in err
+
+
+def test_default_derive_runs_the_whole_chain(capsys):
+    """The README's main job: every step prints, and its numbers are the library's."""
+    code, out, _ = run(capsys, "derive")
+    assert code == 0
+    for step in range(1, 8):
+        assert f"Step {step}." in out
+    assert "spike_strength  = 1.13405550928" in out          # MATH.md (c): 1.13406
+    assert "test error = 0.04160397606" in out               # reference notebook: ~0.0415
+    assert "<= upper" in out and out.rstrip().endswith("`srfsym derive --list`.")
+    assert ": True" in out.split("min over lambda")[1].splitlines()[0]
