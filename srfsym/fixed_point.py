@@ -184,8 +184,30 @@ def _v_map(P: _Problem, V):
     return mom.rho, mom.inv
 
 
+def _v_map_jacobian(P: _Problem, V):
+    """(V1, V2) map G and its exact Jacobian dG/dV.
+
+    dVhat/dV are kappa-expectations of mu^4 w^2; the spectral derivatives are the 1/S^2 sums
+    the spectrum returns anyway: d<1/S>/dlambda' = -<1/S^2>, d<1/S>/dVhat1 = -<D/S^2>,
+    d<D/S>/dlambda' = -<D/S^2>, d<D/S>/dVhat1 = -<D^2/S^2> (lambda' = lambda + Vhat2)."""
+    V1hat, V2hat, w = P.v_hats(V[0], V[1])
+    try:
+        mom = P.moments(P.lam + V2hat, V1hat)
+    except ValueError as exc:
+        raise ConvergenceError(
+            f"the resolvent diverges at lambda + V2hat = {float(P.lam + V2hat):.3g} "
+            f"({exc}); with lambda = 0 and mu_star = 0 the ridgeless limit needs beta < 1",
+            residual=float("inf"), iterate=V) from None
+    w2 = w * w
+    a = -P.a_b
+    dVh = np.array([[a * P.E(P.mu1sq * P.mu1sq * w2), a * P.E(P.mu1sq * P.mus2 * w2)],
+                    [a * P.E(P.mus2 * P.mu1sq * w2), a * P.E(P.mus2 * P.mus2 * w2)]])
+    dG_dVh = np.array([[-mom.rhosq2, -mom.rho2], [-mom.rho2, -mom.inv2]])
+    return np.array([mom.rho, mom.inv]), dG_dVh @ dVh
+
+
 def _solve_v_newton(P: _Problem, start, tol, max_iter=60):
-    """Newton on log(V1), log(V2) with backtracking; returns (V1, V2, iterations)."""
+    """Newton on log(V1), log(V2) with the exact Jacobian and backtracking."""
     u = np.log(np.maximum(np.asarray(start, dtype=float), 1e-300))
 
     def F(u):
@@ -198,12 +220,10 @@ def _solve_v_newton(P: _Problem, start, tol, max_iter=60):
         nf = np.max(np.abs(f))
         if nf < 1e-15:
             return np.exp(u), it
-        J = np.empty((2, 2))
-        for j in range(2):
-            hstep = 1e-7 * max(1.0, abs(u[j]))
-            up = u.copy()
-            up[j] += hstep
-            J[:, j] = (F(up) - f) / hstep
+        V = np.exp(u)
+        G, dG = _v_map_jacobian(P, V)
+        # F(u) = log G(e^u) - u  =>  J = diag(1/G) dG/dV diag(V) - I
+        J = dG * V[None, :] / G[:, None] - np.eye(2)
         try:
             step = np.linalg.solve(J, -f)
         except np.linalg.LinAlgError:
