@@ -33,6 +33,7 @@ import numpy as np
 from .channel import channel_data
 from .hermite import hermite_constants
 from .mapping import srf_mapping
+from .values import check_dps
 
 __all__ = ["Bounds", "bounds", "optimal_learning_rate_bounds"]
 
@@ -157,7 +158,7 @@ def bounds(student, teacher, r, c, gamma=1.0, dps=None, nodes="auto") -> Bounds:
     out = Bounds(float(upper), float(lower), _kernel(teacher), float(b_up),
                  tuple(float(b) for b in b_low), float(r), float(c), float(gamma), K, node_error)
     if dps is not None:
-        dps = int(dps)
+        dps = check_dps(dps)
         prev = None
         K = max(60, 2 * dps)
         while True:

@@ -35,6 +35,7 @@ import sympy as sp
 
 from .activations import Activation, activation
 from .gaussian import FormulaSet, gaussian_expectation
+from .values import check_dps
 
 __all__ = ["KAPPA", "R", "C", "GAMMA", "CGETCoefficients", "TeacherFunctions",
            "cget_coefficients", "teacher_functions"]
@@ -53,6 +54,16 @@ def _table(act: Activation):
     return {_P0: gaussian_expectation(act.expr, 0, known_closed_form=kcf),
             _P1: gaussian_expectation(act.expr, 1, known_closed_form=kcf),
             _P2: gaussian_expectation(act.expr**2, 0, known_closed_form=kcf)}
+
+
+def _check_finite(params, values):
+    for sym, v in zip(params, values):
+        try:
+            ok = bool(np.all(np.isfinite(np.asarray(v, dtype=float))))
+        except (TypeError, ValueError):
+            raise ValueError(f"{sym} must be a real number, got {v!r}") from None
+        if not ok:
+            raise ValueError(f"{sym} must be finite, got {v!r}")
 
 
 class _Family:
@@ -86,13 +97,17 @@ class _Family:
     def numpy(self):
         """Vectorised evaluator ``f(*params) -> tuple of arrays`` (generated, numpy/scipy)."""
         def evaluate(*values):
+            _check_finite(self.params, values)
             self._validate(*values)
             return self.set.numpy(*values)
         return evaluate
 
     def mpmath(self, dps: int = 30):
         """High-precision evaluator ``f(*params) -> tuple of mpf`` at ``dps`` digits."""
+        check_dps(dps)
+
         def evaluate(*values):
+            _check_finite(self.params, values)
             self._validate(*values)
             return self.set.mpmath(*values, dps=dps)
         return evaluate

@@ -24,7 +24,7 @@ import numpy as np
 
 from .activations import activation
 from .cget import cget_coefficients, teacher_functions
-from .gaussian import gauss_hermite
+from .gaussian import gauss_hermite, trapezoid_mpmath
 
 __all__ = ["ChannelData", "channel_data", "gauss_hermite_mpmath", "validate_srf_parameters"]
 
@@ -147,17 +147,14 @@ def gauss_legendre_mpmath(n: int, dps: int):
 
 @lru_cache(maxsize=32)
 def _trapezoid_mpmath(n: int, dps: int):
-    """Trapezoidal rule for E_kappa at ``dps`` digits: n equispaced nodes on [-L, L] with
-    phi(L) < 10^-(dps+12).  For integrands analytic in a strip of half-width tau it
+    """Trapezoidal rule for E_kappa at ``dps`` digits with about n nodes
+    (:func:`srfsym.gaussian.trapezoid_mpmath`).  For integrands analytic in a strip of half-width tau it
     converges like exp(-2 pi tau / h), much faster than Gauss-Hermite when the integrand
     has complex poles near the real axis (1/(1 + V(kappa)) does)."""
     with mpmath.workdps(dps + 15):
-        L = mpmath.sqrt(2 * (dps + 12) * mpmath.log(10)) + 1
-        h = 2 * L / (n - 1)
-        norm = h / mpmath.sqrt(2 * mpmath.pi)
-        ks = tuple(-L + j * h for j in range(n))
-        ws = tuple(norm * mpmath.exp(-k * k / 2) for k in ks)
-    return ks, ws
+        h = 2 * (mpmath.sqrt(2 * (dps + 12) * mpmath.log(10)) + 2) / (n - 1)
+    ks, ws = trapezoid_mpmath(h, dps)
+    return tuple(ks), tuple(ws)
 
 
 def kappa_rule(nodes: int, cuts=(), dps=None):

@@ -42,6 +42,7 @@ import numpy as np
 
 from .channel import ChannelData, channel_data, validate_srf_parameters
 from .mapping import srf_mapping
+from .values import check_dps
 
 __all__ = ["State", "Hats", "ConvergenceError", "FixedPointResult", "LearningCurve",
            "sweep", "solve", "solve_srf", "learning_curve", "optimal_lambda", "make_spectrum"]
@@ -172,15 +173,20 @@ def sweep(problem: _Problem, state: State) -> State:
 _START = State(0.1, 0.2, 3.0, 3.0, 0.5, 0.5, 1.5)   # the reference's starting point
 
 
-def _v_map(P: _Problem, V):
-    V1hat, V2hat, _ = P.v_hats(V[0], V[1])
+def _spectral_moments(P: _Problem, V1hat, V2hat, V):
+    """Spectral sums at (lambda + V2hat, V1hat); a diverging resolvent is a ConvergenceError."""
     try:
-        mom = P.moments(P.lam + V2hat, V1hat)
+        return P.moments(P.lam + V2hat, V1hat)
     except ValueError as exc:
         raise ConvergenceError(
             f"the resolvent diverges at lambda + V2hat = {float(P.lam + V2hat):.3g} "
             f"({exc}); with lambda = 0 and mu_star = 0 the ridgeless limit needs beta < 1",
             residual=float("inf"), iterate=V) from None
+
+
+def _v_map(P: _Problem, V):
+    V1hat, V2hat, _ = P.v_hats(V[0], V[1])
+    mom = _spectral_moments(P, V1hat, V2hat, V)
     return mom.rho, mom.inv
 
 
@@ -191,13 +197,7 @@ def _v_map_jacobian(P: _Problem, V):
     the spectrum returns anyway: d<1/S>/dlambda' = -<1/S^2>, d<1/S>/dVhat1 = -<D/S^2>,
     d<D/S>/dlambda' = -<D/S^2>, d<D/S>/dVhat1 = -<D^2/S^2> (lambda' = lambda + Vhat2)."""
     V1hat, V2hat, w = P.v_hats(V[0], V[1])
-    try:
-        mom = P.moments(P.lam + V2hat, V1hat)
-    except ValueError as exc:
-        raise ConvergenceError(
-            f"the resolvent diverges at lambda + V2hat = {float(P.lam + V2hat):.3g} "
-            f"({exc}); with lambda = 0 and mu_star = 0 the ridgeless limit needs beta < 1",
-            residual=float("inf"), iterate=V) from None
+    mom = _spectral_moments(P, V1hat, V2hat, V)
     w2 = w * w
     a = -P.a_b
     dVh = np.array([[a * P.E(P.mu1sq * P.mu1sq * w2), a * P.E(P.mu1sq * P.mus2 * w2)],
@@ -467,6 +467,8 @@ def solve_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp"
     t0 = time.perf_counter()
     _validate(alpha, lam, beta)
     validate_srf_parameters(r, c, gamma)
+    if dps is not None:
+        dps = check_dps(dps)
     exact = (r, c, gamma)   # kept as given (decimal strings / mpf) for the mpmath solve
     r, c, gamma = float(r), float(c), float(gamma)
     spec = make_spectrum(spectrum, beta=float(beta), c=c, d=d, seed=seed, gamma=gamma)
@@ -641,7 +643,9 @@ def learning_curve(student, teacher, alpha0, eta, lam, alphas, beta=1.0, spectru
     >>> bool(np.all(np.diff(lc.test_error) < 0))
     True
     """
-    alphas = np.asarray(alphas, dtype=float)
+    alphas = np.atleast_1d(np.asarray(alphas, dtype=float))
+    if alphas.size == 0:
+        raise ValueError("alphas must contain at least one value")
     mp = srf_mapping(student, teacher, eta, alpha0, mu0_correction=kwargs.pop("mu0_correction",
                                                                              True))
     args = (student, teacher, mp.spike_strength, mp.bulk_variance, mp.alignment, lam)

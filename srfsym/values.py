@@ -20,7 +20,22 @@ from typing import Callable
 import mpmath
 import sympy as sp
 
-__all__ = ["Value"]
+__all__ = ["Value", "check_dps"]
+
+
+def check_dps(dps) -> int:
+    """A working precision in decimal digits: an integer from 5 to 1000.
+
+    >>> check_dps(30)
+    30
+    >>> check_dps(0)
+    Traceback (most recent call last):
+    ...
+    ValueError: dps (decimal digits) must be an integer from 5 to 1000, got 0
+    """
+    if isinstance(dps, bool) or not isinstance(dps, int) or not 5 <= dps <= 1000:
+        raise ValueError(f"dps (decimal digits) must be an integer from 5 to 1000, got {dps!r}")
+    return dps
 
 
 @dataclass(frozen=True)
@@ -58,6 +73,7 @@ class Value:
 
     def mpmath(self, dps: int = 30):
         """The value as an mpmath number with ``dps`` correct digits (target)."""
+        check_dps(dps)
         if dps not in self._memo:
             self._memo[dps] = self._evaluate(dps)
         return self._memo[dps]
