@@ -214,7 +214,8 @@ def cmd_curve(args):
         from .simulate import simulate
         sim = simulate(args.student, args.teacher, args.alpha0, args.eta, args.lam,
                        list(np.asarray(args.sim_alpha or alphas[:: max(1, len(alphas) // 6)])),
-                       d=args.d_sim, beta=args.beta, seeds=args.seeds, progress=True)
+                       d=args.d_sim, beta=args.beta, seeds=args.seeds, progress=True,
+                       shared_first_layer=args.shared_first_layer)
     rows = lc.to_rows()
     for r in rows:
         r.update(upper_bound=b.upper, lower_bound=b.lower, kernel_baseline=b.kernel)
@@ -269,6 +270,8 @@ def cmd_simulate(args):
     from .simulate import simulate
     res = simulate(args.student, args.teacher, args.alpha0, args.eta, args.lam, args.alpha,
                    d=args.d, beta=args.beta, seeds=args.seeds, model=args.model, seed=args.seed,
+                   n_test=args.n_test, workers=args.workers,
+                   shared_first_layer=args.shared_first_layer,
                    progress=not (args.json or args.csv))
     if args.json:
         _json(res.to_dict())
@@ -433,6 +436,11 @@ def _add_spectrum(p):
     p.add_argument("--seed", type=int, default=0)
 
 
+_SHARED_HELP = ("train one first layer and re-draw only the readout/test data per seed (the "
+                "reference notebook's protocol; error bars then omit the first layer's "
+                "fluctuations)")
+
+
 def build_parser():
     ap = argparse.ArgumentParser(prog="srfsym", description=__doc__.splitlines()[0])
     ap.add_argument("--integrate-timeout", type=float, default=None,
@@ -509,6 +517,7 @@ def build_parser():
     p.add_argument("--sim-alpha", type=float, nargs="*")
     p.add_argument("--d-sim", type=int, default=500)
     p.add_argument("--seeds", type=int, default=3)
+    p.add_argument("--shared-first-layer", action="store_true", help=_SHARED_HELP)
     g = p.add_mutually_exclusive_group()
     g.add_argument("--json", action="store_true")
     g.add_argument("--csv", action="store_true")
@@ -520,6 +529,9 @@ def build_parser():
     p.add_argument("--seeds", type=int, default=3)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--model", choices=["network", "srf"], default="network")
+    p.add_argument("--n-test", type=int, default=5000, help="fresh test points per seed")
+    p.add_argument("--workers", type=int, default=None, help="cores to use (default: all)")
+    p.add_argument("--shared-first-layer", action="store_true", help=_SHARED_HELP)
     g = p.add_mutually_exclusive_group()
     g.add_argument("--json", action="store_true")
     g.add_argument("--csv", action="store_true")

@@ -573,8 +573,8 @@ class SimulationResult:
 
     Arrays ``*_per_seed`` have one row per seed; ``test_error`` etc. are means over seeds and
     ``*_sem`` the standard errors of those means (``std(ddof=1)/sqrt(seeds)``, NaN for one seed).
-    For ``model="network"``, ``r_emp``, ``c_emp``, ``gamma_emp`` (per seed) and
-    ``singular_values`` (seeds x 3) are measured on ``W1 - W0``; for ``model="srf"`` on
+    For ``model="network"``, ``r_emp``, ``c_emp``, ``gamma_emp`` (per seed; a single entry
+    with ``shared_first_layer``) and ``singular_values`` (seeds x 3) are measured on ``W1 - W0``; for ``model="srf"`` on
     ``W - W_bulk = r 1 vhat^T`` and ``W``.  ``r``, ``c``, ``gamma`` are the sRF parameters used
     (``model="srf"``) or ``None``.
     """
@@ -654,10 +654,13 @@ class SimulationResult:
                 f"lam={self.lam:g}, {self.seeds} seed(s), n_test={self.n_test}, "
                 f"{self.wall_time:.1f} s")
         lines = [head]
+        if self.settings.get("shared_first_layer"):
+            lines.append("  one first layer shared by all seeds: the +- are readout/test "
+                         "sampling only")
         if self.model == "srf":
             lines.append(f"  sRF parameters used: r={self.r:.6g}, c={self.c:.6g}, "
                          f"gamma={self.gamma:.6g}")
-        sem = (lambda a: "" if self.seeds < 2 else f" +- {np.std(a, ddof=1)/math.sqrt(a.size):.2g}")
+        sem = (lambda a: "" if a.size < 2 else f" +- {np.std(a, ddof=1)/math.sqrt(a.size):.2g}")
         lines.append(f"  measured: r={self.r_emp_mean:.6f}{sem(self.r_emp)}, "
                      f"c={self.c_emp_mean:.6f}{sem(self.c_emp)}, "
                      f"gamma={self.gamma_emp_mean:.6f}{sem(self.gamma_emp)}, "
@@ -702,29 +705,38 @@ def _features_and_labels(sig, sig_star, W: np.ndarray, ss: np.random.SeedSequenc
     return phi, y
 
 
+def _first_layer(task: dict, ss: np.random.SeedSequence, student: Activation,
+                 teacher: Activation):
+    """The first layer of one seed and its measured sRF parameters: ``(W1, emp)``."""
+    ss_init, ss_step = _children(ss, 2)
+    d, p = task["d"], task["p"]
+    if task["model"] == "network":
+        W0 = sphere_rows(np.random.default_rng(ss_init), p, d)
+        W1 = _network_step(student, teacher, W0, task["n0"], task["eta"], ss_step,
+                           task["step_dtype"], task["threads"], task.get("tick"))
+        emp = empirical_srf_parameters(W0, W1)
+    else:
+        Wb, W1, _ = srf_first_layer(task["r"], task["c"], task["gamma"], d, p / d, ss)
+        emp = empirical_srf_parameters(Wb, W1)
+    return W1, {k: emp[k] for k in ("r", "c", "gamma", "singular_values")}
+
+
 def _run_seed(task: dict) -> dict:
-    """Everything for one seed: first layer, measured sRF parameters, one readout per alpha."""
+    """Everything for one seed: first layer (unless ``task["first_layer"]`` is given), measured
+    sRF parameters, one readout per alpha."""
     student = _rebuild(task["student"])
     teacher = _rebuild(task["teacher"])
     ss = task["seed_sequence"]
-    ss_init, ss_step, ss_read, ss_test, ss_misc = _children(ss, 5)
-    d, p = task["d"], task["p"]
+    _, _, ss_read, ss_test, _ = _children(ss, 5)
     threads, tick = task["threads"], task.get("tick")
-    blas = task.get("blas_threads")
-    with _blas_threads(blas):
-        if task["model"] == "network":
-            W0 = sphere_rows(np.random.default_rng(ss_init), p, d)
-            W1 = _network_step(student, teacher, W0, task["n0"], task["eta"], ss_step,
-                               task["step_dtype"], threads, tick)
-            emp = empirical_srf_parameters(W0, W1)
-            del W0
+    with _blas_threads(task.get("blas_threads")):
+        if task.get("first_layer") is None:
+            W1, emp = _first_layer(task, ss, student, teacher)
         else:
-            Wb, W1, _ = srf_first_layer(task["r"], task["c"], task["gamma"], d, p / d, ss)
-            emp = empirical_srf_parameters(Wb, W1)
-            del Wb
+            W1, emp = task["first_layer"]
         phi_test, y_test = _features_and_labels(student.numpy, teacher.numpy, W1, ss_test,
                                                 task["n_test"], threads)
-        sqp = math.sqrt(p)
+        sqp = math.sqrt(task["p"])
         test, train = [], []
         for n, ss_a in zip(task["ns"], _children(ss_read, len(task["ns"]))):
             phi, y = _features_and_labels(student.numpy, teacher.numpy, W1, ss_a, n, threads)
@@ -770,7 +782,7 @@ def simulate(student, teacher, alpha0: float, eta: float, lam: float, alpha, d: 
              r: float | None = None, c: float | None = None, gamma: float | None = None,
              seed: int = 0, workers: int | None = None, progress: bool = False,
              max_memory_gb: float = 8.0, parallel: str = "chunks",
-             step_dtype="float32") -> SimulationResult:
+             step_dtype="float32", shared_first_layer: bool = False) -> SimulationResult:
     r"""Simulate one giant step + ridge readout (or the sRF model) at finite ``d``.
 
     Parameters
@@ -791,7 +803,8 @@ def simulate(student, teacher, alpha0: float, eta: float, lam: float, alpha, d: 
     beta : float
         ``p/d``.
     seeds : int
-        Independent repetitions (first layer, step data, readout and test data all re-drawn).
+        Independent repetitions (first layer, step data, readout and test data all re-drawn,
+        unless ``shared_first_layer``).
     n_test : int
         Fresh test points per seed.
     model : {"network", "srf"}
@@ -818,6 +831,13 @@ def simulate(student, teacher, alpha0: float, eta: float, lam: float, alpha, d: 
         jobs running): the two were within 5-25 % of each other, ``"seeds"`` ahead.
     step_dtype : {"float32", "float64"}
         Floating type of the step's matrix products (accumulated in float64 either way).
+    shared_first_layer : bool
+        ``False`` (default): every seed draws its own ``W0`` and step data.  ``True``: one first
+        layer (seed 0's, identical to seed 0 of the default mode) is trained once and every seed
+        re-draws only the readout and test data -- the protocol of the reference notebook
+        (``Simulations.ipynb``), ``seeds`` times cheaper in the step.  The standard errors then
+        measure the readout/test sampling given that one ``W1``, not the first layer's
+        fluctuations, and ``r_emp`` etc. have a single entry.
 
     Returns
     -------
@@ -829,6 +849,12 @@ def simulate(student, teacher, alpha0: float, eta: float, lam: float, alpha, d: 
     ...                workers=1)
     >>> res.alphas.tolist(), res.n.tolist(), res.r_emp.shape
     ([0.5, 1.0], [20, 40], (2,))
+    >>> shared = simulate("tanh", "tanh", 2.0, 1.0, 0.1, [0.5, 1.0], d=40, seeds=2, n_test=100,
+    ...                   workers=1, shared_first_layer=True)
+    >>> bool(np.array_equal(shared.test_error_per_seed[0], res.test_error_per_seed[0]))
+    True
+    >>> shared.r_emp.shape
+    (1,)
     """
     t_start = time.perf_counter()
     # ---------------- validation (before any work) ----------------
@@ -866,6 +892,8 @@ def simulate(student, teacher, alpha0: float, eta: float, lam: float, alpha, d: 
     workers = _positive_int("workers", workers, 1)
     if parallel not in ("chunks", "seeds"):
         raise ValueError(f"parallel must be 'chunks' or 'seeds', got {parallel!r}")
+    if not isinstance(shared_first_layer, (bool, np.bool_)):
+        raise ValueError(f"shared_first_layer must be True or False, got {shared_first_layer!r}")
     if np.dtype(step_dtype) not in (np.float32, np.float64):
         raise ValueError(f"step_dtype must be float32 or float64, got {step_dtype!r}")
     max_memory_gb = _finite_real("max_memory_gb", max_memory_gb)
@@ -921,10 +949,23 @@ def simulate(student, teacher, alpha0: float, eta: float, lam: float, alpha, d: 
         if parallel == "chunks":
             rows = _chunk_rows(d, p, np.dtype(step_dtype).itemsize)
             n_chunks = -(-n0 // rows) if (model == "network" and n0 > 0) else 0
-            bar = tqdm(total=seeds * (n_chunks + len(ns)), desc="simulate", unit="step")
+            bar = tqdm(total=(1 if shared_first_layer else seeds) * n_chunks + seeds * len(ns),
+                       desc="simulate", unit="step")
         else:
             bar = tqdm(total=seeds, desc="simulate", unit="seed")
+    lock = threading.Lock()
+
+    def tick():
+        with lock:
+            bar.update(1)
+
     try:
+        if shared_first_layer:
+            with _blas_threads(1):
+                base["first_layer"] = _first_layer(
+                    dict(base, threads=workers,
+                         tick=tick if (bar is not None and parallel == "chunks") else None),
+                    seed_seqs[0], student_act, teacher_act)
         if parallel == "seeds" and workers > 1 and seeds > 1:
             tasks = [dict(base, seed_sequence=s, threads=1, blas_threads=1) for s in seed_seqs]
             out = [None] * seeds
@@ -936,12 +977,6 @@ def simulate(student, teacher, alpha0: float, eta: float, lam: float, alpha, d: 
                     if bar is not None:
                         bar.update(1)
         else:
-            lock = threading.Lock()
-
-            def tick():
-                with lock:
-                    bar.update(1)
-
             out = []
             for s in seed_seqs:
                 task = dict(base, student=student_act, teacher=teacher_act, seed_sequence=s,
@@ -955,6 +990,7 @@ def simulate(student, teacher, alpha0: float, eta: float, lam: float, alpha, d: 
         if bar is not None:
             bar.close()
 
+    layers = out[:1] if shared_first_layer else out       # one entry per distinct first layer
     test = np.array([o["test"] for o in out])
     train = np.array([o["train"] for o in out])
 
@@ -969,10 +1005,11 @@ def simulate(student, teacher, alpha0: float, eta: float, lam: float, alpha, d: 
         seed=int(seed), test_error=test.mean(axis=0), test_error_sem=sem(test),
         train_error=train.mean(axis=0), train_error_sem=sem(train),
         test_error_per_seed=test, train_error_per_seed=train,
-        r_emp=np.array([o["r"] for o in out]), c_emp=np.array([o["c"] for o in out]),
-        gamma_emp=np.array([o["gamma"] for o in out]),
-        singular_values=np.array([o["sv"] for o in out]),
+        r_emp=np.array([o["r"] for o in layers]), c_emp=np.array([o["c"] for o in layers]),
+        gamma_emp=np.array([o["gamma"] for o in layers]),
+        singular_values=np.array([o["sv"] for o in layers]),
         r=r, c=c, gamma=gamma, wall_time=time.perf_counter() - t_start,
         settings={"workers": workers, "parallel": parallel,
                   "step_dtype": np.dtype(step_dtype).name, "memory_estimate_gb": est,
+                  "shared_first_layer": bool(shared_first_layer),
                   "first_layer_reused_across_alpha": True, "test_set_reused_across_alpha": True})

@@ -76,6 +76,61 @@ def test_curve_csv_and_plot(capsys, tmp_path):
     assert lines[0].startswith("alpha,") and len(lines) == 4
 
 
+SIM_ARGS = ["--student", "tanh", "--teacher", "sin", "--alpha0", "4", "--eta", "2", "--lam",
+            "0.1", "--beta", "0.75"]
+
+
+def test_simulate_json_csv_and_text_are_the_library_call(capsys):
+    from srfsym.simulate import simulate
+    argv = ["simulate", *SIM_ARGS, "--alpha", "0.5", "1.5", "--d", "40", "--seeds", "2",
+            "--seed", "3", "--n-test", "150", "--workers", "1"]
+    code, out, _ = run(capsys, *argv, "--json")
+    assert code == 0
+    got = json.loads(out)
+    ref = simulate("tanh", "sin", 4.0, 2.0, 0.1, [0.5, 1.5], d=40, beta=0.75, seeds=2, seed=3,
+                   n_test=150, workers=1)
+    assert got["p"] == 30 and got["n_test"] == 150 and got["n"] == [20, 60]
+    assert got["test_error_per_seed"] == ref.test_error_per_seed.tolist()
+    assert got["r_emp"] == ref.r_emp.tolist() and len(got["r_emp"]) == 2
+    code, out, _ = run(capsys, *argv, "--csv")
+    lines = out.strip().splitlines()
+    assert code == 0 and lines[0] == "alpha,test_error,test_error_sem" and len(lines) == 3
+    assert float(lines[2].split(",")[1]) == pytest.approx(ref.test_error[1], rel=1e-12)
+    # the reference notebook's protocol: one first layer, seed 0's
+    code, out, _ = run(capsys, *argv, "--shared-first-layer", "--json")
+    shared = json.loads(out)
+    assert code == 0 and shared["settings"]["shared_first_layer"] is True
+    assert shared["r_emp"] == ref.r_emp.tolist()[:1]
+    assert shared["test_error_per_seed"][0] == ref.test_error_per_seed[0].tolist()
+    code, out, _ = run(capsys, *argv)
+    assert code == 0 and "measured: r=" in out and "alpha0=4 (n0=160)" in out
+
+
+def test_curve_with_simulation_overlay(capsys, tmp_path):
+    png = tmp_path / "s.png"
+    code, out, _ = run(capsys, "curve", *SIM_ARGS, "--alpha", "0.5", "1", "2", "--simulate",
+                       "--sim-alpha", "1", "2", "--d-sim", "40", "--seeds", "2", "--json",
+                       "--plot", str(png))
+    assert code == 0 and png.stat().st_size > 1000
+    got = json.loads(out)
+    assert [r["alpha"] for r in got["theory"]] == [0.5, 1.0, 2.0]
+    sim = got["simulation"]
+    assert sim["alphas"] == [1.0, 2.0] and sim["d"] == 40 and sim["p"] == 30
+    assert sim["seeds"] == 2 and len(sim["test_error_per_seed"]) == 2
+
+
+@pytest.mark.parametrize("extra, needle", [
+    (["--d", "1"], "d must"),
+    (["--d", "40", "--seeds", "0"], "seeds must"),
+    (["--d", "40", "--n-test", "0"], "n_test must"),
+    (["--d", "40", "--workers", "0"], "workers must"),
+    (["--d", "300000"], "memory"),
+])
+def test_simulate_bad_input(capsys, extra, needle):
+    code, _, err = run(capsys, "simulate", *SIM_ARGS, "--alpha", "1", *extra)
+    assert code == 2 and needle in err and "Traceback" not in err
+
+
 def test_derive_list_and_one_script(capsys):
     code, out, _ = run(capsys, "derive", "--list")
     assert code == 0 and "sherman_morrison" in out and "marchenko_pastur" in out

@@ -323,6 +323,36 @@ def test_workers_and_parallel_modes_agree():
         assert np.allclose(other.test_error_per_seed, base.test_error_per_seed, rtol=1e-8)
 
 
+def test_shared_first_layer_trains_seed_zeros_layer_once():
+    # the reference notebook's protocol: one W1, fresh readout and test data per seed
+    args = ("tanh", "sin", 6.0, 2.0, 0.05, [0.5, 1.5])
+    kw = dict(d=48, seeds=3, n_test=200, workers=1, seed=7)
+    own = simulate(*args, **kw)
+    shared = simulate(*args, shared_first_layer=True, **kw)
+    assert shared.r_emp.shape == (1,) and shared.singular_values.shape == (1, 3)
+    assert shared.r_emp[0] == own.r_emp[0] and shared.c_emp[0] == own.c_emp[0]
+    assert np.array_equal(shared.test_error_per_seed[0], own.test_error_per_seed[0])
+    # seeds 1, 2: their own readout/test streams on seed 0's layer, rebuilt here by hand
+    W0, W1 = network_first_layer("tanh", "sin", 6.0, 2.0, d=48, seed=S._children(
+        np.random.SeedSequence(7), 1)[0], workers=1)
+    assert np.isclose(empirical_srf_parameters(W0, W1)["r"], shared.r_emp[0], rtol=1e-12)
+    for k in (1, 2):
+        task = dict(model="network", student=S._portable(activation("tanh")),
+                    teacher=S._portable(activation("sin")), d=48, p=48, n0=288, eta=2.0,
+                    lam=0.05, ns=[24, 72], n_test=200, threads=1,
+                    seed_sequence=S._children(np.random.SeedSequence(7), 3)[k],
+                    first_layer=(W1, {"r": 0, "c": 0, "gamma": 0, "singular_values": 0}))
+        assert np.allclose(S._run_seed(task)["test"], shared.test_error_per_seed[k],
+                           rtol=1e-12)
+        assert not np.allclose(shared.test_error_per_seed[k], own.test_error_per_seed[k])
+    # processes and threads give the same numbers in this mode too
+    procs = simulate(*args, shared_first_layer=True, parallel="seeds",
+                     **dict(kw, workers=2))
+    assert np.allclose(procs.test_error_per_seed, shared.test_error_per_seed, rtol=1e-10)
+    assert "shared by all seeds" in shared.summary()
+    assert shared.to_dict()["settings"]["shared_first_layer"] is True
+
+
 def test_result_dict_and_summary(tmp_path):
     res = simulate("tanh", "sin", 2.0, 1.0, 0.1, [0.5, 1.0], d=30, seeds=2, n_test=60,
                    workers=1, progress=True)
@@ -385,6 +415,7 @@ GOOD = dict(student="tanh", teacher="sin", alpha0=2.0, eta=1.0, lam=0.1, alpha=1
     ({"model": "kernel"}, "model must"),
     ({"workers": 0}, "workers must"),
     ({"parallel": "gpu"}, "parallel must"),
+    ({"shared_first_layer": "yes"}, "shared_first_layer must"),
     ({"r": 0.5}, "model='srf'"),
     ({"model": "srf", "r": 0.5, "c": 1.0, "gamma": 1.5}, "gamma must lie in"),
     ({"model": "srf", "r": 0.5, "c": 1.0, "gamma": -1.01}, "gamma must lie in"),
