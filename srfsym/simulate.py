@@ -35,7 +35,11 @@ step data (in fixed blocks of :data:`BLOCK_ROWS` rows, one generator per block,
 so the data do not depend on chunk sizes or on the number of threads), the
 test set and, for each ``alpha``, a fresh readout training set.  The first
 layer (and the test set) of a seed is re-used for every ``alpha``; the readout
-training data are drawn afresh for each ``alpha``.  Results are bitwise
+training data are drawn afresh for each ``alpha``.  With
+``shared_first_layer=True`` every seed uses seed 0's first layer (the reference
+notebook's protocol: one step, fresh readout and test data per seed), which
+separates readout/test sampling noise from the first layer's fluctuations.
+Results are bitwise
 reproducible for fixed ``(seed, workers, parallel, step_dtype)``; changing
 ``workers`` only changes the order of floating-point sums (differences at
 rounding level).
@@ -57,10 +61,8 @@ Examples
 """
 from __future__ import annotations
 
-import ctypes
 import math
 import os
-import re
 import threading
 import time
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
@@ -163,66 +165,25 @@ def sphere_rows(rng: np.random.Generator, p: int, d: int, radius: float = 1.0) -
 
 
 # --------------------------------------------------------------------------------------
-# BLAS thread control (a tiny stand-in for threadpoolctl, which is not a dependency)
+# BLAS thread control (threadpoolctl)
 
-_BLAS_SETTERS = ("openblas_set_num_threads", "scipy_openblas_set_num_threads64_",
-                 "scipy_openblas_set_num_threads", "openblas_set_num_threads64_",
-                 "MKL_Set_Num_Threads")
-_BLAS_GETTERS = ("openblas_get_num_threads", "scipy_openblas_get_num_threads64_",
-                 "scipy_openblas_get_num_threads", "openblas_get_num_threads64_",
-                 "MKL_Get_Max_Threads")
-_blas_lock = threading.Lock()
-
-
-_BLAS_FOUND: list | None = None
-
-
-def _blas_libraries():
-    """(get, set) ctypes function pairs of every BLAS loaded in this process (Linux only)."""
-    global _BLAS_FOUND
-    if _BLAS_FOUND is None:
-        _BLAS_FOUND = _find_blas_libraries()
-    return _BLAS_FOUND
-
-
-def _find_blas_libraries():
-    try:
-        with open("/proc/self/maps") as fh:
-            paths = sorted(set(re.findall(r"(/\S*(?:openblas|mkl_rt)\S*\.so\S*)", fh.read())))
-    except OSError:
-        return []
-    found = []
-    for path in paths:
-        try:
-            lib = ctypes.CDLL(path)
-        except OSError:
-            continue
-        for get_name, set_name in zip(_BLAS_GETTERS, _BLAS_SETTERS):
-            getter, setter = getattr(lib, get_name, None), getattr(lib, set_name, None)
-            if getter is not None and setter is not None:
-                getter.restype = ctypes.c_int
-                found.append((getter, setter))
-                break
-    return found
+_CONTROLLER = None
+_controller_lock = threading.Lock()
 
 
 @contextmanager
 def _blas_threads(n: int | None):
     """Temporarily cap the BLAS thread pools of this process at ``n`` (no-op if ``None``)."""
+    global _CONTROLLER
     if n is None:
         yield
         return
-    with _blas_lock:
-        libs = _blas_libraries()
-        old = [get() for get, _ in libs]
-        for _, setter in libs:
-            setter(ctypes.c_int(int(n)))
-    try:
+    with _controller_lock:
+        if _CONTROLLER is None:      # scanning the loaded libraries once is enough
+            from threadpoolctl import ThreadpoolController
+            _CONTROLLER = ThreadpoolController()
+    with _CONTROLLER.limit(limits=int(n), user_api="blas"):
         yield
-    finally:
-        with _blas_lock:
-            for (_, setter), k in zip(libs, old):
-                setter(ctypes.c_int(int(k)))
 
 
 # --------------------------------------------------------------------------------------
@@ -740,7 +701,8 @@ def _run_seed(task: dict) -> dict:
         test, train = [], []
         for n, ss_a in zip(task["ns"], _children(ss_read, len(task["ns"]))):
             phi, y = _features_and_labels(student.numpy, teacher.numpy, W1, ss_a, n, threads)
-            a_hat = ridge_readout(phi, y, task["lam"])
+            with _blas_threads(threads):     # one big Gram product and Cholesky: BLAS threads
+                a_hat = ridge_readout(phi, y, task["lam"])
             train.append(float(np.mean((y - phi @ a_hat / sqp) ** 2)))
             test.append(float(np.mean((y_test - phi_test @ a_hat / sqp) ** 2)))
             del phi, y
