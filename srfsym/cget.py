@@ -35,6 +35,7 @@ import sympy as sp
 
 from .activations import Activation, activation
 from .gaussian import FormulaSet, gaussian_expectation
+from .hermite import mustar2_from_moments
 from .values import check_dps
 
 __all__ = ["KAPPA", "R", "C", "GAMMA", "CGETCoefficients", "TeacherFunctions",
@@ -120,7 +121,7 @@ class CGETCoefficients(_Family):
 
     def __init__(self, act):
         templates = {"mu0": _P0, "mu1": _P1 / sp.sqrt(C),
-                     "mustar2": _P2 - _P0**2 - _P1**2}
+                     "mustar2": mustar2_from_moments(_P0, _P1, _P2)}
         super().__init__(act, templates, (KAPPA, R, C), R * KAPPA, sp.sqrt(C))
 
     @property

@@ -17,14 +17,13 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 
-import math
-
 import mpmath
 import numpy as np
 
 from .activations import activation
 from .cget import cget_coefficients, teacher_functions
-from .gaussian import gauss_hermite, trapezoid_mpmath
+from .gaussian import (GAUSSIAN_HALF_WIDTH, gauss_hermite, gaussian_piecewise_rule,
+                       trapezoid_mpmath)
 
 __all__ = ["ChannelData", "channel_data", "gauss_hermite_mpmath", "validate_srf_parameters"]
 
@@ -93,7 +92,7 @@ def gauss_hermite_mpmath(n: int, dps: int):
     return tuple(nodes), tuple(weights)
 
 
-_HALF_WIDTH = 12  # the Gaussian mass beyond |kappa| = 12 is below 1e-32
+_HALF_WIDTH = GAUSSIAN_HALF_WIDTH  # the Gaussian mass beyond |kappa| = 12 is below 1e-32
 
 
 def _kappa_cuts(teacher, gamma, student=None, r=0.0, c=1.0):
@@ -173,14 +172,7 @@ def kappa_rule(nodes: int, cuts=(), dps=None):
     edges = [-_HALF_WIDTH, *cuts, _HALF_WIDTH]
     per = max(16, nodes // (len(edges) - 1))
     if dps is None:
-        t, wt = np.polynomial.legendre.leggauss(per)
-        ks, ws = [], []
-        for lo, hi in zip(edges[:-1], edges[1:]):
-            half, mid = (hi - lo) / 2, (hi + lo) / 2
-            k = mid + half * t
-            ks.append(k)
-            ws.append(wt * half * np.exp(-k * k / 2) / math.sqrt(2 * math.pi))
-        return np.concatenate(ks), np.concatenate(ws)
+        return gaussian_piecewise_rule(edges, per)
     t, wt = gauss_legendre_mpmath(per, dps)
     ks, ws = [], []
     with mpmath.workdps(dps + 15):

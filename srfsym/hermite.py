@@ -30,7 +30,7 @@ from .activations import X, Activation, activation, _is_zero
 from .gaussian import A, S, DivergentExpectationError, Expectation, gaussian_expectation
 from .values import Value
 
-__all__ = ["HermiteConstants", "hermite_constants"]
+__all__ = ["HermiteConstants", "hermite_constants", "mustar2_from_moments"]
 
 
 def _at_standard(exp_: Expectation, name: str) -> Value:
@@ -50,6 +50,19 @@ def _at_standard(exp_: Expectation, name: str) -> Value:
     exp_.numpy(0.0, 1.0)  # raises DivergentExpectationError for non-integrable integrands
     return Value(name, "numeric", how="mpmath tanh-sinh quadrature",
                  compute=lambda dps, e=exp_: e.mpmath(0, 1, dps=dps))
+
+
+def mustar2_from_moments(E0, E1, E2):
+    """``mu_star^2 = E2 - E0^2 - E1^2``: the energy of sigma above degree 1 (MATH (b), (d)).
+
+    ``E0 = E sigma(u)``, ``E1 = E z sigma(u)``, ``E2 = E sigma(u)^2`` for ``u = a + s z``,
+    ``z ~ N(0, 1)``; the one definition used for the constants here (``a = 0, s = 1``) and
+    for the conditional coefficients of :mod:`srfsym.cget`.  Works on SymPy symbols and numbers.
+
+    >>> mustar2_from_moments(*sp.symbols("E0 E1 E2"))
+    -E0**2 - E1**2 + E2
+    """
+    return E2 - E0**2 - E1**2
 
 
 def _combine(name, template, parts: dict) -> Value:
@@ -112,7 +125,7 @@ def _hermite_constants(act: Activation) -> HermiteConstants:
     mu1 = _at_standard(gaussian_expectation(act.expr, 1, known_closed_form=kcf), "mu1")
     mu2 = _at_standard(gaussian_expectation(act.expr**2, 0, known_closed_form=kcf), "mu2")
     P0, P1, P2, Q = sp.symbols("P0 P1 P2 Q")
-    mustar2 = _combine("mustar2", P2 - P0**2 - P1**2, {P0: mu0, P1: mu1, P2: mu2})
+    mustar2 = _combine("mustar2", mustar2_from_moments(P0, P1, P2), {P0: mu0, P1: mu1, P2: mu2})
     if act.has_dirac_derivative:
         check = Value("checkmu1_sq", "exact", expr=sp.oo,
                       how=f"sigma' = {act.derivative} has a Dirac mass, so E[sigma'^2] = oo")
