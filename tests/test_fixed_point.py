@@ -93,6 +93,17 @@ def test_sampled_spectrum_scatters_around_deterministic():
     assert np.std(vals) > 0  # the sample really fluctuates
 
 
+def test_high_precision_with_sampled_spectrum_says_what_its_digits_mean():
+    kw = dict(spectrum="sample", d=60, seed=3)
+    dbl = solve("tanh", "sin", 20, 3, 0.1, 1.0, **kw)
+    hp = solve("tanh", "sin", 20, 3, 0.1, 1.0, dps=20, **kw)
+    # the same sampled matrix: the two precisions agree to the double solve's accuracy
+    assert abs(float(hp.mp_test_error) - dbl.test_error) < 1e-11 * dbl.test_error
+    assert any("eigen-data are double precision" in n for n in hp.notes)
+    mp = solve("tanh", "sin", 20, 3, 0.1, 1.0, dps=20)
+    assert not any("eigen-data" in n for n in mp.notes)
+
+
 @pytest.mark.parametrize("kw, msg", [
     (dict(alpha=0.0), "alpha"), (dict(alpha=-1.0), "alpha"), (dict(lam=-0.1), "lambda"),
     (dict(beta=0.0), "beta"), (dict(alpha=math.nan), "alpha"),
