@@ -441,6 +441,13 @@ _SHARED_HELP = ("train one first layer and re-draw only the readout/test data pe
                 "fluctuations)")
 
 
+def _add_output(p):
+    """``--json`` or ``--csv`` (one of them) for commands that print tables."""
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--json", action="store_true", help="machine-readable output")
+    g.add_argument("--csv", action="store_true", help="one CSV row per point")
+
+
 def build_parser():
     ap = argparse.ArgumentParser(prog="srfsym", description=__doc__.splitlines()[0])
     ap.add_argument("--integrate-timeout", type=float, default=None,
@@ -491,9 +498,7 @@ def build_parser():
                    help="minimise the test error over lambda at each alpha")
     _add_spectrum(p)
     p.add_argument("--dps", type=int, default=None, help="also solve in mpmath at this precision")
-    g = p.add_mutually_exclusive_group()
-    g.add_argument("--json", action="store_true")
-    g.add_argument("--csv", action="store_true")
+    _add_output(p)
     p.set_defaults(func=cmd_error)
 
     p = sub.add_parser("bounds", help="upper/lower bounds and kernel baseline")
@@ -518,9 +523,7 @@ def build_parser():
     p.add_argument("--d-sim", type=int, default=500)
     p.add_argument("--seeds", type=int, default=3)
     p.add_argument("--shared-first-layer", action="store_true", help=_SHARED_HELP)
-    g = p.add_mutually_exclusive_group()
-    g.add_argument("--json", action="store_true")
-    g.add_argument("--csv", action="store_true")
+    _add_output(p)
     p.set_defaults(func=cmd_curve)
 
     p = sub.add_parser("simulate", help="finite-size simulation of the network or sRF model")
@@ -532,9 +535,7 @@ def build_parser():
     p.add_argument("--n-test", type=int, default=5000, help="fresh test points per seed")
     p.add_argument("--workers", type=int, default=None, help="cores to use (default: all)")
     p.add_argument("--shared-first-layer", action="store_true", help=_SHARED_HELP)
-    g = p.add_mutually_exclusive_group()
-    g.add_argument("--json", action="store_true")
-    g.add_argument("--csv", action="store_true")
+    _add_output(p)
     p.set_defaults(func=cmd_simulate)
 
     p = sub.add_parser("regen-reference", help="recompute tests/reference/*.json at 30 digits")
