@@ -255,7 +255,9 @@ def _plot_curve(args, lc, b, sim):
     ax.axhline(b.kernel, ls=":", color="k", label="kernel baseline")
     if sim is not None:
         ax.errorbar(sim.alphas, sim.test_error, yerr=sim.test_error_sem, fmt="o", color="C3",
-                    label=f"simulation (d = {args.d_sim}, {args.seeds} seeds)")
+                    label=f"simulation (d = {args.d_sim}, {args.seeds} seeds"
+                    + (", one first layer: readout noise only)" if args.shared_first_layer
+                       else ")"))
     ax.set_xlabel(r"$\alpha = n/d$")
     ax.set_ylabel("test error")
     ax.set_title(f"{args.student} / {args.teacher}, $\\alpha_0$ = {args.alpha0}, "
@@ -555,6 +557,11 @@ def main(argv=None):
         set_integrate_timeout(args.integrate_timeout)
     if getattr(args, "cmd", None) in ("error", "simulate") and not args.alpha:
         ap.error("--alpha needs at least one value")
+    if getattr(args, "cmd", None) == "curve" and not args.simulate:
+        for flag, given in (("--shared-first-layer", args.shared_first_layer),
+                            ("--sim-alpha", args.sim_alpha is not None)):
+            if given:
+                ap.error(f"{flag} only applies with --simulate")
     try:
         args.func(args)
     except (CLIError, ActivationError, DivergentExpectationError, ValueError,

@@ -517,7 +517,8 @@ def solve_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp"
             prev = mp_res
             K = int(K * 1.5)
         mp_res.node_error = float(change)
-        if not (isinstance(spec_mp, str) or type(spec_mp).__name__ == "MarchenkoPastur"):
+        from .spectrum import SampledSpectrum
+        if isinstance(spec_mp, SampledSpectrum):
             mp_res.notes.append(
                 f"{type(spec_mp).__name__}: the sampled matrix's eigen-data are double precision; "
                 f"the {dps}-digit value is exact for those data, but describes the sampled "

@@ -171,18 +171,33 @@ _CONTROLLER = None
 _controller_lock = threading.Lock()
 
 
-@contextmanager
-def _blas_threads(n: int | None):
-    """Temporarily cap the BLAS thread pools of this process at ``n`` (no-op if ``None``)."""
+def _controller():
     global _CONTROLLER
-    if n is None:
-        yield
-        return
     with _controller_lock:
         if _CONTROLLER is None:      # scanning the loaded libraries once is enough
             from threadpoolctl import ThreadpoolController
             _CONTROLLER = ThreadpoolController()
-    with _CONTROLLER.limit(limits=int(n), user_api="blas"):
+    return _CONTROLLER
+
+
+def _current_blas_threads() -> int | None:
+    """The smallest thread count of the loaded BLAS libraries now (``None`` if none found)."""
+    counts = [lib["num_threads"] for lib in _controller().select(user_api="blas").info()]
+    return min(counts) if counts else None
+
+
+@contextmanager
+def _blas_threads(n: int | None):
+    """Temporarily set the BLAS thread pools of this process to ``n`` (no-op if ``None``).
+
+    The setting is process-wide; nested uses on one thread restore correctly, but
+    :func:`simulate` must not run in several threads of one process at once (use
+    ``parallel="seeds"`` or separate processes).
+    """
+    if n is None:
+        yield
+        return
+    with _controller().limit(limits=int(n), user_api="blas"):
         yield
 
 
@@ -535,7 +550,7 @@ class SimulationResult:
     Arrays ``*_per_seed`` have one row per seed; ``test_error`` etc. are means over seeds and
     ``*_sem`` the standard errors of those means (``std(ddof=1)/sqrt(seeds)``, NaN for one seed).
     For ``model="network"``, ``r_emp``, ``c_emp``, ``gamma_emp`` (per seed; a single entry
-    with ``shared_first_layer``) and ``singular_values`` (seeds x 3) are measured on ``W1 - W0``; for ``model="srf"`` on
+    with ``shared_first_layer``) and ``singular_values`` (seeds x 3, or 1 x 3) are measured on ``W1 - W0``; for ``model="srf"`` on
     ``W - W_bulk = r 1 vhat^T`` and ``W``.  ``r``, ``c``, ``gamma`` are the sRF parameters used
     (``model="srf"``) or ``None``.
     """
@@ -701,7 +716,8 @@ def _run_seed(task: dict) -> dict:
         test, train = [], []
         for n, ss_a in zip(task["ns"], _children(ss_read, len(task["ns"]))):
             phi, y = _features_and_labels(student.numpy, teacher.numpy, W1, ss_a, n, threads)
-            with _blas_threads(threads):     # one big Gram product and Cholesky: BLAS threads
+            # one big Gram product and Cholesky: BLAS threads, never more than the caller allowed
+            with _blas_threads(task.get("ridge_threads", 1)):
                 a_hat = ridge_readout(phi, y, task["lam"])
             train.append(float(np.mean((y - phi @ a_hat / sqp) ** 2)))
             test.append(float(np.mean((y_test - phi_test @ a_hat / sqp) ** 2)))
@@ -776,7 +792,9 @@ def simulate(student, teacher, alpha0: float, eta: float, lam: float, alpha, d: 
     seed : int
         Root of ``numpy.random.SeedSequence``.
     workers : int, optional
-        Cores to use (default: all available).
+        Cores to use (default: all available).  BLAS is never given more threads than it
+        had when ``simulate`` was called.  BLAS thread settings are process-wide: do not run
+        ``simulate`` in several threads of one process at once.
     progress : bool
         Show a tqdm bar.
     max_memory_gb : float
@@ -795,7 +813,8 @@ def simulate(student, teacher, alpha0: float, eta: float, lam: float, alpha, d: 
         Floating type of the step's matrix products (accumulated in float64 either way).
     shared_first_layer : bool
         ``False`` (default): every seed draws its own ``W0`` and step data.  ``True``: one first
-        layer (seed 0's, identical to seed 0 of the default mode) is trained once and every seed
+        layer (seed 0's: the same as seed 0 of the default mode, bit for bit with the same
+        ``parallel`` and ``workers``, else up to rounding) is trained once and every seed
         re-draws only the readout and test data -- the protocol of the reference notebook
         (``Simulations.ipynb``), ``seeds`` times cheaper in the step.  The standard errors then
         measure the readout/test sampling given that one ``W1``, not the first layer's
@@ -900,11 +919,13 @@ def simulate(student, teacher, alpha0: float, eta: float, lam: float, alpha, d: 
                          "reduce d, alpha, n_test or workers, or raise max_memory_gb")
 
     # ---------------- work ----------------
+    # never raise BLAS above what the caller set (e.g. OPENBLAS_NUM_THREADS=1 on a shared node)
+    ridge_threads = min(workers, _current_blas_threads() or 1)
     seed_seqs = _children(np.random.SeedSequence(seed), seeds)
     base = {"model": model, "student": _portable(student_act), "teacher": _portable(teacher_act),
             "d": d, "p": p, "n0": n0, "eta": eta, "lam": lam, "ns": [int(v) for v in ns],
             "n_test": n_test, "r": r, "c": c, "gamma": gamma,
-            "step_dtype": np.dtype(step_dtype).name}
+            "step_dtype": np.dtype(step_dtype).name, "ridge_threads": ridge_threads}
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -929,7 +950,8 @@ def simulate(student, teacher, alpha0: float, eta: float, lam: float, alpha, d: 
                          tick=tick if (bar is not None and parallel == "chunks") else None),
                     seed_seqs[0], student_act, teacher_act)
         if parallel == "seeds" and workers > 1 and seeds > 1:
-            tasks = [dict(base, seed_sequence=s, threads=1, blas_threads=1) for s in seed_seqs]
+            tasks = [dict(base, seed_sequence=s, threads=1, blas_threads=1, ridge_threads=1)
+                     for s in seed_seqs]
             out = [None] * seeds
             with ProcessPoolExecutor(min(workers, seeds)) as pool:
                 futures = {pool.submit(_run_seed, t): i for i, t in enumerate(tasks)}

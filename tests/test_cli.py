@@ -119,6 +119,19 @@ def test_curve_with_simulation_overlay(capsys, tmp_path):
     assert sim["seeds"] == 2 and len(sim["test_error_per_seed"]) == 2
 
 
+def test_curve_with_shared_first_layer_and_misuse(capsys):
+    code, out, _ = run(capsys, "curve", *SIM_ARGS, "--alpha", "1", "--simulate", "--d-sim",
+                       "40", "--seeds", "2", "--shared-first-layer", "--json")
+    sim = json.loads(out)["simulation"]
+    assert code == 0 and sim["settings"]["shared_first_layer"] is True
+    assert len(sim["r_emp"]) == 1 and len(sim["test_error_per_seed"]) == 2
+    for flags in (["--shared-first-layer"], ["--sim-alpha", "1"]):
+        with pytest.raises(SystemExit) as exc:          # argparse usage error, exit 2
+            main(["curve", *SIM_ARGS, "--alpha", "1", *flags])
+        assert exc.value.code == 2
+        assert "only applies with --simulate" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("extra, needle", [
     (["--d", "1"], "d must"),
     (["--d", "40", "--seeds", "0"], "seeds must"),
