@@ -690,10 +690,10 @@ def _first_layer(task: dict, ss: np.random.SeedSequence, student: Activation,
         W0 = sphere_rows(np.random.default_rng(ss_init), p, d)
         W1 = _network_step(student, teacher, W0, task["n0"], task["eta"], ss_step,
                            task["step_dtype"], task["threads"], task.get("tick"))
-        emp = empirical_srf_parameters(W0, W1)
     else:
-        Wb, W1, _ = srf_first_layer(task["r"], task["c"], task["gamma"], d, p / d, ss)
-        emp = empirical_srf_parameters(Wb, W1)
+        W0, W1, _ = srf_first_layer(task["r"], task["c"], task["gamma"], d, p / d, ss)
+    with _blas_threads(task.get("serial_blas_threads", 1)):   # ARPACK: BLAS-2, memory bound
+        emp = empirical_srf_parameters(W0, W1)
     return W1, {k: emp[k] for k in ("r", "c", "gamma", "singular_values")}
 
 
@@ -717,7 +717,8 @@ def _run_seed(task: dict) -> dict:
         for n, ss_a in zip(task["ns"], _children(ss_read, len(task["ns"]))):
             phi, y = _features_and_labels(student.numpy, teacher.numpy, W1, ss_a, n, threads)
             # one big Gram product and Cholesky: BLAS threads, never more than the caller allowed
-            with _blas_threads(task.get("ridge_threads", 1)):
+            # (serial_blas_threads = min(workers, BLAS threads when simulate was called))
+            with _blas_threads(task.get("serial_blas_threads", 1)):
                 a_hat = ridge_readout(phi, y, task["lam"])
             train.append(float(np.mean((y - phi @ a_hat / sqp) ** 2)))
             test.append(float(np.mean((y_test - phi_test @ a_hat / sqp) ** 2)))
@@ -920,12 +921,12 @@ def simulate(student, teacher, alpha0: float, eta: float, lam: float, alpha, d: 
 
     # ---------------- work ----------------
     # never raise BLAS above what the caller set (e.g. OPENBLAS_NUM_THREADS=1 on a shared node)
-    ridge_threads = min(workers, _current_blas_threads() or 1)
+    serial_blas_threads = min(workers, _current_blas_threads() or 1)
     seed_seqs = _children(np.random.SeedSequence(seed), seeds)
     base = {"model": model, "student": _portable(student_act), "teacher": _portable(teacher_act),
             "d": d, "p": p, "n0": n0, "eta": eta, "lam": lam, "ns": [int(v) for v in ns],
             "n_test": n_test, "r": r, "c": c, "gamma": gamma,
-            "step_dtype": np.dtype(step_dtype).name, "ridge_threads": ridge_threads}
+            "step_dtype": np.dtype(step_dtype).name, "serial_blas_threads": serial_blas_threads}
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -950,7 +951,7 @@ def simulate(student, teacher, alpha0: float, eta: float, lam: float, alpha, d: 
                          tick=tick if (bar is not None and parallel == "chunks") else None),
                     seed_seqs[0], student_act, teacher_act)
         if parallel == "seeds" and workers > 1 and seeds > 1:
-            tasks = [dict(base, seed_sequence=s, threads=1, blas_threads=1, ridge_threads=1)
+            tasks = [dict(base, seed_sequence=s, threads=1, blas_threads=1, serial_blas_threads=1)
                      for s in seed_seqs]
             out = [None] * seeds
             with ProcessPoolExecutor(min(workers, seeds)) as pool:

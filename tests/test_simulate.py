@@ -356,22 +356,25 @@ def test_shared_first_layer_trains_seed_zeros_layer_once():
 def test_blas_threads_never_exceed_the_callers_setting(monkeypatch):
     from threadpoolctl import threadpool_limits
     seen = []
-    ridge = S.ridge_readout
 
-    def spy(*args, **kw):
-        seen.append(S._current_blas_threads())
-        return ridge(*args, **kw)
+    def spy(fn):
+        def wrapped(*args, **kw):
+            seen.append(S._current_blas_threads())
+            return fn(*args, **kw)
+        return wrapped
 
-    monkeypatch.setattr(S, "ridge_readout", spy)
+    # the serial linear algebra: ridge solve and the singular values of W1 - W0
+    monkeypatch.setattr(S, "ridge_readout", spy(S.ridge_readout))
+    monkeypatch.setattr(S, "empirical_srf_parameters", spy(S.empirical_srf_parameters))
     args = ("tanh", "sin", 2.0, 1.0, 0.1, [1.0])
     with threadpool_limits(limits=1, user_api="blas"):
         simulate(*args, d=40, seeds=2, n_test=50, workers=2)
         assert S._current_blas_threads() == 1          # restored to the caller's value
-    assert seen == [1, 1]
+    assert seen == [1, 1, 1, 1]
     seen.clear()
     before = S._current_blas_threads()
     simulate(*args, d=40, seeds=1, n_test=50, workers=2)
-    assert seen == [min(2, before)] and S._current_blas_threads() == before
+    assert seen == [min(2, before)] * 2 and S._current_blas_threads() == before
 
 
 def test_result_dict_and_summary(tmp_path):
