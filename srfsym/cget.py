@@ -124,17 +124,10 @@ class CGETCoefficients(_Family):
                      "mustar2": mustar2_from_moments(_P0, _P1, _P2)}
         super().__init__(act, templates, (KAPPA, R, C), R * KAPPA, sp.sqrt(C))
 
-    @property
-    def mu0(self):
-        return self.set["mu0"].expr
-
-    @property
-    def mu1(self):
-        return self.set["mu1"].expr
-
-    @property
-    def mustar2(self):
-        return self.set["mustar2"].expr
+    mu0 = property(lambda self: self.set["mu0"].expr, doc="mu0(kappa) (None if numeric)")
+    mu1 = property(lambda self: self.set["mu1"].expr, doc="mu1(kappa) (None if numeric)")
+    mustar2 = property(lambda self: self.set["mustar2"].expr,
+                       doc="mu_star(kappa)^2 (None if numeric)")
 
     def _validate(self, kappa, r, c):
         if np.any(np.asarray(c, dtype=float) <= 0):
@@ -151,21 +144,12 @@ class TeacherFunctions(_Family):
         super().__init__(act, templates, (KAPPA, GAMMA), GAMMA * KAPPA,
                          sp.sqrt(1 - GAMMA**2))
 
-    @property
-    def h(self):
-        return self.set["h"].expr
-
-    @property
-    def h1(self):
-        return self.set["h1"].expr
-
-    @property
-    def h2(self):
-        return self.set["h2"].expr
+    h = property(lambda self: self.set["h"].expr, doc="h(kappa) (None if numeric)")
+    h1 = property(lambda self: self.set["h1"].expr, doc="h1(kappa) (None if numeric)")
+    h2 = property(lambda self: self.set["h2"].expr, doc="h2(kappa) (None if numeric)")
 
     def _validate(self, kappa, gamma):
-        g = np.asarray(gamma, dtype=float) if not hasattr(gamma, "_mpf_") else gamma
-        if np.any(np.abs(np.asarray(g, dtype=float)) > 1):
+        if np.any(np.abs(np.asarray(gamma, dtype=float)) > 1):
             raise ValueError(f"alignment gamma must lie in [-1, 1], got {gamma}")
 
 
