@@ -167,9 +167,50 @@ def parse_activation(text: str) -> sp.Expr:
         raise ActivationError(f"{text!r} is not a real-valued expression")
     if expr.free_symbols - {X}:
         raise ActivationError(f"unexpected symbols {expr.free_symbols - {X}}")
-    if expr.has(sp.I, sp.zoo, sp.oo, sp.nan):
+    if expr.has(sp.I, sp.zoo, sp.oo, sp.S.NegativeInfinity, sp.nan):
         raise ActivationError(f"{text!r} is not a finite real function of x")
+    for power in expr.atoms(sp.Pow):   # SymPy folds (x**64)**64 into x**4096
+        if power.base.has(X) and power.exp.is_number and abs(power.exp) > _MAX_POWER:
+            raise ActivationError(f"power {power} too large (exponent limit {_MAX_POWER})")
+    _check_real_line(expr, text)
     return expr
+
+
+#: Probe points of :func:`_check_real_line` (0, integers, and irrational-looking offsets).
+_PROBES = sorted({0.0} | {float(s * k) for s in (-1, 1) for k in range(1, 11)}
+                 | {s * (k + 0.318309886) for s in (-1.0, 1.0) for k in range(0, 12)})
+
+
+def _check_real_line(expr, text: str) -> None:
+    """Reject expressions that are not finite and real on the whole real line.
+
+    A real activation of a Gaussian argument must be defined everywhere: poles (``1/x``,
+    ``1/(x - 0.3)``, found by ``sympy.singularities``) and complex or undefined values
+    (``log(x)``, ``sqrt(x)``, ``x**(1/3)`` for ``x < 0``, found at probe points by mpmath)
+    are refused by name instead of producing nonsense expectations.
+    """
+    import mpmath
+    f = lambdify_mpmath(X, expr)
+    with mpmath.workdps(20):
+        for x0 in _PROBES:
+            try:
+                v = f(mpmath.mpf(x0))
+            except (ZeroDivisionError, ValueError, OverflowError, TypeError):
+                raise ActivationError(f"{text!r} is not defined at x = {x0:g}") from None
+            if isinstance(v, mpmath.mpc):
+                if v.imag != 0:
+                    raise ActivationError(f"{text!r} is complex at x = {x0:g} "
+                                          "(an activation must be real on the whole line)")
+                v = v.real
+            if not mpmath.isfinite(v):
+                raise ActivationError(f"{text!r} is not finite at x = {x0:g}")
+    try:
+        poles = sp.singularities(expr, X, sp.S.Reals)
+    except Exception:  # noqa: BLE001 - sympy cannot tell; the probes above must do
+        return
+    if poles is not sp.S.EmptySet and not isinstance(poles, sp.ConditionSet):
+        raise ActivationError(f"{text!r} is singular at x in {poles} "
+                              "(an activation must be finite on the whole line)")
 
 
 # Functions whose kinks / jumps sit where their (first) argument vanishes.

@@ -47,6 +47,7 @@ import sympy as sp
 
 from .activations import X, lambdify_mpmath, lambdify_numpy, _kinks_of, _KINKED
 from .special import OwensT
+from .values import check_dps
 
 __all__ = [
     "A", "S", "Expectation", "gaussian_expectation", "DivergentExpectationError",
@@ -130,25 +131,33 @@ class Expectation:
         return self._evaluators["fmp"]
 
     def numpy(self, a, s):
-        """Evaluate at arrays ``a``, ``s`` (closed form if exact, else quadrature)."""
-        a = np.asarray(a, dtype=float)
-        s = np.asarray(s, dtype=float)
+        """Evaluate at arrays ``a``, ``s`` (closed form if exact, else quadrature).
+
+        Where a closed form is not finite in double precision (overflow or ``0 * inf`` far
+        in the tails) or ``s = 0`` (a point mass), the value comes from quadrature.
+        """
+        a, s = _finite_location_scale(a, s)
         self._check_conditions_numpy(a, s)
         if self.expr is None:
             return expectation_numpy(self._f_numpy(), self.k, a, s, self.kinks)
         if "np" not in self._evaluators:
             self._evaluators["np"] = lambdify_numpy((A, S), self.expr)
-        with np.errstate(invalid="ignore", divide="ignore"):
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
             out = np.asarray(self._evaluators["np"](a, s), dtype=float)
-        out = np.broadcast_to(out, np.broadcast(a, s).shape)
-        zero_s = s == 0
-        if np.any(zero_s):  # the closed forms divide by s; at s = 0 the law is a point mass
-            direct = expectation_numpy(self._f_numpy(), self.k, a, s, self.kinks)
-            out = np.where(zero_s, direct, out)
+        shape = np.broadcast(a, s).shape
+        out = np.array(np.broadcast_to(out, shape))
+        bad = (s == 0) | ~np.isfinite(out)
+        if np.any(bad):   # the closed forms divide by s; at s = 0 the law is a point mass
+            ab, sb = np.broadcast_to(a, shape)[bad], np.broadcast_to(s, shape)[bad]
+            with np.errstate(all="ignore"):     # checked for finiteness below
+                out[bad] = expectation_numpy(self._f_numpy(), self.k, ab, sb, self.kinks)
+            _require_finite(out, f"E[z^{self.k} ({self.integrand})(a + s z)]")
         return out
 
     def mpmath(self, a, s, dps=30):
         """Evaluate at one point with mpmath at ``dps`` digits (returned as an mpf)."""
+        check_dps(dps)
+        _finite_location_scale(float(a), float(s))
         with mpmath.workdps(dps + 10):
             a = _mpf(a)
             s = _mpf(s)
@@ -184,6 +193,26 @@ class Expectation:
     def __str__(self):
         body = self.expr if self.expr is not None else "(no closed form)"
         return f"E[z^{self.k} * ({self.integrand})(a + s z)] = {body}   [{self.method}: {self.rule}]"
+
+
+def _finite_location_scale(a, s):
+    """``a``, ``s`` as float arrays; finite, ``s >= 0`` (``z ~ N(0, 1)``, argument ``a + s z``)."""
+    try:
+        a = np.asarray(a, dtype=float)
+        s = np.asarray(s, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"a and s must be real numbers, got a={a!r}, s={s!r}") from None
+    if not (np.all(np.isfinite(a)) and np.all(np.isfinite(s))):
+        raise ValueError(f"a and s must be finite, got a={a}, s={s}")
+    if np.any(s < 0):
+        raise ValueError(f"the scale s must be >= 0, got {s}")
+    return a, s
+
+
+def _require_finite(out, what):
+    if not np.all(np.isfinite(out)):
+        raise FloatingPointError(f"{what} is not finite in double precision at some inputs "
+                                 "(beyond the range of float64); use the mpmath evaluator")
 
 
 def _mpf(v):
@@ -740,7 +769,15 @@ def gaussian_expectation(f, k=0, *, known_closed_form=None, integrate_timeout=No
     if not isinstance(k, int) or k < 0:
         raise ValueError(f"the weight power k must be a non-negative integer, got {k!r}")
     timeout = INTEGRATE_TIMEOUT if integrate_timeout is None else integrate_timeout
-    return _cached(sp.sympify(f), k, known_closed_form, float(timeout))
+    if isinstance(f, str):   # never sympify text (it calls eval): parse it safely
+        from .activations import parse_activation
+        f = parse_activation(f)
+    elif isinstance(f, (int, float)):
+        f = sp.Float(f) if isinstance(f, float) else sp.Integer(f)
+    if not isinstance(f, sp.Expr):
+        raise TypeError(f"the integrand must be a SymPy expression in x or a string, got "
+                        f"{type(f).__name__}")
+    return _cached(f, k, known_closed_form, float(timeout))
 
 
 # ======================================================================================
@@ -925,16 +962,29 @@ class FormulaSet:
             a = np.broadcast_to(np.asarray(self._fa(*values), dtype=float), shape)
             s = np.broadcast_to(np.asarray(self._fs(*values), dtype=float), shape)
             extra = _numeric_values(self.numeric, a, s)
-        with np.errstate(invalid="ignore", divide="ignore"):
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
             outs = self._np(*values, *extra)
-        outs = [np.broadcast_to(np.asarray(o, dtype=float), shape) for o in outs]
+        outs = [np.array(np.broadcast_to(np.asarray(o, dtype=float), shape)) for o in outs]
         s = np.broadcast_to(np.asarray(self._fs(*values), dtype=float), shape)
-        if np.any(s == 0):
-            a = np.broadcast_to(np.asarray(self._fa(*values), dtype=float), shape)
-            point = [expectation_numpy(e._f_numpy(), e.k, a, np.zeros(shape))
-                     for e in self.table.values()]
-            direct = self._np_template(*values, *point)
-            outs = [np.where(s == 0, np.asarray(d, dtype=float), o) for d, o in zip(direct, outs)]
+        bad = s == 0
+        for o in outs:
+            bad = bad | ~np.isfinite(o)
+        if np.any(bad):
+            # s = 0 (a point mass: the closed forms divide by s) or a closed form that is not
+            # finite in float64 far in the tails: every expectation by quadrature there
+            a = np.broadcast_to(np.asarray(self._fa(*values), dtype=float), shape)[bad]
+            sb = s[bad]
+            point = []
+            for e in self.table.values():
+                e._check_conditions_numpy(a, sb)
+                with np.errstate(all="ignore"):     # checked for finiteness below
+                    point.append(expectation_numpy(e._f_numpy(), e.k, a, sb, e.kinks))
+            with np.errstate(all="ignore"):
+                direct = self._np_template(*[np.broadcast_to(v, shape)[bad] for v in values],
+                                           *point)
+            for o, dv in zip(outs, direct):
+                o[bad] = dv
+                _require_finite(o, "a coefficient")
         return tuple(outs)
 
     def mpmath(self, *values, dps=30):

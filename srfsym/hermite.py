@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+import numpy as np
 import sympy as sp
 
 from .activations import X, Activation, activation, _is_zero
@@ -43,11 +44,11 @@ def _at_standard(exp_: Expectation, name: str) -> Value:
     if exp_.is_exact:
         expr = sp.simplify(exp_.expr.subs({A: 0, S: 1}))
         return Value(name, "exact", expr=expr, how=f"rule {exp_.rule}")
+    exp_.numpy(0.0, 1.0)  # raises DivergentExpectationError for non-integrable integrands
     weighted = exp_.integrand * X**exp_.k
-    if _is_zero(weighted.subs(X, -X) + weighted):
+    if _is_zero(weighted.subs(X, -X) + weighted):     # only once the integral exists
         return Value(name, "exact", expr=sp.S.Zero,
                      how=f"parity: z^{exp_.k} ({exp_.integrand}) is odd in z")
-    exp_.numpy(0.0, 1.0)  # raises DivergentExpectationError for non-integrable integrands
     return Value(name, "numeric", how="mpmath tanh-sinh quadrature",
                  compute=lambda dps, e=exp_: e.mpmath(0, 1, dps=dps))
 
@@ -96,6 +97,8 @@ class HermiteConstants:
         >>> hermite_constants("he3").mu_k(3).expr
         6
         """
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+            raise ValueError(f"Hermite index must be an integer, got {k!r}")
         return _mu_k(self.activation, int(k))
 
     def as_dict(self) -> dict:
