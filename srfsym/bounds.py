@@ -33,7 +33,7 @@ import numpy as np
 from .channel import channel_data
 from .hermite import hermite_constants
 from .mapping import srf_mapping
-from .values import check_dps
+from .values import check_dps, MAX_SOLVER_DPS
 
 __all__ = ["Bounds", "bounds", "optimal_learning_rate_bounds"]
 
@@ -136,6 +136,8 @@ def bounds(student, teacher, r, c, gamma=1.0, dps=None, nodes="auto") -> Bounds:
     (0.0709747694, True, True)
     """
     node_error = None
+    if dps is not None:
+        check_dps(dps, MAX_SOLVER_DPS)
     if nodes == "auto":
         prev = None
         for K in _LADDER:
@@ -152,13 +154,12 @@ def bounds(student, teacher, r, c, gamma=1.0, dps=None, nodes="auto") -> Bounds:
     upper, lower, b_up, b_low = cur
     lower = min(lower, upper)  # a projection on a larger span; equal up to rounding at worst
     if -1e-12 < lower < 0:     # rounding of a vanishing bound
-        lower = 0 * lower
+        lower = 0.0
     if -1e-12 < upper < 0:
-        upper = 0 * upper
+        upper = 0.0
     out = Bounds(float(upper), float(lower), _kernel(teacher), float(b_up),
                  tuple(float(b) for b in b_low), float(r), float(c), float(gamma), K, node_error)
     if dps is not None:
-        dps = check_dps(dps)
         prev = None
         K = max(60, 2 * dps)
         while True:

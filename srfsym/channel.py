@@ -229,6 +229,8 @@ def channel_data(student, teacher, r, c, gamma, nodes=80, dps=None) -> ChannelDa
         ``None`` for double precision (numpy); otherwise mpmath at ``dps`` digits.
     """
     validate_srf_parameters(r, c, gamma)
+    if isinstance(nodes, bool) or not isinstance(nodes, (int, np.integer)) or nodes < 16:
+        raise ValueError(f"nodes must be an integer >= 16 (kappa quadrature), got {nodes!r}")
     key = (r, c, gamma) if dps is not None else (float(r), float(c), float(gamma))
     return _channel_data(activation(student), activation(teacher), *key, int(nodes), dps)
 

@@ -203,6 +203,12 @@ def cmd_bounds(args):
 def cmd_curve(args):
     from .bounds import bounds
     from .fixed_point import learning_curve
+    if not args.alpha:
+        if args.points < 1:
+            raise CLIError(f"--points must be >= 1, got {args.points} (no alphas)")
+        if not 0 < args.alpha_min <= args.alpha_max:
+            raise CLIError(f"need 0 < --alpha-min <= --alpha-max, got {args.alpha_min}, "
+                           f"{args.alpha_max}")
     alphas = np.asarray(args.alpha if args.alpha else
                         np.linspace(args.alpha_min, args.alpha_max, args.points))
     lc = learning_curve(args.student, args.teacher, args.alpha0, args.eta, args.lam, alphas,
@@ -553,8 +559,6 @@ def main(argv=None):
     from .gaussian import DivergentExpectationError, set_integrate_timeout
     ap = build_parser()
     args = ap.parse_args(argv)
-    if args.integrate_timeout is not None:
-        set_integrate_timeout(args.integrate_timeout)
     if getattr(args, "cmd", None) in ("error", "simulate") and not args.alpha:
         ap.error("--alpha needs at least one value")
     if getattr(args, "cmd", None) == "curve" and not args.simulate:
@@ -563,9 +567,14 @@ def main(argv=None):
             if given:
                 ap.error(f"{flag} only applies with --simulate")
     try:
+        if args.integrate_timeout is not None:
+            set_integrate_timeout(args.integrate_timeout)
         args.func(args)
     except (CLIError, ActivationError, DivergentExpectationError, ValueError,
-            FloatingPointError) as exc:
+            ArithmeticError) as exc:          # ArithmeticError: FloatingPointError, overflow
+        print(f"srfsym: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:                     # an output file or folder that cannot be written
         print(f"srfsym: error: {exc}", file=sys.stderr)
         return 2
     except Exception as exc:  # ConvergenceError and friends: say what, not a traceback

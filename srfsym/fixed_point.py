@@ -42,7 +42,7 @@ import numpy as np
 
 from .channel import ChannelData, channel_data, validate_srf_parameters
 from .mapping import srf_mapping
-from .values import check_dps
+from .values import MAX_SOLVER_DPS, check_dps
 
 __all__ = ["State", "Hats", "ConvergenceError", "FixedPointResult", "LearningCurve",
            "sweep", "solve", "solve_srf", "learning_curve", "optimal_lambda", "make_spectrum"]
@@ -430,6 +430,18 @@ def _validate(alpha, lam, beta):
         raise ValueError(f"lambda (ridge penalty) must be >= 0, got {lam}")
     if float(beta) <= 0:
         raise ValueError(f"beta = p/d must be > 0, got {beta}")
+    # beyond these the double-precision spectral formulas overflow
+    for name, v, lo, hi in (("alpha", alpha, 1e-100, 1e100), ("lambda", lam, 0.0, 1e100),
+                            ("beta", beta, 1e-100, 1e100)):
+        if not lo <= float(v) <= hi:
+            raise ValueError(f"{name} = {v} is outside the supported range [{lo:g}, {hi:g}]")
+
+
+def _validate_solver(tol, max_iter):
+    if not (isinstance(tol, (int, float)) and math.isfinite(tol) and tol > 0):
+        raise ValueError(f"tol must be a positive number, got {tol!r}")
+    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
+        raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
 
 
 _NODE_LADDER = (48, 72, 108, 162, 243, 364)
@@ -466,9 +478,10 @@ def solve_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp"
     """
     t0 = time.perf_counter()
     _validate(alpha, lam, beta)
+    _validate_solver(tol, max_iter)
     validate_srf_parameters(r, c, gamma)
     if dps is not None:
-        dps = check_dps(dps)
+        dps = check_dps(dps, MAX_SOLVER_DPS)
     exact = (r, c, gamma)   # kept as given (decimal strings / mpf) for the mpmath solve
     r, c, gamma = float(r), float(c), float(gamma)
     spec = make_spectrum(spectrum, beta=float(beta), c=c, d=d, seed=seed, gamma=gamma)
@@ -608,6 +621,8 @@ def solve(student, teacher, alpha0, eta, lam, alpha, beta=1.0, spectrum="mp", *,
     """
     mp = srf_mapping(student, teacher, eta, alpha0, mu0_correction=mu0_correction)
     dps = kwargs.get("dps")
+    if dps is not None:
+        check_dps(dps, MAX_SOLVER_DPS)
     if dps is None:
         params = (mp.spike_strength, mp.bulk_variance, mp.alignment)
     else:  # the mapping at the working precision, not its double-precision image
@@ -689,23 +704,36 @@ def optimal_lambda(student, teacher, alpha0, eta, alpha, beta=1.0, spectrum="mp"
     True
     """
     from scipy.optimize import minimize_scalar
-    mp = srf_mapping(student, teacher, eta, alpha0)
+    try:
+        lo_lam, hi_lam = (float(v) for v in lam_range)
+    except (TypeError, ValueError):
+        raise ValueError(f"lam_range must be two numbers, got {lam_range!r}") from None
+    if not (0 < lo_lam < hi_lam and math.isfinite(hi_lam)):
+        raise ValueError(f"lam_range must satisfy 0 < low < high < inf, got {lam_range!r}")
+    mu0_correction = kwargs.pop("mu0_correction", True)
+    mp = srf_mapping(student, teacher, eta, alpha0, mu0_correction=mu0_correction)
     args = (student, teacher, mp.spike_strength, mp.bulk_variance, mp.alignment)
+    search = dict(kwargs, nodes=kwargs.get("nodes", 108), dps=None)   # the search in double
 
     def f(loglam):
         try:
-            return solve_srf(*args, math.exp(loglam), alpha, beta, spectrum, nodes=kwargs.get(
-                "nodes", 108)).test_error
-        except ConvergenceError:
+            return solve_srf(*args, math.exp(loglam), alpha, beta, spectrum, **search).test_error
+        except (ConvergenceError, ArithmeticError):
             return np.inf
 
-    lo, hi = math.log(lam_range[0]), math.log(lam_range[1])
+    lo, hi = math.log(lo_lam), math.log(hi_lam)
     grid = np.linspace(lo, hi, 19)
     vals = [f(g) for g in grid]
     i = int(np.argmin(vals))
     a, b = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
     opt = minimize_scalar(f, bounds=(a, b), method="bounded", options={"xatol": 1e-6})
+    if not np.isfinite(min(vals)):
+        raise ConvergenceError(f"no lambda in {lam_range} gave a converged fixed point",
+                               residual=float("nan"), iterate=None)
     lam = math.exp(opt.x)
     res = solve_srf(*args, lam, alpha, beta, spectrum, **kwargs)
     res.mapping = mp
+    if min(opt.x - lo, hi - opt.x) < 1e-3:
+        res.notes.append(f"the optimum lambda = {lam:.3g} sits at the edge of lam_range = "
+                         f"{lam_range}: widen the range")
     return lam, res

@@ -692,6 +692,9 @@ def _first_layer(task: dict, ss: np.random.SeedSequence, student: Activation,
                            task["step_dtype"], task["threads"], task.get("tick"))
     else:
         W0, W1, _ = srf_first_layer(task["r"], task["c"], task["gamma"], d, p / d, ss)
+    if not np.all(np.isfinite(W1)):
+        raise FloatingPointError("the trained first layer W1 is not finite (the step overflowed: "
+                                 "eta too large for this activation/teacher?)")
     with _blas_threads(task.get("serial_blas_threads", 1)):   # ARPACK: BLAS-2, memory bound
         emp = empirical_srf_parameters(W0, W1)
     return W1, {k: emp[k] for k in ("r", "c", "gamma", "singular_values")}
@@ -716,6 +719,11 @@ def _run_seed(task: dict) -> dict:
         test, train = [], []
         for n, ss_a in zip(task["ns"], _children(ss_read, len(task["ns"]))):
             phi, y = _features_and_labels(student.numpy, teacher.numpy, W1, ss_a, n, threads)
+            for arr in (phi, y, phi_test, y_test):
+                if not np.all(np.isfinite(arr)):
+                    raise FloatingPointError(
+                        "features or labels are not finite (sigma(W1 x) or sigma_star(x_1) "
+                        "overflows float64): no readout can be fitted")
             # one big Gram product and Cholesky: BLAS threads, never more than the caller allowed
             # (serial_blas_threads = min(workers, BLAS threads when simulate was called))
             with _blas_threads(task.get("serial_blas_threads", 1)):

@@ -20,11 +20,14 @@ from typing import Callable
 import mpmath
 import sympy as sp
 
-__all__ = ["Value", "check_dps"]
+__all__ = ["Value", "check_dps", "MAX_SOLVER_DPS"]
 
 
-def check_dps(dps) -> int:
-    """A working precision in decimal digits: an integer from 5 to 1000.
+def check_dps(dps, maximum: int = 1000) -> int:
+    """A working precision in decimal digits: an integer from 5 to ``maximum``.
+
+    The fixed point and the bounds use ``maximum = 300`` (:data:`MAX_SOLVER_DPS`): their
+    node counts grow with ``dps`` and higher precision takes minutes to hours.
 
     >>> check_dps(30)
     30
@@ -33,9 +36,14 @@ def check_dps(dps) -> int:
     ...
     ValueError: dps (decimal digits) must be an integer from 5 to 1000, got 0
     """
-    if isinstance(dps, bool) or not isinstance(dps, int) or not 5 <= dps <= 1000:
-        raise ValueError(f"dps (decimal digits) must be an integer from 5 to 1000, got {dps!r}")
+    if isinstance(dps, bool) or not isinstance(dps, int) or not 5 <= dps <= maximum:
+        raise ValueError(f"dps (decimal digits) must be an integer from 5 to {maximum}, "
+                         f"got {dps!r}")
     return dps
+
+
+#: Largest ``dps`` accepted by the fixed-point solver and the bounds.
+MAX_SOLVER_DPS = 300
 
 
 @dataclass(frozen=True)

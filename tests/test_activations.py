@@ -242,3 +242,24 @@ def test_parser_never_calls_eval(monkeypatch):
     # and the unsafe inputs still fail in the parser, not in eval
     with pytest.raises(ActivationError):
         parse_activation("__import__('os')")
+
+
+@pytest.mark.parametrize("text, needle", [
+    ("1/x", "not defined at x = 0"),
+    ("1/(x - 0.3)", "singular"),
+    ("log(x)", "complex"),
+    ("sqrt(x)", "complex"),
+    ("x**(1/3)", "complex"),
+    ("Abs(x)**(-0.5)", "not defined"),
+    ("Max()", "not a finite real function"),
+    ("(x**64)**64", "too large"),
+])
+def test_functions_not_finite_and_real_on_the_line_are_refused(text, needle):
+    with pytest.raises(ActivationError, match=needle):
+        activation(text)
+
+
+@pytest.mark.parametrize("text", ["sqrt(Abs(x))", "1/cosh(x)", "1/(1 + x**2)", "x*Heaviside(x - 1)"])
+def test_functions_finite_and_real_on_the_line_are_accepted(text):
+    act = activation(text)
+    assert act.expr.has(X)

@@ -104,6 +104,32 @@ def test_high_precision_with_sampled_spectrum_says_what_its_digits_mean():
     assert not any("eigen-data" in n for n in mp.notes)
 
 
+def test_optimal_lambda_passes_options_and_says_when_at_the_edge():
+    # mu0_correction reaches the mapping (relu has mu0 != 0: the two mappings differ)
+    lam_a, res_a = optimal_lambda("relu", "sin", 2, 1, 1.0, mu0_correction=False)
+    lam_b, res_b = optimal_lambda("relu", "sin", 2, 1, 1.0)
+    assert res_a.mapping.c != res_b.mapping.c
+    assert res_a.test_error == pytest.approx(
+        solve("relu", "sin", 2, 1, lam_a, 1.0, mu0_correction=False).test_error, rel=1e-9)
+    # a linear problem: the ridgeless end is optimal, and the result says so
+    _, res = optimal_lambda("linear", "linear", 0, 1, 2.0)
+    assert any("edge of lam_range" in n for n in res.notes)
+    with pytest.raises(ValueError, match="lam_range"):
+        optimal_lambda("tanh", "sin", 20, 3, 1.0, lam_range=(0, 1))
+
+
+@pytest.mark.parametrize("kw, msg", [
+    (dict(nodes=2), "nodes"), (dict(tol=0.0), "tol"), (dict(max_iter=0), "max_iter"),
+    (dict(lam=1e300), "supported range"), (dict(dps=995), "5 to 300"),
+])
+def test_solver_options_are_checked(kw, msg):
+    args = dict(lam=0.1, alpha=1.0)
+    args.update({k: v for k, v in kw.items() if k in args})
+    opts = {k: v for k, v in kw.items() if k not in args}
+    with pytest.raises(ValueError, match=msg):
+        solve("tanh", "sin", 20, 3, args["lam"], args["alpha"], **opts)
+
+
 @pytest.mark.parametrize("kw, msg", [
     (dict(alpha=0.0), "alpha"), (dict(alpha=-1.0), "alpha"), (dict(lam=-0.1), "lambda"),
     (dict(beta=0.0), "beta"), (dict(alpha=math.nan), "alpha"),

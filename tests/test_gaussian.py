@@ -6,6 +6,8 @@ function and the line cut at its kinks/jumps.  No reference is obtained from srf
 """
 from __future__ import annotations
 
+import math
+
 import mpmath
 import numpy as np
 import pytest
@@ -224,3 +226,29 @@ def test_invalid_weight_power():
         gaussian_expectation(sp.sin(X), -1)
     with pytest.raises(ValueError):
         gaussian_expectation(sp.sin(X), 1.5)
+
+
+def test_bad_location_scale_and_precision_are_refused():
+    e = gaussian_expectation(sp.sign(X))
+    for a, s, needle in ((0.3, -1.0, "s must be >= 0"), (0.0, float("nan"), "finite"),
+                         (float("inf"), 1.0, "finite")):
+        with pytest.raises(ValueError, match=needle):
+            e.numpy(a, s)
+    with pytest.raises(ValueError, match="dps"):
+        e.mpmath(0, 1, dps=0)
+
+
+def test_text_integrands_are_parsed_not_sympified():
+    assert gaussian_expectation("sin(x)", 1).expr == gaussian_expectation(sp.sin(X), 1).expr
+    with pytest.raises(Exception, match="unknown function"):
+        gaussian_expectation("__import__('os')")
+
+
+def test_closed_forms_that_overflow_fall_back_to_quadrature():
+    from srfsym.cget import cget_coefficients
+    # r = 0: the closed form multiplies 0 by kappa^2 = 1e600 (nan); the value is sign's mu1
+    mu0, mu1, _ = cget_coefficients("sign").numpy()(1e300, 0.0, 1.0)
+    assert float(mu1) == pytest.approx(math.sqrt(2 / math.pi), rel=1e-12)
+    # c = 1e-4: exp overflows inside the closed form; the true values are ~1e-546 -> 0
+    vals = cget_coefficients("Max(x,0)*exp(x/4)").numpy()(-0.5, 1.0, 1e-4)
+    assert all(np.isfinite(v) and abs(float(v)) < 1e-300 for v in vals)

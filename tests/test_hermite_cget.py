@@ -165,7 +165,7 @@ CGET_POINTS = (("0.7", "0", "1"), ("0.7", "0.9", "1"), ("-1.2", "1.4", "0.5"),
                ("2", "0.3", "2.2"))  # (kappa, r, c); the first has r = 0
 
 
-@pytest.mark.parametrize("name", ["sign", "erf", "relu", "he3", "sin"])
+@pytest.mark.parametrize("name", ["sign", "erf", "relu", "he3", "sin", "cos", "he2", "linear"])
 def test_cget_closed_forms(name):
     co = cget_coefficients(name)
     assert co.method == "exact"
@@ -279,7 +279,8 @@ def test_invalid_parameters():
 # --------------------------------------------------------------------------------------
 # MATH.md (e): teacher functions
 
-@pytest.mark.parametrize("name", ["sin", "tanh", "relu", "sign", "erf", "he3"])
+@pytest.mark.parametrize("name", ["sin", "tanh", "relu", "sign", "erf", "he3", "cos", "he2",
+                                  "linear"])
 def test_teacher_functions(name):
     f, kinks = MP[name]
     te = teacher_functions(name)
