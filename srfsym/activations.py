@@ -357,11 +357,6 @@ def _real_roots(arg: sp.Expr) -> set:
 # --------------------------------------------------------------------------------------
 # code generation helpers shared by every module (one place for lambdify settings)
 
-def _heaviside_numpy(x, h0=0.5):
-    import numpy as np
-    return np.heaviside(x, h0)
-
-
 def lambdify_numpy(args, expr):
     """``sympy.lambdify`` to numpy + scipy with explicit modules and ``cse=True``.
 

@@ -37,7 +37,11 @@ def validate_srf_parameters(r, c, gamma):
     ValueError: bulk variance c must be positive, got -1.0
     """
     for name, v in (("spike strength r", r), ("bulk variance c", c), ("alignment gamma", gamma)):
-        if not mpmath.isfinite(mpmath.mpf(v) if not isinstance(v, str) else mpmath.mpf(v)):
+        try:
+            finite = mpmath.isfinite(mpmath.mpf(v))
+        except (TypeError, ValueError):
+            raise ValueError(f"{name} must be a real number, got {v!r}") from None
+        if not finite:
             raise ValueError(f"{name} must be finite, got {v}")
     if float(c) <= 0:
         raise ValueError(f"bulk variance c must be positive, got {c}")

@@ -154,3 +154,8 @@ def test_non_converging_settings_raise_with_residual():
     assert info.value.residual is not None and info.value.residual > 0
     with pytest.raises(ConvergenceError, match="ridgeless"):
         solve_srf("linear", "sin", 0.0, 1.0, 0.0, 0.0, 1.0, nodes=48)
+
+
+def test_non_numeric_srf_parameters_are_named():
+    with pytest.raises(ValueError, match="alignment gamma must be a real number"):
+        solve_srf("tanh", "sin", 1.0, 1.0, "abc", 0.1, 1.0)
