@@ -1,0 +1,120 @@
+"""``srfsym activation``, ``coefficients``, ``mapping``: the symbolic front of the chain."""
+from __future__ import annotations
+
+import warnings
+
+import mpmath
+import sympy as sp
+
+from .common import (emit_json, out)
+
+
+# activation / coefficients / mapping
+
+def cmd_activation(args):
+    from ..activations import activation
+    from ..hermite import hermite_constants
+    from ..cget import cget_coefficients
+    act = activation(args.expr)
+    hc = hermite_constants(act)
+    co = cget_coefficients(act)
+    if args.json:
+        emit_json({"name": act.name, "expr": str(act.expr), "latex": act.latex(),
+               "parity": act.parity, "derivative": str(act.derivative),
+               "kinks": [str(k) for k in act.kinks],
+               "constants": {k: v.to_dict(args.dps) for k, v in hc.as_dict().items()},
+               "cget": {n: {"expr": None if e is None else str(e),
+                            "latex": None if e is None else sp.latex(e),
+                            "method": co.methods()[n], "how": co.how()[n]}
+                        for n, e in co.expressions().items()}})
+        return
+    out(f"activation {act.name}: sigma(x) = {act.expr}    LaTeX: {act.latex()}")
+    out(f"  parity: {act.parity}" + ("" if act.is_odd else
+                                       "   (the one-step theory assumes an odd student)"))
+    out(f"  sigma'(x) = {act.derivative}")
+    if act.kinks:
+        out(f"  kinks/jumps at x = {', '.join(str(k) for k in act.kinks)}")
+    out("")
+    out(f"Hermite constants (z ~ N(0,1)), {args.dps} digits:")
+    for key, v in hc.as_dict().items():
+        closed = f"  = {v.expr}   LaTeX: {v.latex()}" if v.expr is not None else ""
+        out(f"  {key:12s} = {v.decimal(args.dps)}   [{v.method}: {v.how}]{closed}")
+    out("")
+    out("conditional coefficients (a = r kappa, s = sqrt(c)):")
+    for n, e in co.expressions().items():
+        if e is None:
+            out(f"  {n}(kappa) : numeric ({co.how()[n]})")
+        else:
+            out(f"  {n}(kappa) = {e}")
+            out(f"      LaTeX: {sp.latex(e)}")
+
+
+def cmd_coefficients(args):
+    from ..cget import cget_coefficients
+    co = cget_coefficients(args.act)
+    names = co.names
+    if args.dps:
+        vals = co.mpmath(args.dps)(args.kappa, args.r, args.c)
+        rows = {n: mpmath.nstr(v, args.dps) for n, v in zip(names, vals)}
+    else:
+        vals = co.numpy()(float(args.kappa), float(args.r), float(args.c))
+        rows = {n: repr(float(v)) for n, v in zip(names, vals)}
+    methods, how = co.methods(), co.how()
+    if args.json:
+        emit_json({"activation": co.activation.name, "kappa": args.kappa, "r": args.r, "c": args.c,
+               "dps": args.dps, "values": {n: {"value": rows[n], "method": methods[n],
+                                               "how": how[n]} for n in names}})
+        return
+    out(f"cGET coefficients of {co.activation.name} at kappa = {args.kappa}, r = {args.r}, "
+         f"c = {args.c}" + (f" ({args.dps} digits)" if args.dps else " (double precision)"))
+    for n in names:
+        out(f"  {n:8s} = {rows[n]}   [{methods[n]}]")
+
+
+def cmd_mapping(args):
+    from ..mapping import srf_mapping
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        m = srf_mapping(args.student, args.teacher, args.eta, args.alpha0,
+                        mu0_correction=not args.no_mu0_correction)
+    if args.json:
+        emit_json(m.to_dict(args.dps))
+        return
+    out(f"sRF mapping: student {m.student.name}, teacher {m.teacher.name}, "
+         f"eta = {args.eta}, alpha0 = {args.alpha0}")
+    for key, v in m.values().items():
+        closed = f"   = {v.expr}" if v.expr is not None and not v.expr.is_Number else ""
+        out(f"  {key:15s} = {v.decimal(args.dps)}   [{v.method}]{closed}")
+    for n in m.notes:
+        out(f"  note: {n}")
+
+
+# ---------------------------------------------------------------------------------------
+# test error, bounds, curves
+
+
+def register(sub):
+    p = sub.add_parser("activation", help="report on an activation")
+    p.add_argument("expr")
+    p.add_argument("--dps", type=int, default=30)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_activation)
+
+    p = sub.add_parser("coefficients", help="cGET coefficients at one point")
+    p.add_argument("act")
+    p.add_argument("--r", required=True)
+    p.add_argument("--c", required=True)
+    p.add_argument("--kappa", required=True)
+    p.add_argument("--dps", type=int, default=None)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_coefficients)
+
+    p = sub.add_parser("mapping", help="spike strength, bulk variance, alignment")
+    p.add_argument("--student", required=True)
+    p.add_argument("--teacher", required=True)
+    p.add_argument("--eta", required=True)
+    p.add_argument("--alpha0", required=True)
+    p.add_argument("--dps", type=int, default=30)
+    p.add_argument("--no-mu0-correction", action="store_true")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_mapping)

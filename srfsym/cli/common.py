@@ -1,0 +1,86 @@
+"""Shared pieces of the command line: output helpers, option groups, the CLI error."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+
+import mpmath
+import numpy as np
+
+DEFAULT = {"student": "tanh", "teacher": "sin", "eta": 3.0, "alpha0": 20.0, "lam": 0.1}
+
+
+class CLIError(Exception):
+    pass
+
+
+def out(text=""):
+    print(text)
+
+
+def emit_json(obj):
+    out(json.dumps(obj, indent=2, default=_json_default))
+
+
+def _json_default(o):
+    if isinstance(o, (np.floating, np.integer)):
+        return o.item()
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    if isinstance(o, mpmath.mpf):
+        return mpmath.nstr(o, mpmath.mp.dps)
+    return str(o)
+
+
+def emit_csv(rows):
+    if not rows:
+        return
+    buf = io.StringIO()
+    keys = [k for k in rows[0] if not isinstance(rows[0][k], (list, dict))]
+    w = csv.DictWriter(buf, fieldnames=keys, extrasaction="ignore")
+    w.writeheader()
+    for r in rows:
+        w.writerow(r)
+    sys.stdout.write(buf.getvalue())
+
+
+def step(n, title):
+    out("")
+    out(f"Step {n}. {title}")
+    out("-" * (len(title) + 9))
+
+
+
+def add_physics(p, need_lam=True, alpha_nargs="+"):
+    p.add_argument("--student", required=True, help="student activation (name or expression in x)")
+    p.add_argument("--teacher", required=True, help="teacher activation")
+    p.add_argument("--alpha0", type=float, required=True, help="step samples per dimension n0/d")
+    p.add_argument("--eta", type=float, required=True, help="learning rate eta-tilde")
+    if need_lam:
+        p.add_argument("--lam", type=float, required=True, help="ridge penalty lambda (sum loss)")
+    if alpha_nargs:
+        p.add_argument("--alpha", type=float, nargs=alpha_nargs,
+                       help="readout samples per dimension n/d")
+    p.add_argument("--beta", type=float, default=1.0, help="width ratio p/d (default 1)")
+
+
+def add_spectrum(p):
+    p.add_argument("--spectrum", choices=["mp", "sample"], default="mp",
+                   help="deterministic Marchenko-Pastur (default) or a finite-d sample")
+    p.add_argument("--d", type=int, help="dimension of the sampled spectrum")
+    p.add_argument("--seed", type=int, default=0)
+
+
+SHARED_HELP = ("train one first layer and re-draw only the readout/test data per seed (the "
+                "reference notebook's protocol; error bars then omit the first layer's "
+                "fluctuations)")
+
+
+def add_output(p):
+    """``--json`` or ``--csv`` (one of them) for commands that print tables."""
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--json", action="store_true", help="machine-readable output")
+    g.add_argument("--csv", action="store_true", help="one CSV row per point")
+

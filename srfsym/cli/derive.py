@@ -1,0 +1,144 @@
+"""``srfsym derive``: the derivation chain step by step, or one derivation script."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from .common import (DEFAULT, CLIError, out, step)
+
+
+def _derivations_dir() -> Path:
+    here = Path(__file__).resolve().parents[2] / "derivations"
+    if not here.is_dir():
+        raise CLIError("the derivations/ folder was not found next to the package; "
+                       "install from a source checkout with `pip install -e .`")
+    return here
+
+
+def _derivation_scripts():
+    return sorted(p for p in _derivations_dir().glob("[0-9][0-9]_*.py"))
+
+
+def _title_of(path: Path) -> str:
+    import ast
+    tree = ast.parse(path.read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "TITLE"
+                                                for t in node.targets):
+            return ast.literal_eval(node.value)
+    return ast.get_docstring(tree).splitlines()[0] if ast.get_docstring(tree) else path.stem
+
+
+def cmd_derive(args):
+    if args.list:
+        for p in _derivation_scripts():
+            out(f"{p.stem:28s} {_title_of(p)}")
+        return
+    if args.name:
+        import runpy
+        matches = [p for p in _derivation_scripts()
+                   if p.stem == args.name or p.stem.split("_", 1)[1] == args.name
+                   or p.stem.startswith(args.name + "_")]
+        if not matches:
+            raise CLIError(f"no derivation named {args.name!r}; see `srfsym derive --list`")
+        runpy.run_path(str(matches[0]), run_name="__main__")
+        return
+    _derive_default(args)
+
+
+def _derive_default(args):
+    from ..activations import activation
+    from ..hermite import hermite_constants
+    from ..mapping import srf_mapping, mapping_expressions
+    from ..cget import cget_coefficients, teacher_functions
+    from ..spectrum import MarchenkoPastur
+    from ..fixed_point import solve, learning_curve
+    from ..bounds import bounds
+    st, te = activation(args.student), activation(args.teacher)
+    dps = args.dps
+    out(f"srfsym derive: student {st.name}, teacher {te.name}, eta = {args.eta}, "
+         f"alpha0 = {args.alpha0}, lambda = {args.lam}")
+
+    step(1, "Activations")
+    for role, a in (("student", st), ("teacher", te)):
+        out(f"  {role}: sigma(x) = {a.expr}  ({a.parity});  sigma'(x) = {a.derivative}")
+
+    step(2, "Hermite constants (MATH.md (b))")
+    for role, a in (("student", st), ("teacher", te)):
+        hc = hermite_constants(a)
+        out(f"  {role} {a.name}:")
+        for key, v in hc.as_dict().items():
+            closed = f" = {v.expr}" if v.expr is not None and not v.expr.is_Number else ""
+            out(f"    {key:12s}{closed} = {v.decimal(dps)}  [{v.method}]")
+
+    step(3, "Spike/bulk mapping (MATH.md (c), Result 3.1)")
+    for key, e in mapping_expressions().items():
+        out(f"  {key} = {e}")
+    m = srf_mapping(st, te, args.eta, args.alpha0)
+    for key, v in m.values().items():
+        out(f"  {key:15s} = {v.decimal(dps)}  [{v.method}]")
+    for n in m.notes:
+        out(f"  note: {n}")
+
+    step(4, "Conditional Gaussian-equivalence coefficients (MATH.md (d), (e))")
+    co, tf = cget_coefficients(st), teacher_functions(te)
+    for fam in (co, tf):
+        for n, e in fam.expressions().items():
+            out(f"  {n}(kappa) = " + (str(e) if e is not None else
+                                      f"(numeric: {fam.how()[n]})"))
+    ks = np.array([-1.0, 0.0, 0.5, 1.5])
+    vals = co.numpy()(ks, m.r, m.c)
+    tv = tf.numpy()(ks, m.gamma)
+    out(f"  at r = {m.r:.6g}, c = {m.c:.6g}, gamma = {m.gamma:.6g}:")
+    out("    kappa " + " ".join(f"{n:>12s}" for n in co.names + tf.names))
+    for i, k in enumerate(ks):
+        out(f"    {k:5.2f} " + " ".join(f"{float(v[i]):12.8f}" for v in (*vals, *tv)))
+
+    step(5, "Spectral side (MATH.md (g), (h)): c * Marchenko-Pastur, F -> c, H -> D")
+    mp = MarchenkoPastur(beta=1.0, c=m.c)
+    mom = mp.moments(args.lam + 1.0, 1.0)
+    out(f"  e.g. at lambda' = {args.lam + 1.0:g}, Vhat1 = 1: <1/S> = {mom.inv:.12g}, "
+         f"<D/S> = {mom.rho:.12g}, <F/S> = {mom.F:.12g}, <H/S> = {mom.H:.12g}")
+
+    step(6, "Fixed point of Result 3.3 and the test error (MATH.md (f))")
+    res = solve(st, te, args.alpha0, args.eta, args.lam, 1.0)
+    out("  " + str(res).replace("\n", "\n  "))
+    lc = learning_curve(st, te, args.alpha0, args.eta, args.lam, [0.25, 0.5, 1.0, 2.0, 4.0])
+    out("  learning curve:  " + ", ".join(f"alpha {r.alpha:g}: {r.test_error:.6f}"
+                                             for r in lc.results))
+
+    step(7, "Bounds and kernel baseline (MATH.md (i), stated for gamma = 1)")
+    b1 = bounds(st, te, m.r, m.c, 1.0)
+    out(f"  at gamma = 1: lower = {b1.lower:.10g}, upper = {b1.upper:.10g}")
+    out(f"  kernel (best linear) baseline = {b1.kernel:.10g}")
+    b = bounds(st, te, m.r, m.c, m.gamma)
+    out(f"  at the mapping's gamma = {m.gamma:.6g}: spike-only projections lower = "
+         f"{b.lower:.10g}, upper = {b.upper:.10g}")
+    out("  (for gamma < 1 the bulk also learns the teacher's orthogonal linear part, so the "
+         "spike-only 'lower' value is not a lower bound on the test error)")
+    from ..fixed_point import optimal_lambda
+    big = srf_mapping(st, te, args.eta, 1e9)
+    lam_opt, best = optimal_lambda(st, te, 1e9, args.eta, 4.0)
+    bb = bounds(st, te, big.r, big.c, big.gamma)
+    out(f"  alpha0 = 1e9 (gamma = {big.gamma:.9f}), alpha = 4: min over lambda of the test error "
+         f"= {best.test_error:.8g} (lambda* = {lam_opt:.4g}); lower {bb.lower:.8g} <= it <= "
+         f"upper {bb.upper:.8g}: {bb.lower <= best.test_error <= bb.upper}")
+    out("")
+    out("Each step has its own script: `srfsym derive --list`.")
+
+
+# ---------------------------------------------------------------------------------------
+
+
+def register(sub):
+    p = sub.add_parser("derive", help="print the derivation chain step by step")
+    p.add_argument("name", nargs="?", help="a derivation script (see --list)")
+    p.add_argument("--list", action="store_true", help="list the derivation scripts")
+    p.add_argument("--student", default=DEFAULT["student"])
+    p.add_argument("--teacher", default=DEFAULT["teacher"])
+    p.add_argument("--eta", type=float, default=DEFAULT["eta"])
+    p.add_argument("--alpha0", type=float, default=DEFAULT["alpha0"])
+    p.add_argument("--lam", type=float, default=DEFAULT["lam"])
+    p.add_argument("--dps", type=int, default=20)
+    p.set_defaults(func=cmd_derive)

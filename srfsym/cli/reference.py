@@ -1,0 +1,22 @@
+"""``srfsym regen-reference``: recompute the 30-digit reference files."""
+from __future__ import annotations
+
+from pathlib import Path
+
+
+from .common import (out)
+
+
+def cmd_regen_reference(args):
+    from ..reference import regenerate
+    paths = regenerate(Path(args.out), quick=args.quick)
+    for p in paths:
+        out(f"wrote {p}")
+
+
+def register(sub):
+    p = sub.add_parser("regen-reference", help="recompute tests/reference/*.json at 30 digits")
+    p.add_argument("--out", default=str(Path(__file__).resolve().parents[2] / "tests" /
+                                         "reference"))
+    p.add_argument("--quick", action="store_true", help="only the small subset used by tests")
+    p.set_defaults(func=cmd_regen_reference)
