@@ -1,20 +1,29 @@
-r"""Upper and lower bounds on the test error, and the kernel baseline (MATH.md (i)).
+r"""Upper and lower bounds on the test error at every alignment gamma, the spike-only
+projections, and the kernel baseline (docs/theory.md (i), (l.4)).
 
-With ``g`` the target along the spike (for alignment ``gamma``, the teacher restricted to
-kappa: ``E[g mu] = E[h mu]`` and ``E g^2 = E h2``; ``g = sigma_star`` at ``gamma = 1``):
+The predictor of the fixed point is, conditionally on kappa (docs/theory.md (f)),
+``b(kappa) + mu1(kappa) psi z + noise`` with ``b = m mu0(kappa) + theta kappa mu1(kappa)``,
+where z is the teacher's direction orthogonal to the spike.  Its test error is at least the
+squared L2 distance of the teacher ``sigma_star(gamma kappa + rho z)`` to the span of the
+three functions ``mu0(kappa)``, ``kappa mu1(kappa)`` and ``z mu1(kappa)`` (``rho = sqrt(1 -
+gamma^2)``).  The span is block-diagonal in L2(kappa, z), so with the teacher functions
+``h = E_z sigma_star``, ``h1 = E_z[z sigma_star]`` of docs/theory.md (e):
 
-* upper bound (readout reduced to the mean direction, lambda -> infinity with m free)
-  ``U = E g^2 - (E g mu0)^2 / E mu0^2``;
-* lower bound (projection on span{mu0(kappa), kappa mu1(kappa)})
-  ``L = E g^2 - u^T Gamma^{-1} u``; it bounds the test error from below at ``gamma = 1``
-  (MATH.md (i)).  For ``gamma < 1`` both numbers are the errors of predictors restricted
-  to the spike; the bulk then also learns the linear part of the teacher's orthogonal
-  component, so ``lower`` is *not* a lower bound there (``upper`` still is one);
-* kernel baseline (best linear predictor in the proportional regime)
-  ``E sigma_star^2 - (mu1_star)^2 - (mu0_star)^2``.
+* **upper bound** ``U = mu2* - (E h mu0)^2 / E mu0^2``: the error of the readout reduced to the
+  mean direction, the lambda -> infinity limit of the fixed point (m is not regularised).
+  An upper bound on ``inf_lambda eps_g`` at every gamma;
+* **lower bound** ``L = mu2* - u^T Gamma^+ u - (E h1 mu1)^2 / E mu1^2`` with ``u = (E h mu0,
+  E h kappa mu1)`` and Gamma the Gram matrix of ``{mu0, kappa mu1}``: a lower bound on the
+  test error for every lambda, alpha and every gamma in [-1, 1] (docs/theory.md (l.4));
+  at gamma = 1, ``h1 = 0`` and it is the bound of docs/theory.md (i);
+* **spike-only projections** (:func:`spike_projections`): the distances of ``h`` to
+  ``span{mu0}`` and to ``span{mu0, kappa mu1}``.  They ignore what the bulk learns of the
+  teacher's orthogonal part; at gamma < 1 the second is *not* a lower bound;
+* **kernel baseline** ``E sigma_star^2 - (mu1*)^2 - (mu0*)^2``: the best linear predictor.
 
-All three are L2(N(0,1)) projections written once in :func:`_projections`, which runs on
-double-precision or mpmath channel data alike.
+All projections go through one least-squares routine, :func:`_project`, that runs on
+double-precision or mpmath channel data alike and drops directions of a singular Gram matrix
+(e.g. ``mu0 = 0`` at r = 0).
 
 >>> b = bounds("tanh", "sin", r=1.13, c=1.02)
 >>> b.lower <= b.upper
@@ -25,28 +34,37 @@ True
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import lru_cache
 
 import mpmath
 import numpy as np
 
 from .channel import channel_data
 from .hermite import hermite_constants
-from .mapping import srf_mapping
+from .mapping import mapping_along_eta
 from .values import check_dps, MAX_SOLVER_DPS
 
-__all__ = ["Bounds", "bounds", "optimal_learning_rate_bounds"]
+__all__ = ["Bounds", "bounds", "SpikeProjections", "spike_projections", "OptimalBounds",
+           "optimal_learning_rate_bounds"]
 
 
 @dataclass
 class Bounds:
-    """Upper / lower bound, kernel baseline and the optimal projection coefficients."""
+    """Upper and lower bound (valid at the given gamma), kernel baseline, and the optimal
+    coefficients of the projections.
+
+    ``b_upper`` is the mean-direction coefficient ``b*`` of U; ``b_lower`` the coefficients
+    of L on ``(mu0, kappa mu1, z mu1)``.  ``spike_span`` is the spike-only projection
+    (not a bound at gamma < 1, see :func:`spike_projections`).
+    """
 
     upper: float
     lower: float
     kernel: float
     b_upper: float
     b_lower: tuple
+    spike_span: float
     r: float
     c: float
     gamma: float
@@ -56,9 +74,11 @@ class Bounds:
     mp_values: dict | None = None
 
     def to_dict(self, dps: int = 30) -> dict:
+        """JSON-ready dict; with mpmath values, each float is the decimal value rounded."""
         out = {"upper": self.upper, "lower": self.lower, "kernel": self.kernel,
-               "b_upper": self.b_upper, "b_lower": list(self.b_lower), "r": self.r,
-               "c": self.c, "gamma": self.gamma, "kappa_nodes": self.nodes,
+               "b_upper": self.b_upper, "b_lower": list(self.b_lower),
+               "spike_span_projection": self.spike_span, "r": self.r, "c": self.c,
+               "gamma": self.gamma, "kappa_nodes": self.nodes,
                "kappa_node_error": self.node_error, "precision": self.precision}
         if self.mp_values:
             out["decimal"] = {k: mpmath.nstr(v, dps) for k, v in self.mp_values.items()}
@@ -67,49 +87,90 @@ class Bounds:
     def __str__(self):
         return (f"bounds at r = {self.r:.6g}, c = {self.c:.6g}, gamma = {self.gamma:.6g}: "
                 f"lower = {self.lower:.10g}, upper = {self.upper:.10g}, "
-                f"kernel baseline = {self.kernel:.10g}  [{self.precision}, {self.nodes} nodes]")
+                f"kernel baseline = {self.kernel:.10g}  [{self.precision}, {self.nodes} kappa nodes"
+                + ("" if self.node_error is None else
+                   f", last node change {self.node_error:.1e}") + "]")
 
 
-def _projections(ch):
-    """(U, L, b_upper, (b1, b2)) from channel data (works for float and mpmath data)."""
+@dataclass
+class SpikeProjections:
+    """Distances of the teacher's spike part ``h(kappa)`` to ``span{mu0}``
+    (``mean_direction``, equal to the upper bound) and to ``span{mu0, kappa mu1}``
+    (``spike_span``).  ``spike_span`` bounds the test error from below only at gamma = 1."""
+
+    mean_direction: float
+    spike_span: float
+    r: float
+    c: float
+    gamma: float
+
+
+def _project(energy, gram, u, keep):
+    """``(energy - u_K^T G_K^+ u_K, coefficients)`` for the basis subset ``keep``.
+
+    A least-squares projection: the pseudo-inverse drops the eigen-directions of the Gram
+    matrix that are zero up to rounding (a basis function that vanishes identically, or
+    two that coincide), so the result is the distance to the span actually spanned.
+    Works on floats and on mpmath numbers.
+    """
+    G = [[gram[i][j] for j in keep] for i in keep]
+    v = [u[i] for i in keep]
+    mp = isinstance(energy, mpmath.mpf)
+    if mp:
+        lam, Q = mpmath.eigsy(mpmath.matrix(G))
+        lam = [lam[i] for i in range(len(keep))]
+        Q = [[Q[i, j] for j in range(len(keep))] for i in range(len(keep))]
+        rtol = mpmath.mpf(10) ** (-(mpmath.mp.dps - 6))
+    else:
+        lam, Q = np.linalg.eigh(np.array(G, dtype=float))
+        Q = Q.tolist()
+        rtol = 1e-14
+    top = max(abs(x) for x in lam)
+    cut = max(rtol * top, 1e-24 * (abs(energy) + 1))
+    coef = [0 * energy for _ in keep]
+    gain = 0 * energy
+    for k, ev in enumerate(lam):
+        if ev <= cut:
+            continue
+        a = sum(Q[i][k] * v[i] for i in range(len(keep))) / ev
+        gain += a * a * ev
+        for i in range(len(keep)):
+            coef[i] += a * Q[i][k]
+    return energy - gain, coef
+
+
+def _all_projections(ch):
+    """(upper, lower, spike_span, b_upper, b_lower) from channel data."""
     E = ch.E
-    mu0, kmu1, h = ch.mu0, [k * m for k, m in zip(ch.kappa, ch.mu1)], ch.h
-    Eg2 = E(ch.h2)
-    g00 = E([a * a for a in mu0])
-    g01 = E([a * b for a, b in zip(mu0, kmu1)])
-    g11 = E([b * b for b in kmu1])
-    u0 = E([a * g for a, g in zip(mu0, h)])
-    u1 = E([b * g for b, g in zip(kmu1, h)])
-    zero = 0 * Eg2
-    # a coefficient that vanishes identically comes out of quadrature as ~1e-17, not 0
-    tiny = 1e-24 * (abs(Eg2) + 1)
-    if abs(g00) <= tiny:
-        g00 = g01 = zero
-    if abs(g11) <= tiny:
-        g11 = g01 = zero
-    if g00 == 0:
-        upper, b_up = Eg2, zero
-    else:
-        b_up = u0 / g00
-        upper = Eg2 - u0 * b_up
-    det = g00 * g11 - g01 * g01
-    if det == 0 or abs(det) <= 1e-28 * abs(g00 * g11):
-        # span is one-dimensional (e.g. r = 0): project on whichever direction is non-zero
-        if g11 != 0 and (g00 == 0 or abs(g11) > 0):
-            b1, b2 = (zero, u1 / g11) if g00 == 0 else (b_up, zero)
-            lower = Eg2 - (u1 * u1 / g11 if g00 == 0 else u0 * b_up)
-        else:
-            b1, b2, lower = b_up, zero, upper
-    else:
-        b1 = (g11 * u0 - g01 * u1) / det
-        b2 = (g00 * u1 - g01 * u0) / det
-        lower = Eg2 - (u0 * b1 + u1 * b2)
-    return upper, lower, b_up, (b1, b2)
+    kmu1 = [k * m for k, m in zip(ch.kappa, ch.mu1)]
+    basis = [ch.mu0, kmu1]
+    energy = E(ch.h2)        # = E sigma_star^2 = mu2* for every gamma
+    gram = [[E([a * b for a, b in zip(f, g)]) for g in basis] for f in basis]
+    u = [E([a * g for a, g in zip(f, ch.h)]) for f in basis]
+    # the z mu1(kappa) direction: orthogonal to every function of kappa, E_z[z sigma*] = h1
+    g22, u2 = E([m * m for m in ch.mu1]), E([a * m for a, m in zip(ch.h1, ch.mu1)])
+    zero = 0 * energy
+    gram = [gram[0] + [zero], gram[1] + [zero], [zero, zero, g22]]
+    u = u + [u2]
+    upper, (b_up,) = _project(energy, gram, u, [0])
+    span, _ = _project(energy, gram, u, [0, 1])
+    lower, b_low = _project(energy, gram, u, [0, 1, 2])
+    return upper, lower, span, b_up, tuple(b_low)
+
+
+def _tidy(x, ceiling=None):
+    """Clamp rounding: a bound that vanishes comes out as +-1e-17; a projection on a larger
+    span is never above ``ceiling`` (equal up to rounding at worst)."""
+    if ceiling is not None and x > ceiling:
+        x = ceiling
+    if -1e-12 < x < 0:
+        x = 0 * x
+    return x
 
 
 def _kernel(teacher, dps=None):
     """Best linear error E s*^2 - mu1*^2 - mu0*^2: the teacher's energy above degree 1,
-    i.e. its mu_star^2 (MATH.md (b), (i))."""
+    i.e. its mu_star^2 (docs/theory.md (b), (i))."""
     mustar2 = hermite_constants(teacher).mustar2
     return float(mustar2) if dps is None else mustar2.mpmath(dps + 5)
 
@@ -117,8 +178,46 @@ def _kernel(teacher, dps=None):
 _LADDER = (60, 90, 135, 200, 300)
 
 
+def _double(student, teacher, r, c, gamma, nodes):
+    node_error = None
+    if nodes == "auto":
+        prev = None
+        for K in _LADDER:
+            cur = _all_projections(channel_data(student, teacher, r, c, gamma, nodes=K))
+            if prev is not None:
+                node_error = float(max(abs(a - b) for a, b in zip(cur[:3], prev[:3])))
+                if node_error < 1e-13:
+                    break
+            prev = cur
+    else:
+        K = int(nodes)
+        cur = _all_projections(channel_data(student, teacher, r, c, gamma, nodes=K))
+    return cur, K, node_error
+
+
+def _mpmath(student, teacher, r, c, gamma, dps):
+    """Projections at ``dps`` digits; kappa nodes raised until two counts agree to
+    ``dps - 3`` digits."""
+    prev = None
+    K = max(60, 2 * dps)
+    while True:
+        ch = channel_data(student, teacher, str(r), str(c), str(gamma), nodes=K, dps=dps)
+        with mpmath.workdps(dps + 10):
+            cur = _all_projections(ch)
+        if prev is not None:
+            err = max(abs(a - b) for a, b in zip(cur[:3], prev[:3]))
+            if err < mpmath.mpf(10) ** (-(dps - 3)):
+                return cur, K, err
+            if K > 800:
+                raise RuntimeError(f"bounds at {dps} digits: kappa quadrature not converged "
+                                   f"with {K} nodes (last change {mpmath.nstr(err, 3)})")
+        prev = cur
+        K = int(K * 1.5)
+
+
 def bounds(student, teacher, r, c, gamma=1.0, dps=None, nodes="auto") -> Bounds:
-    """Upper and lower bounds and the kernel baseline at sRF parameters (r, c, gamma).
+    """Upper and lower bounds on the test error and the kernel baseline at sRF parameters
+    (r, c, gamma); both bounds hold at every gamma (docs/theory.md (l.4)).
 
     Parameters
     ----------
@@ -127,90 +226,139 @@ def bounds(student, teacher, r, c, gamma=1.0, dps=None, nodes="auto") -> Bounds:
         Spike strength, bulk variance (> 0), alignment in [-1, 1].
     dps : int or None
         Also compute at ``dps`` digits with mpmath (Gauss-Hermite nodes at that precision;
-        the node count is raised until two counts agree to ``dps - 3`` digits).
+        the node count is raised until two counts agree to ``dps - 3`` digits).  The float
+        fields are then the ``dps``-digit values rounded to double.
     nodes : int or "auto"
         kappa nodes for the double-precision result ("auto": converge to 1e-13).
 
     >>> b = bounds("sign", "sign", r=5.0, c=1.0)
     >>> round(b.upper, 10), b.lower <= b.upper, b.node_error < 1e-13
     (0.0709747694, True, True)
+
+    At gamma < 1 the bulk learns part of the teacher's orthogonal direction: the lower bound
+    lies below the spike-only projection.
+
+    >>> b = bounds("sin", "sin", r=0.8, c=1.1, gamma=0.8)
+    >>> b.lower < b.spike_span <= b.upper
+    True
     """
-    node_error = None
     if dps is not None:
         check_dps(dps, MAX_SOLVER_DPS)
-    if nodes == "auto":
-        prev = None
-        for K in _LADDER:
-            ch = channel_data(student, teacher, r, c, gamma, nodes=K)
-            cur = _projections(ch)
-            if prev is not None:
-                node_error = max(abs(cur[0] - prev[0]), abs(cur[1] - prev[1]))
-                if node_error < 1e-13:
-                    break
-            prev = cur
-    else:
-        K = int(nodes)
-        cur = _projections(channel_data(student, teacher, r, c, gamma, nodes=K))
-    upper, lower, b_up, b_low = cur
-    lower = min(lower, upper)  # a projection on a larger span; equal up to rounding at worst
-    if -1e-12 < lower < 0:     # rounding of a vanishing bound
-        lower = 0.0
-    if -1e-12 < upper < 0:
-        upper = 0.0
+    (upper, lower, span, b_up, b_low), K, node_error = _double(student, teacher, r, c,
+                                                               gamma, nodes)
+    upper = _tidy(upper)
+    span = _tidy(span, upper)
+    lower = _tidy(lower, span)
     out = Bounds(float(upper), float(lower), _kernel(teacher), float(b_up),
-                 tuple(float(b) for b in b_low), float(r), float(c), float(gamma), K, node_error)
+                 tuple(float(b) for b in b_low), float(span), float(r), float(c),
+                 float(gamma), K, node_error)
     if dps is not None:
-        prev = None
-        K = max(60, 2 * dps)
-        while True:
-            ch = channel_data(student, teacher, str(r), str(c), str(gamma), nodes=K, dps=dps)
-            with mpmath.workdps(dps + 10):
-                cur = _projections(ch)
-            if prev is not None:
-                err = max(abs(cur[0] - prev[0]), abs(cur[1] - prev[1]))
-                if err < mpmath.mpf(10) ** (-(dps - 3)):
-                    break
-                if K > 800:
-                    raise RuntimeError(f"bounds at {dps} digits: kappa quadrature not converged "
-                                       f"with {K} nodes (last change {mpmath.nstr(err, 3)})")
-            prev = cur
-            K = int(K * 1.5)
+        (upper, lower, span, _, _), K, err = _mpmath(student, teacher, r, c, gamma, dps)
         with mpmath.workdps(dps):
-            out.mp_values = {"upper": +cur[0], "lower": +min(cur[1], cur[0]), "kernel": +_kernel(teacher, dps)}
-        out.precision = f"mpmath:{dps} ({K} nodes)"
+            upper = _tidy(+upper)
+            span = _tidy(+span, upper)
+            mp_values = {"upper": upper, "lower": _tidy(+lower, span),
+                         "spike_span_projection": span, "kernel": +_kernel(teacher, dps)}
+        out.mp_values = mp_values
+        out.upper, out.lower, out.spike_span, out.kernel = (
+            float(mp_values[k]) for k in ("upper", "lower", "spike_span_projection", "kernel"))
+        out.precision = f"mpmath:{dps}"
+        out.nodes, out.node_error = K, float(err)
     return out
 
 
-def optimal_learning_rate_bounds(student, teacher, alpha0=math.inf, eta_max=20.0):
-    """Minimise the upper and lower bounds over the learning rate eta (open derivation 4).
+def spike_projections(student, teacher, r, c, gamma=1.0, nodes="auto") -> SpikeProjections:
+    """The spike-only projections of the teacher at sRF parameters (r, c, gamma).
 
-    For each eta the mapping gives (r, c, gamma) at ``alpha0`` (``inf``: gamma = 1, c = 1).
-    Returns ``{"upper": (eta*, U*), "lower": (eta*, L*)}``.
+    ``mean_direction`` is the distance of ``h(kappa)`` to ``span{mu0}`` (the upper bound);
+    ``spike_span`` the distance to ``span{mu0, kappa mu1}``, which ignores the teacher's
+    direction orthogonal to the spike.  At gamma = 1 it is the lower bound; at gamma < 1 it
+    is *not* a bound (the bulk learns the linear part of the orthogonal direction).
+
+    >>> p = spike_projections("tanh", "tanh", r=0.65109, c=1.076906, gamma=0.56349)
+    >>> b = bounds("tanh", "tanh", r=0.65109, c=1.076906, gamma=0.56349)
+    >>> p.spike_span == b.spike_span and b.lower < p.spike_span
+    True
+    """
+    b = bounds(student, teacher, r, c, gamma, nodes=nodes)
+    return SpikeProjections(b.upper, b.spike_span, b.r, b.c, b.gamma)
+
+
+@dataclass
+class OptimalBounds:
+    """Bounds minimised over the learning rate eta at a fixed alpha0.
+
+    ``lower <= inf over (eta, lambda) of the test error <= upper`` at this alpha0 (and
+    ``lower`` bounds the test error at every eta, lambda and alpha).  ``at_upper`` and
+    ``at_lower`` are the full :class:`Bounds` at the two optimal learning rates.
+    """
+
+    alpha0: float
+    upper: float
+    eta_upper: float
+    lower: float
+    eta_lower: float
+    at_upper: Bounds
+    at_lower: Bounds
+    notes: list = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {"alpha0": self.alpha0, "upper": self.upper, "eta_upper": self.eta_upper,
+                "lower": self.lower, "eta_lower": self.eta_lower,
+                "r_upper": self.at_upper.r, "c_upper": self.at_upper.c,
+                "r_lower": self.at_lower.r, "c_lower": self.at_lower.c,
+                "gamma": self.at_upper.gamma, "kernel": self.at_upper.kernel,
+                "notes": list(self.notes)}
+
+    def __str__(self):
+        return (f"learning-rate-optimised bounds at alpha0 = {self.alpha0:g} "
+                f"(gamma = {self.at_upper.gamma:.6g}): "
+                f"lower = {self.lower:.10g} (eta = {self.eta_lower:.8g}), "
+                f"upper = {self.upper:.10g} (eta = {self.eta_upper:.8g})")
+
+
+def optimal_learning_rate_bounds(student, teacher, alpha0=math.inf, eta_max=20.0, *,
+                                 grid=48, mu0_correction=True, xtol=1e-9) -> OptimalBounds:
+    """Minimise the upper and the lower bound over the learning rate eta in (0, eta_max].
+
+    For each eta the mapping gives (r, c, gamma) at ``alpha0`` (``inf``: gamma = 1, c = 1);
+    the bounds are those valid at that gamma (docs/theory.md (l.1), (l.4)).  A grid of
+    ``grid`` points locates each minimum, bounded Brent refines it to ``xtol`` in eta.
 
     For sigma = sigma_star = erf the upper bound vanishes at a finite learning rate: with
     alpha0 = oo, mu0(kappa) = erf(r kappa / sqrt(3)) is proportional to the target when
     r = eta mu1^2 = sqrt(3).
 
     >>> opt = optimal_learning_rate_bounds("erf", "erf")
-    >>> eta, U = opt["upper"]
-    >>> round(eta, 4), U < 1e-12
+    >>> round(opt.eta_upper, 4), opt.upper < 1e-12
     (4.081, True)
     >>> import math; round(math.sqrt(3) * 3 * math.pi / 4, 4)   # sqrt(3) / mu1^2
     4.081
     """
     from scipy.optimize import minimize_scalar
 
-    def at(eta):
-        mp = srf_mapping(student, teacher, eta, alpha0)
-        return bounds(student, teacher, mp.r, mp.c, mp.gamma, nodes=135)
+    if not (isinstance(eta_max, (int, float)) and math.isfinite(eta_max) and eta_max > 0):
+        raise ValueError(f"eta_max must be a positive finite number, got {eta_max!r}")
 
-    grid = np.linspace(0.05, eta_max, 40)
-    out = {}
+    along = mapping_along_eta(student, teacher, alpha0, mu0_correction=mu0_correction)
+
+    @lru_cache(maxsize=None)
+    def at(eta):
+        r, c, gamma = (float(v) for v in along(eta))
+        return bounds(student, teacher, r, c, gamma, nodes=135)
+
+    etas = np.linspace(eta_max / grid, eta_max, grid)
+    found, notes = {}, []
     for key in ("upper", "lower"):
-        vals = [getattr(at(e), key) for e in grid]
+        vals = [getattr(at(float(e)), key) for e in etas]
         i = int(np.argmin(vals))
-        lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
-        res = minimize_scalar(lambda e: getattr(at(e), key), bounds=(lo, hi), method="bounded",
-                              options={"xatol": 1e-6})
-        out[key] = (float(res.x), float(res.fun))
-    return out
+        lo, hi = etas[max(i - 1, 0)], etas[min(i + 1, grid - 1)]
+        res = minimize_scalar(lambda e: getattr(at(float(e)), key), bounds=(lo, hi),
+                              method="bounded", options={"xatol": xtol})
+        eta, val = (float(res.x), float(res.fun)) if res.fun <= vals[i] else (etas[i], vals[i])
+        if i == grid - 1:
+            notes.append(f"the {key} bound is smallest at eta_max = {eta_max:g}: "
+                         "the minimum may lie beyond it (raise eta_max)")
+        found[key] = (float(eta), val)
+    return OptimalBounds(float(alpha0), found["upper"][1], found["upper"][0], found["lower"][1],
+                         found["lower"][0], at(found["upper"][0]), at(found["lower"][0]), notes)

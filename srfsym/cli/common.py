@@ -21,7 +21,19 @@ def out(text=""):
 
 
 def emit_json(obj):
-    out(json.dumps(obj, indent=2, default=_json_default))
+    """Print ``obj`` as strict JSON: non-finite floats become the strings "inf", "-inf",
+    "nan" (``json`` would write the invalid tokens Infinity / NaN)."""
+    out(json.dumps(_finite(obj), indent=2, default=_json_default, allow_nan=False))
+
+
+def _finite(o):
+    if isinstance(o, dict):
+        return {k: _finite(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)):
+        return [_finite(v) for v in o]
+    if isinstance(o, (float, np.floating)) and not np.isfinite(o):
+        return str(float(o))
+    return o
 
 
 def _json_default(o):

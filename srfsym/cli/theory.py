@@ -51,16 +51,71 @@ def cmd_error(args):
                 out(f"  test error ({args.dps} digits) = {mpmath.nstr(res.mp_test_error, args.dps)}")
 
 
+def _bounds_mode(args):
+    """'fixed' (--r --c [--gamma]), 'eta' (--alpha0 --eta) or 'optimize' (--alpha0
+    --optimize-eta); anything else is a clear error."""
+    srf = [n for n in ("r", "c", "gamma") if getattr(args, n) is not None]
+    step = [n for n in ("alpha0", "eta") if getattr(args, n) is not None]
+    if srf and (step or args.optimize_eta):
+        raise CLIError("give either sRF parameters (--r --c [--gamma]) or a step (--alpha0 with "
+                       "--eta or --optimize-eta), not both")
+    if srf:
+        if args.r is None or args.c is None:
+            raise CLIError("fixed sRF parameters need both --r and --c (--gamma defaults to 1)")
+        return "fixed"
+    if args.alpha0 is None:
+        raise CLIError("give --r --c [--gamma], or --alpha0 with --eta or --optimize-eta")
+    if args.optimize_eta == (args.eta is not None):
+        raise CLIError("with --alpha0 give exactly one of --eta and --optimize-eta")
+    return "optimize" if args.optimize_eta else "eta"
+
+
 def cmd_bounds(args):
-    from ..bounds import bounds
-    b = bounds(args.student, args.teacher, args.r, args.c, args.gamma, dps=args.dps)
-    if args.json:
-        emit_json(b.to_dict(args.dps or 30))
+    from ..bounds import bounds, optimal_learning_rate_bounds
+    from ..mapping import srf_mapping
+    mode = _bounds_mode(args)
+    if mode == "optimize":
+        if args.dps is not None:
+            raise CLIError("--dps is not available with --optimize-eta (the optimum is found in "
+                           "double precision); evaluate at the printed eta with --eta and --dps")
+        opt = optimal_learning_rate_bounds(args.student, args.teacher, args.alpha0,
+                                           eta_max=args.eta_max)
+        row = {"student": args.student, "teacher": args.teacher, **opt.to_dict()}
+        if args.json:
+            emit_json(row)
+        elif args.csv:
+            emit_csv([row])
+        else:
+            out(str(opt))
+            for key, b in (("upper", opt.at_upper), ("lower", opt.at_lower)):
+                out(f"  at eta_{key}: r = {b.r:.8g}, c = {b.c:.8g}, gamma = {b.gamma:.8g}")
+            out(f"  kernel baseline = {opt.at_upper.kernel:.10g}")
+            for note in opt.notes:
+                out(f"  note: {note}")
         return
-    out(str(b))
-    if b.mp_values:
-        for k, v in b.mp_values.items():
-            out(f"  {k:7s} = {mpmath.nstr(v, args.dps)}   [{args.dps} digits]")
+    head = {"student": args.student, "teacher": args.teacher}
+    if mode == "eta":
+        m = srf_mapping(args.student, args.teacher, args.eta, args.alpha0)
+        if args.dps is None:
+            r, c, gamma = m.r, m.c, m.gamma
+        else:   # the mapping at the requested precision, not its double rounding
+            r, c, gamma = (v.decimal(args.dps + 10) for v in m.values().values())
+        head.update(alpha0=args.alpha0, eta=args.eta)
+    else:
+        r, c, gamma = args.r, args.c, 1.0 if args.gamma is None else args.gamma
+    b = bounds(args.student, args.teacher, r, c, gamma, dps=args.dps)
+    row = {**head, **b.to_dict(args.dps or 30)}
+    if args.json:
+        emit_json(row)
+    elif args.csv:
+        emit_csv([row])
+    else:
+        out(str(b))
+        out(f"  spike-only projection on span{{mu0, kappa mu1}} = {b.spike_span:.10g}"
+            + ("" if b.gamma == 1 else "  (not a bound at gamma < 1)"))
+        if b.mp_values:
+            for k, v in b.mp_values.items():
+                out(f"  {k:22s} = {mpmath.nstr(v, args.dps)}   [{args.dps} digits]")
 
 
 def cmd_curve(args):
@@ -86,7 +141,7 @@ def cmd_curve(args):
                        d=args.d_sim, beta=args.beta, seeds=args.seeds, progress=True,
                        shared_first_layer=args.shared_first_layer)
     rows = lc.to_rows()
-    for r in rows:
+    for r in rows:   # both hold at this gamma (docs/theory.md (l.4))
         r.update(upper_bound=b.upper, lower_bound=b.lower, kernel_baseline=b.kernel)
     if args.plot:
         _plot_curve(args, lc, b, sim)
@@ -115,12 +170,9 @@ def _plot_curve(args, lc, b, sim):
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(6, 4))
     ax.plot(lc.alphas, lc.test_error, label="sRF theory (test error)")
-    ax.axhline(b.upper, ls="--", color="C1", label="upper bound (lambda -> oo)")
-    if b.gamma == 1.0:
-        ax.axhline(b.lower, ls="--", color="C2", label="lower bound")
-    else:   # MATH.md (i): a lower bound only at gamma = 1
-        ax.axhline(b.lower, ls=":", color="C2",
-                   label=f"spike-only projection (not a bound, gamma = {b.gamma:.3g})")
+    ax.axhline(b.upper, ls="--", color="C1",
+               label=r"upper bound on $\min_\lambda$ test error ($\lambda\to\infty$)")
+    ax.axhline(b.lower, ls="--", color="C2", label=f"lower bound (at $\\gamma$ = {b.gamma:.3g})")
     ax.axhline(b.kernel, ls=":", color="k", label="kernel baseline")
     if sim is not None:
         ax.errorbar(sim.alphas, sim.test_error, yerr=sim.test_error_sem, fmt="o", color="C3",
@@ -148,14 +200,27 @@ def register(sub):
     add_output(p)
     p.set_defaults(func=cmd_error)
 
-    p = sub.add_parser("bounds", help="upper/lower bounds and kernel baseline")
-    p.add_argument("--student", required=True)
-    p.add_argument("--teacher", required=True)
-    p.add_argument("--r", type=float, required=True)
-    p.add_argument("--c", type=float, required=True)
-    p.add_argument("--gamma", type=float, default=1.0)
-    p.add_argument("--dps", type=int, default=None)
-    p.add_argument("--json", action="store_true")
+    p = sub.add_parser(
+        "bounds", help="upper/lower bounds on the test error (valid at every gamma)",
+        description="Upper and lower bounds on the test error and the kernel baseline, at "
+        "fixed sRF parameters (--r --c [--gamma]), after one step (--alpha0 --eta, through the "
+        "mapping), or minimised over the learning rate (--alpha0 --optimize-eta).  Both bounds "
+        "hold at every alignment gamma (docs/theory.md (l.4)).")
+    p.add_argument("--student", required=True, help="student activation (name or expression in x)")
+    p.add_argument("--teacher", required=True, help="teacher activation")
+    p.add_argument("--r", type=float, help="spike strength r (fixed sRF parameters)")
+    p.add_argument("--c", type=float, help="bulk variance c > 0 (fixed sRF parameters)")
+    p.add_argument("--gamma", type=float, help="alignment gamma in [-1, 1] (default 1)")
+    p.add_argument("--alpha0", type=float, help="step samples per dimension n0/d (inf allowed)")
+    p.add_argument("--eta", type=float, help="learning rate eta-tilde of the step")
+    p.add_argument("--optimize-eta", action="store_true",
+                   help="minimise each bound over eta in (0, --eta-max] at --alpha0")
+    p.add_argument("--eta-max", type=float, default=20.0,
+                   help="largest eta searched by --optimize-eta (default 20)")
+    p.add_argument("--dps", type=int, default=None,
+                   help="also evaluate at this many digits with mpmath (the float fields are "
+                   "then these values rounded)")
+    add_output(p)
     p.set_defaults(func=cmd_bounds)
 
     p = sub.add_parser("curve", help="learning curve (optionally plotted, with simulation)")
