@@ -265,6 +265,8 @@ def test_bounds_sin_sin_against_own_projections():
         mu0 = lambda k: mpmath.sin(r * k) * e                      # noqa: E731  MATH (d)
         kmu1 = lambda k: k * mpmath.cos(r * k) * e                 # noqa: E731
         h = lambda k: mpmath.exp(-rho2 / 2) * mpmath.sin(gamma * k)  # noqa: E731  MATH (e)
+        h1 = lambda k: mpmath.sqrt(rho2) * mpmath.exp(-rho2 / 2) * mpmath.cos(gamma * k)  # noqa
+        mu1 = lambda k: mpmath.cos(r * k) * e                      # noqa: E731
         h2 = lambda k: (1 - mpmath.exp(-2 * rho2) * mpmath.cos(2 * gamma * k)) / 2  # noqa: E731
         Eg2 = E(h2)
         g00, g01, g11 = E(lambda k: mu0(k)**2), E(lambda k: mu0(k) * kmu1(k)), \
@@ -272,11 +274,14 @@ def test_bounds_sin_sin_against_own_projections():
         u0, u1 = E(lambda k: h(k) * mu0(k)), E(lambda k: h(k) * kmu1(k))
         upper = Eg2 - u0**2 / g00
         det = g00 * g11 - g01**2
-        lower = Eg2 - (g11 * u0**2 - 2 * g01 * u0 * u1 + g00 * u1**2) / det
+        spike = Eg2 - (g11 * u0**2 - 2 * g01 * u0 * u1 + g00 * u1**2) / det
+        # + the direction z mu1(kappa) orthogonal to the spike (the bound at gamma < 1)
+        lower = spike - E(lambda k: h1(k) * mu1(k))**2 / E(lambda k: mu1(k)**2)
         assert_mp_close(Eg2, (1 - mpmath.exp(-2)) / 2, 38)
     b = bounds("sin", "sin", r="1.1", c="1.2", gamma="0.9", dps=30)
     assert_mp_close(b.mp_values["upper"], upper, 30, "upper")
     assert_mp_close(b.mp_values["lower"], lower, 30, "lower")
+    assert_mp_close(b.mp_values["spike_span_projection"], spike, 30, "spike span")
     with mpmath.workdps(40):
         kernel = (1 - mpmath.exp(-2)) / 2 - mpmath.exp(-1)
     assert_mp_close(b.mp_values["kernel"], kernel, 30, "kernel")
@@ -293,6 +298,5 @@ def test_optimal_learning_rate_for_sin_sin():
     # (always raised TypeError before b2b74b5: np.float64 grid, default alpha0 = inf)
     # alpha0 = oo: gamma = 1, c = 1, r = eta e^-1; U(r) = 0 exactly at r = 1, eta = e
     opt = optimal_learning_rate_bounds("sin", "sin", eta_max=5.0)
-    eta_up, u_star = opt["upper"]
-    assert abs(eta_up - math.e) < 1e-4 and abs(u_star) < 1e-8
-    assert opt["lower"][1] <= u_star + 1e-12
+    assert abs(opt.eta_upper - math.e) < 1e-4 and abs(opt.upper) < 1e-8
+    assert opt.lower <= opt.upper + 1e-12

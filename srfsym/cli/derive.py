@@ -108,22 +108,18 @@ def _derive_default(args):
     out("  learning curve:  " + ", ".join(f"alpha {r.alpha:g}: {r.test_error:.6f}"
                                              for r in lc.results))
 
-    step(7, "Bounds and kernel baseline (MATH.md (i), stated for gamma = 1)")
-    b1 = bounds(st, te, m.r, m.c, 1.0)
-    out(f"  at gamma = 1: lower = {b1.lower:.10g}, upper = {b1.upper:.10g}")
-    out(f"  kernel (best linear) baseline = {b1.kernel:.10g}")
+    step(7, "Bounds on the test error at the mapping's gamma, kernel baseline "
+            "(docs/bounds.md)")
     b = bounds(st, te, m.r, m.c, m.gamma)
-    out(f"  at the mapping's gamma = {m.gamma:.6g}: spike-only projections lower = "
-         f"{b.lower:.10g}, upper = {b.upper:.10g}")
-    out("  (for gamma < 1 the bulk also learns the teacher's orthogonal linear part, so the "
-         "spike-only 'lower' value is not a lower bound on the test error)")
+    out(f"  at gamma = {m.gamma:.6g}: lower = {b.lower:.10g}, upper = {b.upper:.10g}, "
+        f"kernel (best linear) baseline = {b.kernel:.10g}")
+    out(f"  lower = mu2* - |projection of h on span{{mu0, kappa mu1}}|^2 - (E h1 mu1)^2/E mu1^2;"
+        f" the spike-only part {b.spike_span:.10g} alone is not a bound when gamma < 1")
     from ..fixed_point import optimal_lambda
-    big = srf_mapping(st, te, args.eta, 1e9)
-    lam_opt, best = optimal_lambda(st, te, 1e9, args.eta, 4.0)
-    bb = bounds(st, te, big.r, big.c, big.gamma)
-    out(f"  alpha0 = 1e9 (gamma = {big.gamma:.9f}), alpha = 4: min over lambda of the test error "
-         f"= {best.test_error:.8g} (lambda* = {lam_opt:.4g}); lower {bb.lower:.8g} <= it <= "
-         f"upper {bb.upper:.8g}: {bb.lower <= best.test_error <= bb.upper}")
+    lam_opt, best = optimal_lambda(st, te, args.alpha0, args.eta, 4.0)
+    out(f"  alpha = 4: min over lambda of the test error = {best.test_error:.8g} "
+        f"(lambda* = {lam_opt:.4g}); lower <= it <= upper: "
+        f"{b.lower <= best.test_error <= b.upper}")
     out("")
     out("Each step has its own script: `srfsym derive --list`.")
 
