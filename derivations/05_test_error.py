@@ -1,4 +1,4 @@
-"""Conditional test error eps(kappa) and the L2 projections behind the bounds (MATH.md (f), (i)).
+"""Conditional test error eps(kappa) and the L2 projections behind the bounds (docs/bounds.md).
 
 Conditionally on the spike coordinate kappa, the test label is ``sigma*(gamma kappa + rho z)`` and
 the Gaussian-equivalent predictor of MATH.md (f) is
@@ -15,8 +15,10 @@ spike).  The script
    (``srfsym.fixed_point._Problem.conditional_error``, evaluated on symbols) and checks it against a
    direct Gauss--Hermite average over ``(z, g, g')`` of the squared error at one kappa;
 3. derives the upper bound ``U = E g^2 - (E g mu0)^2 / E mu0^2`` (minimum over ``b`` of the
-   readout reduced to the mean direction) and the lower bound from the 2x2 normal equations on
-   ``span{mu0(kappa), kappa mu1(kappa)}``, both as ``E_kappa eps`` with ``psi = q1 = q2 = 0``;
+   readout reduced to the mean direction), the spike-only projection on
+   ``span{mu0(kappa), kappa mu1(kappa)}`` (2x2 normal equations, ``psi = q1 = q2 = 0``) and the
+   lower bound valid at every gamma, which also minimises over ``psi`` (``q1 = psi^2``):
+   ``L_gamma = L - (E h1 mu1)^2 / E mu1^2``;
 4. checks them against :func:`srfsym.bounds.bounds` with kappa-integrals done independently by
    adaptive quadrature.
 """
@@ -47,6 +49,8 @@ B = sp.Symbol("b", real=True)
 #: kappa-moments for the bounds
 EG2, U0, U1, G00, G01, G11 = sp.symbols("Eg2 u0 u1 Gamma00 Gamma01 Gamma11", real=True)
 B1, B2 = sp.symbols("b1 b2", real=True)
+#: kappa-moments of the direction z mu1(kappa) orthogonal to the spike
+V11, W1 = sp.symbols("Emu1sq Eh1mu1", real=True)
 M0K, K1K = sp.symbols("M0 K1", real=True)       # mu0(kappa) and kappa mu1(kappa)
 LATEX_NAMES = {SIG: r"\sigma_\star", G: "g", GP: "g'", MU0: r"\mu_0", MU1: r"\mu_1",
                MUS: r"\mu_\star", THETA: r"\theta", PSI: r"\psi", Q1: "q_1", Q2: "q_2",
@@ -54,7 +58,7 @@ LATEX_NAMES = {SIG: r"\sigma_\star", G: "g", GP: "g'", MU0: r"\mu_0", MU1: r"\mu
                U0: r"\mathbb{E}[g\mu_0]", U1: r"\mathbb{E}[g\kappa\mu_1]",
                G00: r"\mathbb{E}\mu_0^2", G01: r"\mathbb{E}[\mu_0\kappa\mu_1]",
                G11: r"\mathbb{E}[\kappa^2\mu_1^2]", B1: "b_1", B2: "b_2",
-               M0K: "M_0", K1K: "K_1"}
+               M0K: "M_0", K1K: "K_1", V11: r"\mathbb{E}\mu_1^2", W1: r"\mathbb{E}[h_1\mu_1]"}
 
 
 _step = partial(print_step, latex_names=LATEX_NAMES)
@@ -190,6 +194,31 @@ def main():
     assert sp.simplify(hess - 2 * Gam) == sp.zeros(2, 2)
     print("    the Hessian is 2 Gamma (a Gram matrix, positive semi-definite): a minimum   "
           "[asserted]; L <= U since the span contains mu0 (asserted numerically below)")
+    print("    This L ignores the direction z orthogonal to the spike: it bounds the test error "
+          "only at gamma = 1 (h1 = 0).  At gamma < 1 it is the 'spike-only projection'.")
+
+    # 3b. the lower bound at every gamma ------------------------------------------------------
+    # eps(kappa) >= E_z(sigma* - b - mu1 psi z)^2 because q1 >= psi^2 and q2 >= 0; minimise it
+    # over b in span{M0, K1} AND over psi (the fixed point's psi is one particular value)
+    eps_z = sp.expand(part_z.subs(B, B1 * M0K + B2 * K1K))
+    _step(n, "Lower bound at every gamma: eps(kappa) >= E_z(sigma* - b - mu1 psi z)^2 (q1 >= psi^2, "
+             "q2 >= 0); with b = b1 M0 + b2 K1", eps_z)
+    poly = sp.Poly(eps_z, H, H2, H1, M0K, K1K, MU1)
+    table = {(0, 1, 0, 0, 0, 0): EG2, (1, 0, 0, 1, 0, 0): U0, (1, 0, 0, 0, 1, 0): U1,
+             (0, 0, 0, 2, 0, 0): G00, (0, 0, 0, 1, 1, 0): G01, (0, 0, 0, 0, 2, 0): G11,
+             (0, 0, 1, 0, 0, 1): W1, (0, 0, 0, 0, 0, 2): V11}
+    objective_g = sp.expand(sum(coeff * table[mon] for mon, coeff in poly.terms()))
+    assert _is_zero(objective_g - objective - PSI**2 * V11 + 2 * PSI * W1)
+    _step(n, "E_kappa: the spike objective above plus psi^2 E mu1^2 - 2 psi E[h1 mu1] (no cross "
+             "terms: E_z z = 0, so z mu1 is orthogonal to every function of kappa)   [asserted]",
+          objective_g)
+    sol_g = sp.solve([sp.diff(objective_g, v) for v in (B1, B2, PSI)], [B1, B2, PSI],
+                     dict=True)[0]
+    lower_g = sp.simplify(objective_g.subs(sol_g))
+    assert _is_zero(lower_g - (lower - W1**2 / V11))
+    assert _is_zero(sol_g[PSI] - W1 / V11)
+    _step(n, "Minimum over (b1, b2, psi): L_gamma = L - (E h1 mu1)^2 / E mu1^2, psi* = "
+             "E[h1 mu1]/E mu1^2   [asserted]", sp.Tuple(sol_g[PSI], lower_g))
 
     # 4. numbers against srfsym.bounds ------------------------------------------------------------
     mp_ = srf_mapping("erf", "sin", eta=2, alpha0=5)
@@ -199,29 +228,33 @@ def main():
 
     def parts(k):
         m0, m1, _ = (float(v) for v in co(k, r, c))
-        h, _, h2 = (float(v) for v in te(k, gamma))
-        return m0, k * m1, h, h2
+        h, h1, h2 = (float(v) for v in te(k, gamma))
+        return m0, k * m1, h, h2, m1, h1
 
     mom = {EG2: _gauss_kappa(lambda k: parts(k)[3]),
            U0: _gauss_kappa(lambda k: parts(k)[0] * parts(k)[2]),
            U1: _gauss_kappa(lambda k: parts(k)[1] * parts(k)[2]),
            G00: _gauss_kappa(lambda k: parts(k)[0]**2),
            G01: _gauss_kappa(lambda k: parts(k)[0] * parts(k)[1]),
-           G11: _gauss_kappa(lambda k: parts(k)[1]**2)}
+           G11: _gauss_kappa(lambda k: parts(k)[1]**2),
+           V11: _gauss_kappa(lambda k: parts(k)[4]**2),
+           W1: _gauss_kappa(lambda k: parts(k)[4] * parts(k)[5])}
     U_mine, L_mine = float(upper.subs(mom)), float(lower.subs(mom))
+    Lg_mine, psi_mine = float(lower_g.subs(mom)), float(sol_g[PSI].subs(mom))
     b_up, b_lo = float(b_star.subs(mom)), (float(sol[B1].subs(mom)), float(sol[B2].subs(mom)))
     lib_b = bounds("erf", "sin", r, c, gamma)
     assert L_mine <= U_mine
-    assert abs(U_mine - lib_b.upper) < 1e-10 and abs(L_mine - lib_b.lower) < 1e-10
-    assert abs(b_up - lib_b.b_upper) < 1e-9
-    assert all(abs(x - y) < 1e-9 for x, y in zip(b_lo, lib_b.b_lower))
+    assert Lg_mine < L_mine <= U_mine
+    assert abs(U_mine - lib_b.upper) < 1e-10 and abs(L_mine - lib_b.spike_span) < 1e-10
+    assert abs(Lg_mine - lib_b.lower) < 1e-10
+    assert abs(b_up - lib_b.b_upper) < 1e-9 and abs(psi_mine - lib_b.b_lower[2]) < 1e-9
     _step(n, f"erf student, sin teacher, eta = 2, alpha0 = 5 (r = {r:.6f}, c = {c:.6f}, "
              f"gamma = {gamma:.6f}); kappa-moments by adaptive quadrature:")
     print(f"    upper: derived {U_mine:.13f}   srfsym.bounds {lib_b.upper:.13f}")
-    print(f"    lower: derived {L_mine:.13f}   srfsym.bounds {lib_b.lower:.13f}")
-    print(f"    b*: {b_up:.10f} / {lib_b.b_upper:.10f};  (b1, b2)*: "
-          f"({b_lo[0]:.10f}, {b_lo[1]:.10f}) / ({lib_b.b_lower[0]:.10f}, {lib_b.b_lower[1]:.10f})"
-          "   [asserted to 1e-10 / 1e-9]")
+    print(f"    lower (gamma): derived {Lg_mine:.13f}   srfsym.bounds {lib_b.lower:.13f}")
+    print(f"    spike-only:    derived {L_mine:.13f}   srfsym.bounds {lib_b.spike_span:.13f}")
+    print(f"    b*: {b_up:.10f} / {lib_b.b_upper:.10f};  psi*: {psi_mine:.10f} / "
+          f"{lib_b.b_lower[2]:.10f}   [asserted to 1e-10 / 1e-9]")
     print("\nAll identities asserted.")
 
 
