@@ -240,3 +240,20 @@ def test_cli_bounds_float_equals_its_decimal_twin(capsys):
 def test_cli_bounds_bad_options(capsys, argv, needle):
     code, _, err = run(capsys, "bounds", "--student", "tanh", "--teacher", "sin", *argv)
     assert code == 2 and needle in err
+
+
+def test_cli_curve_text_and_json_report_gamma_valid_bounds(capsys):
+    # tanh/tanh at alpha0 = 0.5 (gamma = 0.56): the old spike-only "lower bound" 0.277 was
+    # above the curve's own test error 0.098 at alpha = 100
+    argv = ["curve", "--student", "tanh", "--teacher", "tanh", "--alpha0", "0.5", "--eta", "1",
+            "--lam", "0.001", "--alpha", "1", "10", "100"]
+    code, out, _ = run(capsys, *argv)
+    assert code == 0
+    import re
+    lower = float(re.search(r"bounds: lower ([0-9.e-]+)", out).group(1))
+    errors = [float(line.split()[1]) for line in out.splitlines()[2:5]]
+    assert len(errors) == 3 and lower <= min(errors) < 0.1
+    code, out, _ = run(capsys, *argv, "--json")
+    rows = json.loads(out)["theory"]
+    assert all(r["lower_bound"] <= r["test_error"] for r in rows)
+    assert rows[0]["lower_bound"] == pytest.approx(lower, rel=1e-7)

@@ -146,10 +146,10 @@ def cmd_curve(args):
     if args.plot:
         _plot_curve(args, lc, b, sim)
     if args.json:
-        out = {"theory": rows}
+        payload = {"theory": rows}
         if sim is not None:
-            out["simulation"] = sim.to_dict()
-        emit_json(out)
+            payload["simulation"] = sim.to_dict()
+        emit_json(payload)
     elif args.csv:
         emit_csv(rows)
     else:
