@@ -11,7 +11,8 @@ readout fitted by ridge regression.  The package follows the derivation chain:
 ``srf_mapping``          (eta, alpha0) -> spike strength r, bulk variance c, alignment gamma
 ``solve``                the fixed point of Result 3.3: test/train error, order parameters
 ``learning_curve``       solve along a list of alpha
-``bounds``               upper / lower bounds and the kernel baseline (MATH (i))
+``bounds``               upper / lower bounds at every gamma, kernel baseline (docs/bounds.md)
+``optimal_learning_rate_bounds``  the bounds minimised over the learning rate
 ``simulate``             the real finite-size network (or the sRF model) beside the theory
 =======================  ==============================================================
 
@@ -22,9 +23,10 @@ from .activations import Activation, ActivationError, activation, parse_activati
 from .gaussian import DivergentExpectationError, gaussian_expectation, set_integrate_timeout
 from .hermite import hermite_constants
 from .cget import cget_coefficients, teacher_functions
-from .mapping import srf_mapping
+from .mapping import mapping_along_eta, srf_mapping
 from .fixed_point import ConvergenceError, FixedPointResult, learning_curve, optimal_lambda, solve
-from .bounds import Bounds, bounds, optimal_learning_rate_bounds
+from .bounds import (Bounds, OptimalBounds, bounds, optimal_learning_rate_bounds,
+                     spike_projections)
 from .simulate import SimulationResult, simulate
 from .values import Value
 
@@ -32,7 +34,8 @@ __version__ = "0.1.0"
 
 __all__ = ["Activation", "ActivationError", "activation", "parse_activation",
            "DivergentExpectationError", "gaussian_expectation", "set_integrate_timeout",
-           "hermite_constants", "cget_coefficients", "teacher_functions", "srf_mapping",
+           "hermite_constants", "cget_coefficients", "teacher_functions", "srf_mapping", "mapping_along_eta",
            "ConvergenceError", "FixedPointResult", "solve", "learning_curve", "optimal_lambda",
-           "Bounds", "bounds", "optimal_learning_rate_bounds", "SimulationResult", "simulate",
+           "Bounds", "OptimalBounds", "bounds", "optimal_learning_rate_bounds",
+           "spike_projections", "SimulationResult", "simulate",
            "Value", "__version__"]
