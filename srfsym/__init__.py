@@ -11,8 +11,8 @@ readout fitted by ridge regression.  The package follows the derivation chain:
 ``srf_mapping``          (eta, alpha0) -> spike strength r, bulk variance c, alignment gamma
 ``solve``                the fixed point of Result 3.3: test/train error, order parameters
 ``learning_curve``       solve along a list of alpha
-``bounds``               upper / lower bounds at every gamma, kernel baseline (docs/bounds.md)
-``optimal_learning_rate_bounds``  the bounds minimised over the learning rate
+``bounds``               upper / lower bounds at every gamma, kernel baseline, and
+                         ``optimal_learning_rate_bounds`` over eta (docs/bounds.md)
 ``simulate``             the real finite-size network (or the sRF model) beside the theory
 =======================  ==============================================================
 
