@@ -214,7 +214,8 @@ class ChannelData:
 
     def E(self, values):
         if self.precision == "double":
-            return float(np.dot(self.weights, values))
+            v = np.dot(self.weights, values)
+            return float(v) if np.isrealobj(v) else complex(v)
         return mpmath.fsum(w * v for w, v in zip(self.weights, values))
 
 

@@ -42,7 +42,8 @@ __all__ = [
     "SpectralMoments", "MarchenkoPastur", "SampledSpectrum",
     "LAM_PRIME", "V1HAT", "C", "BETA", "SwSum",
     "mp_stieltjes_quadratic", "mp_stieltjes_root", "mp_moment_expressions",
-    "mp_density_expression", "sherman_morrison_expressions", "sw_sums_in", "spectrum_latex",
+    "mp_density_expression", "mp_stieltjes_pair_expressions", "sherman_morrison_expressions",
+    "sw_sums_in", "spectrum_latex", "EigenvalueSpectrum",
     "KIND_ONE", "KIND_BB", "KIND_BZ", "KIND_ZZ",
 ]
 
@@ -244,6 +245,125 @@ def mp_density_expression():
     return dens, (lo, hi)
 
 
+@lru_cache(maxsize=None)
+def mp_stieltjes_pair_expressions() -> dict:
+    """``E 1/S`` and ``E varrho/S`` for **complex** ``lambda'`` and ``Vhat_1`` (the feature
+    spectrum evaluates the ridge system at ``lambda = -(n/p) z``, docs/theory.md (j.3)).
+
+    Off the positive axis neither root of the scaled quadratic of :func:`mp_stieltjes_root`
+    is "the positive one": both roots are returned, in the cancellation-free pair
+    ``q / a2`` and ``-1 / q`` with ``q = -(a1 + sqrt(disc)) / 2`` (``a0 = -1``), and the
+    caller selects the physical one (``Im > 0`` when ``Im S < 0``).  ``E varrho/S`` follows
+    from the root by ``c mt / (1 + beta g mt)`` (``g = Vhat_1 c``), which equals
+    ``(1 - lambda' mt) / Vhat_1`` on the quadratic (asserted here) and stays finite at
+    ``Vhat_1 = 0``.
+
+    >>> e = mp_stieltjes_pair_expressions()
+    >>> e["rho_of_root"]
+    c*mt/(Vhat_1*beta*c*mt + 1)
+    """
+    r = mp_stieltjes_root()
+    mt, g = r["mt"], r["g"]
+    a2, a1, a0 = r["coeffs"]
+    assert a0 == -1
+    rho = C * mt / (1 + BETA * g * mt)
+    # rho = (1 - lambda' mt)/Vhat_1 on the quadratic: the difference times its denominators
+    # is a multiple of the quadratic in mt
+    num = sp.expand(sp.numer(sp.together(rho - (1 - LAM_PRIME * mt) / V1HAT)))
+    assert sp.rem(num, r["quadratic"], mt) == 0
+    return {"a2": a2, "a1": a1, "disc": sp.expand(a1**2 + 4 * a2), "rho_of_root": rho,
+            "mt": mt}
+
+
+@lru_cache(maxsize=None)
+def _mp_pair_functions():
+    e = mp_stieltjes_pair_expressions()
+    args = (LAM_PRIME, V1HAT, C, BETA)
+    coeffs = sp.lambdify(args, [e["a2"], e["a1"]], modules="numpy")
+    coeffs_mp = lambdify_mpmath(args, [e["a2"], e["a1"]])
+    rho = sp.lambdify((e["mt"], V1HAT, C, BETA), e["rho_of_root"], modules="numpy")
+    rho_mp = lambdify_mpmath((e["mt"], V1HAT, C, BETA), e["rho_of_root"])
+    return coeffs, rho, coeffs_mp, rho_mp
+
+
+def _select_root(r1, r2, previous):
+    """The root with ``Im > 0`` (the Stieltjes transform of a positive measure at
+    ``Im S < 0``); if both or neither qualify, the one closest to ``previous``."""
+    if r1.imag == 0 and r2.imag == 0:     # real S > 0: the positive root (product -1/a2 < 0)
+        if (r1.real > 0) != (r2.real > 0):
+            return r1 if r1.real > 0 else r2
+    up1, up2 = r1.imag > 0, r2.imag > 0
+    if up1 != up2:
+        return r1 if up1 else r2
+    if previous is None:
+        raise ValueError("Marchenko-Pastur root selection is ambiguous (both or neither "
+                         f"root in the upper half plane: {r1}, {r2}) and no previous iterate")
+    return r1 if abs(r1 - previous) <= abs(r2 - previous) else r2
+
+
+def mp_stieltjes_pair(lam_prime, v1hat, c, beta, previous=None, dps=None):
+    """``(E 1/S, E varrho/S)`` for ``S = lambda' + Vhat_1 varrho``, ``varrho ~ c MP_beta``,
+    at complex ``lambda'`` and ``Vhat_1`` (double precision, or mpmath at ``dps``).
+
+    On the positive axis it is the real closed form of :class:`MarchenkoPastur`:
+
+    >>> inv, rho = mp_stieltjes_pair(0.5, 1.0, 1.0, 1.0)
+    >>> m = MarchenkoPastur(1.0, 1.0).moments(0.5, 1.0)
+    >>> bool(abs(inv - m.inv) < 1e-14 and abs(rho - m.rho) < 1e-14)
+    True
+    """
+    coeffs, rho_f, coeffs_mp, rho_mp = _mp_pair_functions()
+    if dps is None:
+        lam_prime, v1hat = complex(lam_prime), complex(v1hat)
+        if v1hat == 0:
+            return 1 / lam_prime, c / lam_prime
+        a2, a1 = (complex(x) for x in coeffs(lam_prime, v1hat, c, beta))
+        sq = np.sqrt(a1 * a1 + 4 * a2)
+        if (a1.conjugate() * sq).real < 0:
+            sq = -sq
+        q = -(a1 + sq) / 2
+        mt = _select_root(q / a2, -1 / q, previous)
+        return mt, complex(rho_f(mt, v1hat, c, beta))
+    with mpmath.workdps(dps):
+        lam_prime, v1hat = mpmath.mpc(lam_prime), mpmath.mpc(v1hat)
+        if v1hat == 0:
+            return 1 / lam_prime, c / lam_prime
+        a2, a1 = coeffs_mp(lam_prime, v1hat, c, beta)
+        sq = mpmath.sqrt(a1 * a1 + 4 * a2)
+        if (mpmath.conj(a1) * sq).real < 0:
+            sq = -sq
+        q = -(a1 + sq) / 2
+        mt = _select_root(q / a2, -1 / q, previous)
+        return mt, rho_mp(mt, v1hat, c, beta)
+
+
+class EigenvalueSpectrum:
+    """A given list of bulk eigenvalues ``D_i`` (the finite-d variant): the averages
+    ``E 1/S``, ``E D/S`` are plain means.
+
+    >>> [float(x) for x in EigenvalueSpectrum([1.0, 3.0]).stieltjes_pair(1.0, 1.0)]
+    [0.375, 0.625]
+    """
+
+    def __init__(self, eigenvalues):
+        D = np.asarray(eigenvalues, dtype=float).ravel()
+        if D.size == 0 or not np.all(np.isfinite(D)) or np.any(D < -1e-12 * max(1.0, D.max())):
+            raise ValueError("eigenvalues must be a non-empty list of finite numbers >= 0")
+        self.D = np.maximum(D, 0.0)
+
+    def __repr__(self):
+        return f"EigenvalueSpectrum({self.D.size} eigenvalues)"
+
+    def stieltjes_pair(self, lam_prime, v1hat, previous=None, dps=None):
+        if dps is None:
+            S = lam_prime + v1hat * self.D
+            return np.mean(1 / S), np.mean(self.D / S)
+        with mpmath.workdps(dps):
+            S = [lam_prime + v1hat * mpmath.mpf(float(x)) for x in self.D]
+            return (mpmath.fsum(1 / s for s in S) / len(S),
+                    mpmath.fsum(mpmath.mpf(float(x)) / s for x, s in zip(self.D, S)) / len(S))
+
+
 _MP_ARGS = (LAM_PRIME, V1HAT, C, BETA)
 
 
@@ -398,6 +518,14 @@ class MarchenkoPastur:
             reg = self._regime(float(lam), float(v))
             c, beta = _to_mpf(self._c_exact), _to_mpf(self._beta_exact)
             return SpectralMoments._make(_mp_mpmath_functions()[reg](lam, v, c, beta))
+
+    def stieltjes_pair(self, lam_prime, v1hat, previous=None, dps=None):
+        """``(E 1/S, E D/S)`` at complex ``lam_prime``, ``v1hat`` (:func:`mp_stieltjes_pair`)."""
+        if dps is None:
+            return mp_stieltjes_pair(lam_prime, v1hat, self.c, self.beta, previous)
+        with mpmath.workdps(dps):
+            return mp_stieltjes_pair(lam_prime, v1hat, _to_mpf(self._c_exact),
+                                     _to_mpf(self._beta_exact), previous, dps)
 
     # ----------------------------------------------------------------------------------
     @property
