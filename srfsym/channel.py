@@ -160,7 +160,17 @@ def _trapezoid_mpmath(n: int, dps: int):
     return tuple(ks), tuple(ws)
 
 
-def kappa_rule(nodes: int, cuts=(), dps=None):
+def _trapezoid_double(nodes: int):
+    """Trapezoidal rule for E_kappa on [-9.5, 9.5] (Gaussian mass beyond: 2e-21) with
+    ``nodes`` points: for integrands with poles close to the real axis (the resolvent
+    weights 1/(1 + V(kappa)) at complex V) it converges geometrically where Gauss-Hermite
+    stalls."""
+    k = np.linspace(-9.5, 9.5, int(nodes))
+    w = (k[1] - k[0]) * np.exp(-k * k / 2) / math.sqrt(2 * math.pi)
+    return k, w
+
+
+def kappa_rule(nodes: int, cuts=(), dps=None, kind="gauss-hermite"):
     """Quadrature for E_kappa, kappa ~ N(0, 1): Gauss-Hermite (double) or the trapezoidal
     rule (mpmath) when the integrands are smooth; with ``cuts`` (jumps or kinks), Gauss-Legendre on each piece of [-12, 12] with the
     Gaussian density folded into the weights.
@@ -171,7 +181,7 @@ def kappa_rule(nodes: int, cuts=(), dps=None):
     """
     if not cuts:
         if dps is None:
-            return gauss_hermite(nodes)
+            return gauss_hermite(nodes) if kind == "gauss-hermite" else _trapezoid_double(nodes)
         return _trapezoid_mpmath(nodes, dps)
     edges = [-_HALF_WIDTH, *cuts, _HALF_WIDTH]
     per = max(16, nodes // (len(edges) - 1))
@@ -219,7 +229,8 @@ class ChannelData:
         return mpmath.fsum(w * v for w, v in zip(self.weights, values))
 
 
-def channel_data(student, teacher, r, c, gamma, nodes=80, dps=None) -> ChannelData:
+def channel_data(student, teacher, r, c, gamma, nodes=80, dps=None,
+                 kind="gauss-hermite") -> ChannelData:
     """Evaluate cGET coefficients and teacher functions at Gauss-Hermite kappa nodes
     (cached: along a learning curve the channel does not change).
 
@@ -232,21 +243,25 @@ def channel_data(student, teacher, r, c, gamma, nodes=80, dps=None) -> ChannelDa
         Number of kappa nodes.
     dps : int or None
         ``None`` for double precision (numpy); otherwise mpmath at ``dps`` digits.
+    kind : "gauss-hermite" or "trapezoid"
+        Rule for smooth integrands in double precision (mpmath always uses the trapezoid).
     """
     validate_srf_parameters(r, c, gamma)
     if isinstance(nodes, bool) or not isinstance(nodes, (int, np.integer)) or nodes < 16:
         raise ValueError(f"nodes must be an integer >= 16 (kappa quadrature), got {nodes!r}")
     key = (r, c, gamma) if dps is not None else (float(r), float(c), float(gamma))
-    return _channel_data(activation(student), activation(teacher), *key, int(nodes), dps)
+    if kind not in ("gauss-hermite", "trapezoid"):
+        raise ValueError(f"kind must be 'gauss-hermite' or 'trapezoid', got {kind!r}")
+    return _channel_data(activation(student), activation(teacher), *key, int(nodes), dps, kind)
 
 
 @lru_cache(maxsize=64)
-def _channel_data(student, teacher, r, c, gamma, nodes, dps) -> ChannelData:
+def _channel_data(student, teacher, r, c, gamma, nodes, dps, kind="gauss-hermite") -> ChannelData:
     co = cget_coefficients(student)
     te = teacher_functions(teacher)
     cuts = _kappa_cuts(teacher, gamma, student, r, c)
     if dps is None:
-        kappa, w = kappa_rule(int(nodes), cuts)
+        kappa, w = kappa_rule(int(nodes), cuts, kind=kind)
         mu0, mu1, mustar2 = co.numpy()(kappa, float(r), float(c))
         h, h1, h2 = te.numpy()(kappa, float(gamma))
         arrays = [np.ascontiguousarray(a, dtype=float) for a in (mu0, mu1, mustar2, h, h1, h2)]

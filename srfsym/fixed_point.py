@@ -100,7 +100,7 @@ class _Problem:
             conv = lambda t: np.asarray(t, dtype=float)
             self.sqrt = math.sqrt
             self.alpha, self.lam, self.beta = float(alpha), float(lam), float(beta)
-            self.moments = spectrum.moments
+            self.moments = getattr(spectrum, "moments", None)   # None: channel side only
         self.kappa = conv(ch.kappa)
         self.mu0, self.mu1, self.mus2 = conv(ch.mu0), conv(ch.mu1), conv(ch.mustar2)
         self.h, self.h1, self.h2 = conv(ch.h), conv(ch.h1), conv(ch.h2)

@@ -1,0 +1,454 @@
+r"""Spectrum of the learned features: the deterministic equivalent of the p x p feature
+covariance ``X = Phi^T Phi / n`` after the step, its giant outlier and its bulk moments
+(docs/theory.md (j); Dandi et al. 2410.18938).
+
+One system, two uses.  The Stieltjes transform ``s(z) = tr (X - z)^{-1} / p`` is the ridge
+fixed point's ``V``-system at a complex penalty (docs/theory.md (j.3)):
+
+.. math::
+    s(z) = \frac{n}{p} V_2\Big|_{\lambda = -\frac{n}{p} z},\qquad
+    \hat V_{1,2} = \frac{n}{p}\,\mathbb E_\kappa \frac{\mu_{1,\star}(\kappa)^2}{1 + V(\kappa)},\quad
+    V_2 = \mathbb E_\varrho \frac{1}{\lambda + \hat V_2 + \hat V_1\varrho},\quad
+    V_1 = \mathbb E_\varrho \frac{\varrho}{\lambda + \hat V_2 + \hat V_1\varrho},
+
+``V(kappa) = mu1(kappa)^2 V_1 + mu_star(kappa)^2 V_2``, ``varrho ~ c MP_beta``.  So this
+module evaluates the channel side with the fixed point's own code
+(:class:`srfsym.fixed_point._Problem` ``.v_hats`` on :func:`srfsym.channel.channel_data`: the
+kappa rule and the generated cGET evaluators) and the spectral side with the Marchenko-Pastur
+closed form of :mod:`srfsym.spectrum` continued to complex arguments
+(:func:`srfsym.spectrum.mp_stieltjes_pair`), or with a given list of bulk eigenvalues.
+
+The kappa rule (trapezoidal, :data:`NODE_LADDER`) is refined until two node counts agree to
+the requested relative tolerance; that difference is reported as the error estimate.
+
+>>> fs = feature_spectrum("tanh", r=0.0, c=1.0)       # untrained: the plain RF spectrum
+>>> s = fs.stieltjes(1 + 0.1j)
+>>> round(s.real, 4), round(s.imag, 4)
+(-0.9283, 0.6491)
+>>> round(fs.bulk_mean, 4), fs.outlier_per_p
+(0.3943, 0.0)
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from .activations import activation
+from .channel import channel_data
+from .fixed_point import ConvergenceError, _anderson, _Problem
+from .mapping import srf_mapping
+from .spectrum import EigenvalueSpectrum, MarchenkoPastur
+
+__all__ = ["FeatureSpectrum", "feature_spectrum", "StieltjesValue", "spectrum_moment_expressions"]
+
+#: kappa node ladder of the double-precision evaluation (trapezoidal rule on [-9.5, 9.5]:
+#: the weights 1/(1 + V(kappa)) have poles near the real kappa axis when Im z is small and
+#: the spike is strong, where Gauss-Hermite stalls: at eta = 8, z = 0.1 + 0.01i, 200
+#: Gauss-Hermite nodes err by 1e-3, 3200 by 1e-8; 400 trapezoid nodes by 1e-13).
+NODE_LADDER = (150, 225, 340, 500, 750, 1100, 1700, 2500)
+
+# --------------------------------------------------------------------------------------
+# the closed forms in kappa-moments, written once (docs/theory.md (j.5), (j.6))
+
+EM0SQ, EKM0M1, EM0SQ_T, EMU1SQ, EMUS2, ET2 = sp.symbols(
+    "E_mu0sq E_kappa_mu0_mu1 E_mu0sq_t E_mu1sq E_mustar2 E_tsq", real=True)
+C_, BETA_, NU_ = sp.symbols("c beta nu", positive=True)
+
+
+@lru_cache(maxsize=None)
+def spectrum_moment_expressions() -> dict:
+    r"""Bulk mean, normalised bulk variance and the giant-outlier correction Delta in
+    kappa-moments (``t(kappa) = c mu1^2 + mu_star^2``, the conditional variance of one
+    feature).
+
+    >>> e = spectrum_moment_expressions()
+    >>> e["bulk_mean"]
+    E_mu1sq*c + E_mustar2
+    >>> e["outlier_correction"].subs(EKM0M1, 0).subs(EM0SQ_T, EM0SQ * e["bulk_mean"])
+    E_mu1sq*c + E_mustar2 + nu*(E_mu1sq*c + E_mustar2)
+    """
+    Et = C_ * EMU1SQ + EMUS2
+    var_t = ET2 - Et**2
+    return {
+        "bulk_mean": Et,
+        # m2/m1^2 - 1 of the bulk law (docs/theory.md (j.6))
+        "bulk_normalised_variance": NU_ * (1 + var_t / Et**2) + BETA_ * C_**2 * EMU1SQ**2 / Et**2,
+        # lambda_1 = p M2hat + Delta (docs/theory.md (j.5))
+        "outlier_correction": Et + (C_ * BETA_ * EKM0M1**2 + NU_ * EM0SQ_T) / EM0SQ,
+    }
+
+
+@lru_cache(maxsize=None)
+def _moment_functions():
+    e = spectrum_moment_expressions()
+    args = (EM0SQ, EKM0M1, EM0SQ_T, EMU1SQ, EMUS2, ET2, C_, BETA_, NU_)
+    return {k: sp.lambdify(args, v, modules="math") for k, v in e.items()}
+
+
+@dataclass(frozen=True)
+class StieltjesValue:
+    """``s(z)`` with how it was obtained: kappa nodes, the change from the previous node
+    count (relative; the error estimate), solver sweeps, and the companion ``g1(z) =
+    tr(A Gbar)/p``."""
+
+    z: complex
+    s: complex
+    g1: complex
+    nodes: int
+    node_error: float
+    iterations: int
+
+    def to_dict(self) -> dict:
+        return {"z": [self.z.real, self.z.imag], "stieltjes": [self.s.real, self.s.imag],
+                "g1": [self.g1.real, self.g1.imag], "kappa_nodes": self.nodes,
+                "relative_error_estimate": self.node_error, "iterations": self.iterations}
+
+
+def _check_ratio(name, v):
+    try:
+        x = float(v)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number, got {v!r}") from None
+    if not (math.isfinite(x) and x > 0):
+        raise ValueError(f"{name} must be positive and finite, got {v!r}")
+    return x
+
+
+def _check_z(z):
+    """Complex z off the support: Im z > 0, or z < 0 on the real axis; Im z < 0 is answered
+    by conjugate symmetry s(conj z) = conj s(z) (the caller conjugates back)."""
+    try:
+        z = complex(z)
+    except (TypeError, ValueError):
+        raise ValueError(f"z must be a complex number, got {z!r}") from None
+    if not (math.isfinite(z.real) and math.isfinite(z.imag)):
+        raise ValueError(f"z must be finite, got {z}")
+    if z.imag == 0 and z.real >= 0:
+        raise ValueError(f"z = {z.real:g} lies on the non-negative real axis, where the "
+                         "spectrum lives: give Im z > 0 (or z < 0)")
+    return z
+
+
+class FeatureSpectrum:
+    """Deterministic equivalent of the spectrum of ``X = Phi^T Phi / n`` for a student at sRF
+    parameters ``(r, c)``, width ratio ``beta = p/d`` and ``nu = p/n``.
+
+    Build it with :func:`feature_spectrum`.  ``spectrum="mp"`` averages over ``varrho ~ c
+    MP_beta``; an array of eigenvalues of ``W Pi W^T`` gives the finite-d variant.
+    """
+
+    def __init__(self, student, r, c, beta=1.0, p_over_n=1.0, spectrum="mp", tol=1e-10):
+        self.student = activation(student)
+        self.r, self.c = float(r), float(c)
+        if not math.isfinite(self.r):
+            raise ValueError(f"spike strength r must be finite, got {r!r}")
+        _check_ratio("bulk variance c", c)
+        self.beta = _check_ratio("beta = p/d", beta)
+        self.nu = _check_ratio("p/n", p_over_n)
+        if not (isinstance(tol, float) and 1e-14 <= tol < 1e-2):
+            raise ValueError(f"tol must be a float in [1e-14, 1e-2), got {tol!r}")
+        self.tol = tol
+        if isinstance(spectrum, str):
+            if spectrum != "mp":
+                raise ValueError(f"spectrum must be 'mp' or an array of eigenvalues, got "
+                                 f"{spectrum!r}")
+            self.bulk = MarchenkoPastur(self.beta, self.c)
+        else:
+            self.bulk = EigenvalueSpectrum(spectrum)
+        self._warm = None
+
+    def __repr__(self):
+        return (f"FeatureSpectrum({self.student.name}, r={self.r:.6g}, c={self.c:.6g}, "
+                f"beta={self.beta:g}, p/n={self.nu:g}, {self.bulk!r})")
+
+    # ----------------------------------------------------------------------------------
+    # the system
+    def _problem(self, nodes, dps=None):
+        rc = (self.r, self.c) if dps is None else (repr(self.r), repr(self.c))
+        # the channel needs a teacher only for the test error: gamma = 0 makes it inert
+        ch = channel_data(self.student, self.student, *rc, 0.0 if dps is None else "0",
+                          nodes=nodes, dps=dps, kind="trapezoid")
+        # hats carry alpha / beta = n / p
+        return _Problem(ch, None, self.beta / self.nu, 0.0, self.beta)
+
+    def _v_map(self, P, z, V, dps=None):
+        V1hat, V2hat, _ = P.v_hats(V[0], V[1])
+        inv, rho = self.bulk.stieltjes_pair(-z / self.nu + V2hat, V1hat,
+                                            previous=V[1], dps=dps)
+        return rho, inv
+
+    def _solve(self, P, z, start):
+        G = lambda V: np.array(self._v_map(P, z, V), dtype=complex)   # noqa: E731
+        try:
+            V, it, _ = _anderson(G, np.asarray(start, dtype=complex), 1e-14, 4000)
+        except ConvergenceError as exc:
+            raise ConvergenceError(f"feature spectrum at z = {z}: the (g1, g2) iteration did not "
+                                   f"converge (last change {exc.residual:.3e})",
+                                   residual=exc.residual, iterate=exc.iterate) from None
+        return V, it
+
+    def _start(self, z):
+        if self._warm is not None:
+            return self._warm
+        g2 = -1 / z
+        return (self.nu * self.c * g2, self.nu * g2)
+
+    def stieltjes_value(self, z, warm_start=True) -> StieltjesValue:
+        """``s(z)`` with its provenance (:class:`StieltjesValue`); the kappa rule is refined
+        until two node counts agree to ``tol`` relative.
+
+        >>> v = feature_spectrum("tanh", r=1.134, c=1.019).stieltjes_value(0.6 + 0.1j)
+        >>> bool(v.node_error < 1e-10), v.nodes
+        (True, 225)
+        """
+        z0 = _check_z(z)
+        z = z0.conjugate() if z0.imag < 0 else z0
+        start = self._start(z) if warm_start else (self.nu * self.c * (-1 / z),
+                                                     self.nu * (-1 / z))
+        prev, err = None, math.inf
+        for K in NODE_LADDER:
+            V, it = self._solve(self._problem(K), z, start)
+            s = V[1] / self.nu
+            if prev is not None:
+                err = abs(s - prev) / abs(s)
+                if err <= self.tol:
+                    break
+            prev, start = s, V
+        else:
+            raise ConvergenceError(
+                f"feature spectrum at z = {z}: the kappa rule did not reach relative "
+                f"{self.tol:g} with {NODE_LADDER[-1]} nodes (last change {err:.2e})",
+                residual=err, iterate=V)
+        if warm_start:
+            self._warm = tuple(V)
+        g1 = V[0] / self.nu
+        if z0.imag < 0:
+            s, g1 = s.conjugate(), g1.conjugate()
+        return StieltjesValue(z0, complex(s), complex(g1), K, float(err), it)
+
+    def stieltjes(self, z):
+        """``s(z) = tr (X - z)^{-1} / p`` for complex ``z`` (scalar or array; arrays are solved
+        in order with warm starts).  ``Im z < 0`` is answered by conjugate symmetry.
+
+        >>> fs = feature_spectrum("tanh", "sin", alpha0=20, eta=3)
+        >>> s = fs.stieltjes(0.6 + 0.1j)
+        >>> round(s.real, 4), round(s.imag, 4)
+        (-1.3907, 1.1018)
+        """
+        if np.ndim(z) == 0:
+            return self.stieltjes_value(z).s
+        zs = np.asarray(z, dtype=complex)
+        return np.array([self.stieltjes_value(x).s for x in zs.ravel()]).reshape(zs.shape)
+
+    def co_resolvent(self, z):
+        """``s_K(z) = tr (K - z)^{-1} / n`` of the n x n kernel ``K = Phi Phi^T / n``:
+        ``nu s(z) - (1 - nu)/z``.
+
+        >>> fs = feature_spectrum("tanh", r=1.0, c=1.0, p_over_n=0.5)
+        >>> z = 0.7 + 0.2j
+        >>> bool(abs(fs.co_resolvent(z) - (0.5 * fs.stieltjes(z) - 0.5 / z)) < 1e-15)
+        True
+        """
+        s = self.stieltjes(z)
+        return self.nu * s - (1 - self.nu) / np.asarray(z, dtype=complex)[()]
+
+    def density(self, x, eps=1e-4):
+        """Density of the bulk, ``Im s(x + i eps) / pi``, on the points ``x`` (solved from
+        the right with warm starts).
+
+        >>> fs = feature_spectrum("tanh", r=0.0, c=1.0)
+        >>> rho = fs.density(np.array([0.5, 1.0, 2.0, 3.0]))
+        >>> [round(float(v), 3) for v in rho]            # the bulk ends at 2.558
+        [0.386, 0.191, 0.064, 0.0]
+        """
+        x = np.asarray(x, dtype=float)
+        order = np.argsort(-x.ravel())
+        out = np.empty(x.size)
+        self._warm = None
+        for i in order:
+            out[i] = self.stieltjes_value(complex(x.ravel()[i], eps)).s.imag / math.pi
+        self._warm = None
+        return out.reshape(x.shape)
+
+    def stieltjes_mpmath(self, z, dps=30):
+        """``s(z)`` at ``dps`` digits: mpmath nodes of the kappa rule (raised until two node
+        counts agree to ``dps - 3`` digits) and the MP closed form in mpmath, Newton on the
+        ``V``-system from the double-precision solution.
+
+        >>> fs = feature_spectrum("sin", r=0.5, c=1.0)
+        >>> s30 = fs.stieltjes_mpmath(1 + 0.1j, dps=25)
+        >>> bool(abs(complex(s30) - fs.stieltjes(1 + 0.1j)) < 1e-9)
+        True
+        """
+        from .values import check_dps
+        check_dps(dps, 100)
+        z0 = _check_z(z)
+        z = z0.conjugate() if z0.imag < 0 else z0
+        V0 = self.stieltjes_value(z, warm_start=False)
+        start = (V0.g1 * self.nu, V0.s * self.nu)
+        prev = None
+        K = 60 + 4 * dps
+        with mpmath.workdps(dps + 10):
+            zm = mpmath.mpc(z.real, z.imag)
+            while True:
+                P = self._problem(K, dps=dps)
+                f = lambda a, b: [x - y for x, y in zip(self._v_map(P, zm, (a, b), dps + 10),
+                                                        (a, b))]   # noqa: E731
+                V = mpmath.findroot(f, (mpmath.mpc(start[0]), mpmath.mpc(start[1])),
+                                    tol=mpmath.mpf(10) ** (-2 * dps))
+                s = V[1] / self.nu
+                if prev is not None and abs(s - prev) < abs(s) * mpmath.mpf(10) ** (3 - dps):
+                    break
+                if K > 1500:
+                    raise ConvergenceError(f"s(z) at {dps} digits: kappa rule not converged "
+                                           f"with {K} nodes", residual=float(abs(s - prev)),
+                                           iterate=None)
+                prev, start, K = s, (V[0], V[1]), int(K * 1.5)
+            out = +s
+        return mpmath.conj(out) if z0.imag < 0 else out
+
+    # ----------------------------------------------------------------------------------
+    # moments, outlier, edge
+    @cached_property
+    def _moments(self):
+        """kappa-moments of the coefficients, the node count raised until 1e-13 relative."""
+        prev = None
+        for K in NODE_LADDER:
+            P = self._problem(K)
+            mu0, mu1sq, mus2, kap = P.mu0, P.mu1sq, P.mus2, P.kappa
+            t = self.c * mu1sq + mus2
+            cur = np.array([P.E(mu0 * mu0), P.E(kap * mu0 * P.mu1), P.E(mu0 * mu0 * t),
+                            P.E(mu1sq), P.E(mus2), P.E(t * t)])
+            if prev is not None and np.all(np.abs(cur - prev) <= 1e-13 * (np.abs(cur) + 1e-300)
+                                           + 1e-300):
+                break
+            prev = cur
+        return tuple(float(v) for v in cur)
+
+    def _formula(self, name):
+        return float(_moment_functions()[name](*self._moments, self.c, self.beta, self.nu))
+
+    @property
+    def outlier_per_p(self) -> float:
+        """Leading order of the giant outlier divided by p: ``E mu0(kappa)^2`` (0 when it
+        vanishes to rounding, e.g. an odd student at r = 0)."""
+        return self._moments[0] if self.has_outlier else 0.0
+
+    @property
+    def has_outlier(self) -> bool:
+        """Whether ``E mu0^2 > 0`` (to rounding): an odd student at r = 0 has no spike."""
+        return self._moments[0] > 1e-12 * self.bulk_mean
+
+    @property
+    def outlier_correction(self) -> float | None:
+        """The O(1) correction Delta of the giant outlier ``lambda_1 = p M2hat + Delta``
+        (docs/theory.md (j.5)); ``None`` when there is no outlier."""
+        if not self.has_outlier:
+            return None
+        return self._formula("outlier_correction")
+
+    def giant_outlier(self, p, kappa=None) -> float | None:
+        """Predicted top eigenvalue ``p M2 + Delta``: with the realised spike coordinates
+        ``kappa`` of the n inputs, ``M2 = mean mu0(r kappa_i; c)^2`` (the sample mean the
+        eigenvalue actually follows); without them, the population value ``E mu0^2``.
+        ``None`` when there is no outlier.
+
+        >>> fs = feature_spectrum("tanh", "sin", alpha0=20, eta=3)
+        >>> round(fs.giant_outlier(1000), 2)          # population value; docs/theory.md (j.7)
+        275.72
+        """
+        if not self.has_outlier:
+            return None
+        if kappa is None:
+            M2 = self.outlier_per_p
+        else:
+            from .cget import cget_coefficients
+            mu0, _, _ = cget_coefficients(self.student).numpy()(np.asarray(kappa, float),
+                                                                 self.r, self.c)
+            M2 = float(np.mean(np.asarray(mu0) ** 2))
+        return float(p) * M2 + self.outlier_correction
+
+    @property
+    def bulk_mean(self) -> float:
+        """Mean of the bulk law, ``E t(kappa)``, ``t = c mu1^2 + mu_star^2``."""
+        return self._formula("bulk_mean")
+
+    @property
+    def bulk_normalised_variance(self) -> float:
+        """``m2 / m1^2 - 1`` of the bulk law (docs/theory.md (j.6))."""
+        return self._formula("bulk_normalised_variance")
+
+    @cached_property
+    def right_edge(self) -> float:
+        """Right edge of the bulk support: the largest x where the density at ``eps = 1e-7``
+        exceeds ``1e-6`` of the bulk's typical density, located by bisection (about 4
+        digits)."""
+        m = self.bulk_mean
+        scale = 1.0 / m
+
+        def inside(x):
+            self._warm = None
+            v = self.stieltjes_value(complex(x, 1e-7 * m), warm_start=False)
+            return v.s.imag / math.pi > 1e-6 * scale
+        hi = m * (1 + self.nu) * (1 + math.sqrt(self.beta)) ** 2 * 2
+        while inside(hi):
+            hi *= 2
+            if hi > 1e6 * m:
+                raise ConvergenceError("no right edge found below 1e6 times the bulk mean "
+                                       "(unbounded support?)", residual=hi, iterate=None)
+        lo = m * 1e-3
+        for _ in range(60):
+            mid = 0.5 * (lo + hi)
+            if inside(mid):
+                lo = mid
+            else:
+                hi = mid
+            if hi - lo < 1e-5 * hi:
+                break
+        self._warm = None
+        return 0.5 * (lo + hi)
+
+    def summary(self) -> dict:
+        """The scalar characteristics as a dict (JSON-ready)."""
+        return {"student": self.student.name, "r": self.r, "c": self.c, "beta": self.beta,
+                "p_over_n": self.nu, "outlier_per_p": self.outlier_per_p,
+                "outlier_correction": self.outlier_correction, "bulk_mean": self.bulk_mean,
+                "bulk_normalised_variance": self.bulk_normalised_variance,
+                "right_edge": self.right_edge}
+
+
+def feature_spectrum(student, teacher=None, *, alpha0=None, eta=None, r=None, c=None,
+                     beta=1.0, p_over_n=1.0, spectrum="mp", tol=1e-10,
+                     mu0_correction=True) -> FeatureSpectrum:
+    """The feature spectrum after one step (``teacher``, ``alpha0``, ``eta`` through the
+    mapping) or at given sRF parameters (``r``, ``c``).
+
+    Parameters
+    ----------
+    student, teacher : str or Activation
+    alpha0, eta : float
+        The step (through :func:`srfsym.srf_mapping`); or give ``r`` and ``c`` instead.
+    beta, p_over_n : float
+        ``p/d`` and ``p/n``.
+    spectrum : "mp" or array
+        Marchenko-Pastur bulk, or the eigenvalues of ``W Pi W^T`` (finite-d variant).
+    tol : float
+        Relative accuracy of ``s(z)`` targeted by the kappa node ladder.
+
+    >>> fs = feature_spectrum("tanh", "sin", alpha0=20, eta=8)
+    >>> round(fs.r, 3), round(fs.outlier_per_p, 3), round(fs.bulk_mean, 4)
+    (3.024, 0.619, 0.1418)
+    """
+    if r is not None or c is not None:
+        if r is None or c is None or alpha0 is not None or eta is not None:
+            raise ValueError("give either r and c, or teacher, alpha0 and eta")
+        return FeatureSpectrum(student, r, c, beta, p_over_n, spectrum, tol)
+    if teacher is None or alpha0 is None or eta is None:
+        raise ValueError("give either r and c, or teacher, alpha0 and eta")
+    m = srf_mapping(student, teacher, eta, alpha0, mu0_correction=mu0_correction)
+    return FeatureSpectrum(student, m.r, m.c, beta, p_over_n, spectrum, tol)

@@ -1,0 +1,171 @@
+r"""Eigenvalues of the feature covariance ``Phi^T Phi / n`` of a finite network after the
+step (or of the sRF model), to hold the deterministic equivalent of
+:mod:`srfsym.feature_spectrum` against (docs/theory.md (j.7)).
+
+The first layer comes from the same code and random streams as :func:`srfsym.simulate`
+(:func:`srfsym.simulate.network_first_layer` for the network, :func:`srf_first_layer` for the
+sRF model); the features are those of ``n = p / nu`` fresh inputs.  Per seed the result
+holds the spectrum, the empirical Stieltjes transform at the requested ``z``, the top
+eigenvalue and its prediction ``p M2hat + Delta`` from the realised spike: the measured
+``(r, c)`` of that seed and ``kappa_i = <vhat, x_i>`` (``vhat`` the measured spike direction).
+
+>>> sim = simulate_feature_spectrum("tanh", "sin", alpha0=0, eta=0, d=200, seeds=2)
+>>> sim.eigenvalues[0].shape, len(sim.z)
+((200,), 7)
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .activations import activation
+from .feature_spectrum import FeatureSpectrum, feature_spectrum
+from .simulate import (_as_seed_sequence, _children, empirical_srf_parameters,
+                       network_first_layer, srf_first_layer)
+from .mapping import srf_mapping
+
+__all__ = ["SpectrumSimulation", "simulate_feature_spectrum", "DEFAULT_Z",
+           "empirical_stieltjes"]
+
+#: The seven comparison points of docs/theory.md (j.7).
+DEFAULT_Z = (-0.5 + 0.01j, 0.1 + 0.05j, 0.3 + 0.05j, 0.6 + 0.1j, 1 + 0.1j, 1.5 + 0.1j,
+             2.5 + 0.3j)
+
+
+def empirical_stieltjes(eigenvalues, z):
+    """``(1/p) sum_i 1/(lambda_i - z)`` of a spectrum, at each ``z``.
+
+    >>> complex(empirical_stieltjes([1.0, 3.0], [1j])[0])
+    (0.4+0.3j)
+    """
+    lam = np.asarray(eigenvalues, dtype=float)[:, None]
+    return np.mean(1.0 / (lam - np.asarray(z, dtype=complex)[None, :]), axis=0)
+
+
+@dataclass
+class SpectrumSimulation:
+    """Spectra of ``Phi^T Phi / n`` over seeds, with the theory at the formula's (r, c)."""
+
+    student: str
+    teacher: str
+    model: str
+    d: int
+    p: int
+    n: int
+    z: tuple
+    eigenvalues: list             # one sorted array of p eigenvalues per seed
+    stieltjes: np.ndarray         # (seeds, len(z)) complex
+    top: np.ndarray               # largest eigenvalue per seed
+    top_predicted: np.ndarray     # p M2hat + Delta from the realised kappa_i (empty: none)
+    r_emp: np.ndarray
+    c_emp: np.ndarray
+    theory: FeatureSpectrum
+    seconds: float
+    notes: list = field(default_factory=list)
+
+    @property
+    def stieltjes_mean(self) -> np.ndarray:
+        return self.stieltjes.mean(axis=0)
+
+    @property
+    def stieltjes_sem(self) -> np.ndarray:
+        """Standard error over seeds (of the real and imaginary parts, as a complex)."""
+        k = self.stieltjes.shape[0]
+        if k < 2:
+            return np.full(self.stieltjes.shape[1], np.nan + 1j * np.nan)
+        s = self.stieltjes
+        return (s.real.std(axis=0, ddof=1) + 1j * s.imag.std(axis=0, ddof=1)) / math.sqrt(k)
+
+    def theory_stieltjes(self) -> np.ndarray:
+        return np.array([self.theory.stieltjes(z) for z in self.z])
+
+    def max_relative_error(self) -> float:
+        """max over z of |s_network - s_theory| / |s_theory| (network: mean over seeds)."""
+        th = self.theory_stieltjes()
+        return float(np.max(np.abs(self.stieltjes_mean - th) / np.abs(th)))
+
+    def to_dict(self) -> dict:
+        th = self.theory_stieltjes()
+        return {"student": self.student, "teacher": self.teacher, "model": self.model,
+                "d": self.d, "p": self.p, "n": self.n, "seeds": len(self.eigenvalues),
+                "points": [{"z": [z.real, z.imag], "stieltjes": [s.real, s.imag],
+                            "stieltjes_sem": [e.real, e.imag], "theory": [t.real, t.imag]}
+                           for z, s, e, t in zip(self.z, self.stieltjes_mean,
+                                                 self.stieltjes_sem, th)],
+                "max_relative_error": self.max_relative_error(),
+                "top_eigenvalue": self.top.tolist(),
+                "top_predicted": self.top_predicted.tolist(),
+                "r_emp": self.r_emp.tolist(), "c_emp": self.c_emp.tolist(),
+                "seconds": self.seconds, "notes": list(self.notes)}
+
+
+def _positive_int(name, v, minimum=1):
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {v!r}")
+    return int(v)
+
+
+def simulate_feature_spectrum(student, teacher, alpha0, eta, d, beta=1.0, p_over_n=1.0,
+                              seeds=4, z=DEFAULT_Z, model="network", seed=0,
+                              max_gb=8.0) -> SpectrumSimulation:
+    """Eigenvalues of ``Phi^T Phi / n`` for the trained network (``model="network"``) or the
+    sRF model with the formula's (r, c, gamma) (``model="srf"``), over ``seeds`` seeds.
+
+    Parameters
+    ----------
+    d : int
+        Input dimension; ``p = round(beta d)`` features, ``n = round(p / p_over_n)`` inputs.
+    z : sequence of complex
+        Points where the empirical Stieltjes transform is evaluated.
+    max_gb : float
+        Refuse sizes whose arrays would exceed this many GiB (before any work).
+    """
+    st, te = activation(student), activation(teacher)
+    d = _positive_int("d", d, 2)
+    seeds = _positive_int("seeds", seeds)
+    if model not in ("network", "srf"):
+        raise ValueError(f"model must be 'network' or 'srf', got {model!r}")
+    theory = feature_spectrum(st, te, alpha0=alpha0, eta=eta, beta=beta, p_over_n=p_over_n)
+    p = max(1, int(round(theory.beta * d)))
+    n = max(1, int(round(p / theory.nu)))
+    n0 = int(math.floor(float(alpha0) * d))
+    gb = 8 * (n * p + 2 * p * d + p * p + min(n0, 4096) * max(d, p)) / 2**30
+    if gb > max_gb:
+        raise MemoryError(f"d = {d}, p = {p}, n = {n} needs about {gb:.1f} GiB "
+                          f"(> max_gb = {max_gb:g})")
+    zs = tuple(complex(x) for x in np.atleast_1d(np.asarray(z, dtype=complex)))
+    m = srf_mapping(st, te, eta, alpha0)
+    sig = st.numpy
+    t0 = time.perf_counter()
+    eigs, S, top, pred, r_emp, c_emp = [], [], [], [], [], []
+    for ss in _children(_as_seed_sequence(seed), seeds):
+        ss_layer, ss_data = _children(ss, 2)
+        if model == "network":
+            W0, W1 = network_first_layer(st, te, alpha0, eta, d, beta=p / d, seed=ss_layer)
+            emp = empirical_srf_parameters(W0, W1, n_singular=1)
+            vhat = emp["vhat"]
+            r_emp.append(emp["r"])
+            c_emp.append(emp["c"])
+        else:
+            _, W1, vhat = srf_first_layer(m.r, m.c, m.gamma, d, beta=p / d, seed=ss_layer)
+            r_emp.append(m.r)
+            c_emp.append(m.c)
+        X = np.random.default_rng(ss_data).standard_normal((n, d))
+        Phi = sig(X @ W1.T)
+        lam = np.linalg.eigvalsh(Phi.T @ Phi / n)
+        eigs.append(lam)
+        S.append(empirical_stieltjes(lam, zs))
+        top.append(lam[-1])
+        if theory.has_outlier and np.all(np.isfinite(vhat)):
+            # the spike this seed actually got: its measured (r, c) and kappa_i = <vhat, x_i>
+            realised = FeatureSpectrum(st, r_emp[-1], c_emp[-1], p / d, p / n)
+            pred.append(realised.giant_outlier(p, X @ vhat))
+    notes = []
+    if not pred:
+        notes.append("no giant outlier (E mu0^2 = 0): the top eigenvalue is the bulk edge")
+    return SpectrumSimulation(st.name, te.name, model, d, p, n, zs, eigs, np.array(S),
+                              np.array(top), np.array(pred), np.array(r_emp),
+                              np.array(c_emp), theory, time.perf_counter() - t0, notes)
