@@ -154,3 +154,52 @@ def test_finite_d_variant_tracks_one_sample():
     th = np.array([feature_spectrum("tanh", r=r, c=c, spectrum=D).stieltjes(z)
                    for z in DEFAULT_Z])
     assert np.max(np.abs(emp - th) / np.abs(th)) < 0.02
+
+
+# --------------------------------------------------------------------------------------
+# command line
+
+def run(capsys, *argv):
+    from srfsym.cli import main
+    code = main(list(argv))
+    cap = capsys.readouterr()
+    return code, cap.out, cap.err
+
+
+def test_cli_spectrum_json(capsys):
+    import json
+    code, out, _ = run(capsys, "spectrum", "--student", "tanh", "--teacher", "sin", "--alpha0",
+                       "20", "--eta", "3", "--z", "0.6+0.1j", "--z=-0.5+0.01j", "--json")
+    data = json.loads(out)
+    assert code == 0
+    for key in ("outlier_per_p", "outlier_correction", "bulk_mean",
+                "bulk_normalised_variance", "right_edge"):
+        assert isinstance(data[key], float), key
+    fs = feature_spectrum("tanh", "sin", alpha0=20, eta=3)
+    assert [p["z"] for p in data["points"]] == [[0.6, 0.1], [-0.5, 0.01]]
+    s = fs.stieltjes(0.6 + 0.1j)
+    assert data["points"][0]["stieltjes"] == [s.real, s.imag]
+    assert data["outlier_per_p"] == fs.outlier_per_p
+
+
+def test_cli_spectrum_plot_with_simulation(capsys, tmp_path):
+    png = tmp_path / "s.png"
+    code, out, _ = run(capsys, "spectrum", "--student", "tanh", "--teacher", "tanh", "--alpha0",
+                       "2", "--eta", "2", "--simulate", "--d", "300", "--seeds", "2",
+                       "--plot", str(png))
+    assert code == 0 and png.stat().st_size > 10_000
+    assert "max relative error" in out and "top eigenvalue" in out
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["--r", "1", "--c", "1", "--z", "1"], "non-negative real axis"),
+    (["--r", "1", "--c", "1", "--z", "0"], "non-negative real axis"),
+    (["--r", "1", "--c", "1", "--z", "1+j+"], "cannot read z"),
+    (["--r", "1", "--c", "1", "--p-over-n", "0"], "p/n"),
+    (["--r", "1", "--c", "1", "--beta", "nan"], "beta"),
+    (["--r", "1"], "either --r and --c"),
+    (["--teacher", "sin", "--alpha0", "2"], "give --teacher, --alpha0 and --eta"),
+])
+def test_cli_spectrum_bad_input(capsys, argv, needle):
+    code, _, err = run(capsys, "spectrum", "--student", "tanh", *argv)
+    assert code == 2 and needle in err and "Traceback" not in err

@@ -1,0 +1,168 @@
+"""``srfsym spectrum``: the spectrum of the learned features (docs/theory.md (j))."""
+from __future__ import annotations
+
+import math
+
+import mpmath
+import numpy as np
+
+from .common import CLIError, emit_json, out
+
+
+def _parse_z(text):
+    """A complex number written like ``0.6+0.1j`` (parsed by ``complex``, never eval)."""
+    try:
+        return complex(text.replace(" ", "").replace("i", "j"))
+    except ValueError:
+        raise CLIError(f"cannot read z = {text!r} as a complex number (write e.g. 0.6+0.1j)") \
+            from None
+
+
+def _spectra(args):
+    from ..feature_spectrum import feature_spectrum
+    kw = dict(beta=args.beta, p_over_n=args.p_over_n)
+    if args.r is not None or args.c is not None:
+        if args.r is None or args.c is None or args.alpha0 is not None or args.eta is not None:
+            raise CLIError("give either --r and --c, or --teacher, --alpha0 and --eta")
+        return feature_spectrum(args.student, r=args.r, c=args.c, **kw), None
+    if args.teacher is None or args.alpha0 is None or args.eta is None:
+        raise CLIError("give --teacher, --alpha0 and --eta (or --r and --c)")
+    trained = feature_spectrum(args.student, args.teacher, alpha0=args.alpha0, eta=args.eta, **kw)
+    untrained = feature_spectrum(args.student, args.teacher, alpha0=args.alpha0, eta=0.0, **kw)
+    return trained, untrained
+
+
+def cmd_spectrum(args):
+    zs = [_parse_z(z) for z in args.z] if args.z else None
+    if args.simulate and args.r is not None:
+        raise CLIError("--simulate needs the step (--teacher --alpha0 --eta), not --r --c")
+    if args.plot:
+        with open(args.plot, "ab"):     # a bad path fails now, not after the work
+            pass
+    fs, fs0 = _spectra(args)
+    from ..spectrum_simulation import DEFAULT_Z, simulate_feature_spectrum
+    zs = zs or list(DEFAULT_Z)
+    values = [fs.stieltjes_value(z) for z in zs]
+    summary = fs.summary()
+    sim = sim0 = None
+    if args.simulate:
+        sim = simulate_feature_spectrum(args.student, args.teacher, args.alpha0, args.eta,
+                                        args.d, args.beta, args.p_over_n, args.seeds, zs)
+        if args.plot:
+            sim0 = simulate_feature_spectrum(args.student, args.teacher, args.alpha0, 0.0,
+                                             args.d, args.beta, args.p_over_n, 1, zs)
+    mp_vals = None
+    if args.dps is not None:
+        mp_vals = [fs.stieltjes_mpmath(z, args.dps) for z in zs]
+    if args.plot:
+        _plot(args, fs, fs0, sim, sim0)
+    if args.json:
+        points = []
+        for i, v in enumerate(values):
+            d = v.to_dict()
+            if mp_vals is not None:
+                d["decimal"] = [mpmath.nstr(mp_vals[i].real, args.dps),
+                                mpmath.nstr(mp_vals[i].imag, args.dps)]
+            if sim is not None:
+                m, e = sim.stieltjes_mean[i], sim.stieltjes_sem[i]
+                d["simulation"] = [m.real, m.imag]
+                d["simulation_sem"] = [e.real, e.imag]
+            points.append(d)
+        payload = {**summary, "points": points}
+        if sim is not None:
+            payload["simulation"] = {k: v for k, v in sim.to_dict().items() if k != "points"}
+        emit_json(payload)
+        return
+    out(f"feature spectrum of {fs.student.name} at r = {fs.r:.6g}, c = {fs.c:.6g}, "
+        f"beta = p/d = {fs.beta:g}, p/n = {fs.nu:g}")
+    if fs.has_outlier:
+        out(f"  giant outlier: lambda_1 = p * {fs.outlier_per_p:.8g} + {fs.outlier_correction:.8g}"
+            " (+ O(1) random)")
+    else:
+        out("  no giant outlier (E mu0^2 = 0)")
+    out(f"  bulk mean = {fs.bulk_mean:.8g}, m2/m1^2 - 1 = {fs.bulk_normalised_variance:.8g}, "
+        f"right edge = {fs.right_edge:.6g}")
+    head = f"{'z':>14s} {'s(z)':>30s} {'rel. error est.':>16s}"
+    if sim is not None:
+        head += f" {'network (mean +- s.e.)':>44s}"
+    out(head)
+    for i, v in enumerate(values):
+        line = f"{v.z.real:7.3g}{v.z.imag:+7.3g}j {v.s.real:14.8f} {v.s.imag:+14.8f}j " \
+               f"{v.node_error:16.1e}"
+        if sim is not None:
+            m, e = sim.stieltjes_mean[i], sim.stieltjes_sem[i]
+            line += f" {m.real:10.5f}{m.imag:+10.5f}j +- {e.real:.1e}{e.imag:+.1e}j"
+        out(line)
+        if mp_vals is not None:
+            out(f"{'':15s}[{args.dps} digits] {mpmath.nstr(mp_vals[i], args.dps)}")
+    if sim is not None:
+        out(f"network: d = {sim.d}, p = {sim.p}, n = {sim.n}, {len(sim.eigenvalues)} seeds; "
+            f"max relative error of s(z) {100 * sim.max_relative_error():.2f} %")
+        if sim.top_predicted.size:
+            out("  top eigenvalue: " + ", ".join(f"{a:.2f}" for a in sim.top)
+                + "; predicted p M2hat + Delta: "
+                + ", ".join(f"{b:.2f}" for b in sim.top_predicted))
+    if args.plot:
+        out(f"plot written to {args.plot}")
+
+
+def _plot(args, fs, fs0, sim, sim0):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    panels = [("trained", fs, sim)] + ([("untrained (eta = 0)", fs0, sim0)] if fs0 else [])
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 3.8), squeeze=False)
+    for ax, (title, spec, s) in zip(axes[0], panels):
+        edge = spec.right_edge
+        x = np.linspace(1e-3 * edge, 1.15 * edge, 300)
+        if s is not None:
+            bulk = np.concatenate([lam[:-1] if spec.has_outlier else lam for lam in s.eigenvalues])
+            ax.hist(bulk, bins=80, range=(0, 1.15 * edge), density=True, color="0.8",
+                    label=f"network eigenvalues (d = {s.d}, {len(s.eigenvalues)} seed(s))")
+        ax.plot(x, spec.density(x), color="C0", label="deterministic equivalent")
+        ax.set_xlabel("eigenvalue of $\\Phi^\\top\\Phi/n$")
+        ax.set_ylabel("density (bulk)")
+        t = f"{title}: r = {spec.r:.3g}, c = {spec.c:.3g}"
+        if spec.has_outlier:
+            t += (f"\ngiant outlier (off the plot): p x {spec.outlier_per_p:.3g} + "
+                  f"{spec.outlier_correction:.3g}")
+            if s is not None:
+                t += (f" = {s.p * spec.outlier_per_p + spec.outlier_correction:.1f} at p = {s.p}"
+                      f"; network {np.mean(s.top):.1f}")
+        ax.set_title(t, fontsize=9)
+        ax.set_ylim(0, min(ax.get_ylim()[1], 4 * float(np.max(spec.density(x[x > 0.1 * edge])))))
+        ax.legend(fontsize=7, loc="upper right")
+    fig.tight_layout()
+    fig.savefig(args.plot, dpi=120)
+    plt.close(fig)
+
+
+def register(sub):
+    p = sub.add_parser(
+        "spectrum", help="spectrum of the learned features Phi^T Phi / n (deterministic "
+                         "equivalent, giant outlier; optionally against the network)",
+        description="Stieltjes transform s(z) = tr(X - z)^-1 / p of X = Phi^T Phi / n after one "
+                    "step, its giant outlier, bulk mean / variance / right edge "
+                    "(docs/theory.md (j)).  Im z < 0 is answered by conjugate symmetry; z on "
+                    "the non-negative real axis is refused.")
+    p.add_argument("--student", required=True, help="student activation (name or expression in x)")
+    p.add_argument("--teacher", help="teacher activation (with --alpha0 --eta)")
+    p.add_argument("--alpha0", type=float, help="step samples per dimension n0/d")
+    p.add_argument("--eta", type=float, help="learning rate eta-tilde of the step")
+    p.add_argument("--r", type=float, help="spike strength r (instead of the step)")
+    p.add_argument("--c", type=float, help="bulk variance c (instead of the step)")
+    p.add_argument("--beta", type=float, default=1.0, help="p/d (default 1)")
+    p.add_argument("--p-over-n", type=float, default=1.0, help="p/n (default 1)")
+    p.add_argument("--z", nargs="+", action="extend",
+                   help="points z, written like 0.6+0.1j; repeatable, and a negative real part "
+                   "needs the = form: --z=-0.5+0.01j (default: seven points from -0.5+0.01j "
+                   "to 2.5+0.3j)")
+    p.add_argument("--dps", type=int, help="also evaluate s(z) with mpmath at this many digits")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--plot", help="PNG: theory density over the network's histogram, "
+                                  "untrained beside trained")
+    p.add_argument("--simulate", action="store_true",
+                   help="eigenvalues of finite networks beside the theory")
+    p.add_argument("--d", type=int, default=1000, help="input dimension of the simulation")
+    p.add_argument("--seeds", type=int, default=4, help="seeds of the simulation (default 4)")
+    p.set_defaults(func=cmd_spectrum)
