@@ -50,7 +50,7 @@ __all__ = ["FeatureSpectrum", "feature_spectrum", "StieltjesValue", "spectrum_mo
 #: the weights 1/(1 + V(kappa)) have poles near the real kappa axis when Im z is small and
 #: the spike is strong, where Gauss-Hermite stalls: at eta = 8, z = 0.1 + 0.01i, 200
 #: Gauss-Hermite nodes err by 1e-3, 3200 by 1e-8; 400 trapezoid nodes by 1e-13).
-NODE_LADDER = (150, 225, 340, 500, 750, 1100, 1700, 2500)
+NODE_LADDER = (150, 225, 340, 500, 750, 1100, 1700, 2500, 3800, 5600, 8400)
 
 # --------------------------------------------------------------------------------------
 # the closed forms in kappa-moments, written once (docs/theory.md (j.5), (j.6))
@@ -183,14 +183,25 @@ class FeatureSpectrum:
         return rho, inv
 
     def _solve(self, P, z, start):
+        """Anderson-accelerated iteration of the (V1, V2) map from ``start``; if it fails,
+        again from the cold start -1/z with a smaller memory, then plain damped iteration."""
         G = lambda V: np.array(self._v_map(P, z, V), dtype=complex)   # noqa: E731
-        try:
-            V, it, _ = _anderson(G, np.asarray(start, dtype=complex), 1e-14, 4000)
-        except ConvergenceError as exc:
-            raise ConvergenceError(f"feature spectrum at z = {z}: the (g1, g2) iteration did not "
-                                   f"converge (last change {exc.residual:.3e})",
-                                   residual=exc.residual, iterate=exc.iterate) from None
-        return V, it
+        cold = np.array([self.nu * self.c * (-1 / z), self.nu * (-1 / z)], dtype=complex)
+        last = None
+        # relative accuracy: the iterates grow like 1/|z| near the hard edge at 0
+        tol = 1e-14 * max(1.0, float(np.max(np.abs(cold))), float(np.max(np.abs(start))))
+        for x0, memory, damping, iters in ((start, 5, 0.5, 400), (cold, 3, 0.3, 400),
+                                           (cold, 0, 0.5, 20000)):
+            try:
+                V, it, _ = _anderson(G, np.asarray(x0, dtype=complex), tol, iters,
+                                     memory=memory, damping=damping)
+                return V, it
+            except (ConvergenceError, ValueError, ZeroDivisionError) as exc:
+                last = exc
+        residual = getattr(last, "residual", float("nan"))
+        raise ConvergenceError(f"feature spectrum at z = {z}: the (g1, g2) iteration did not "
+                               f"converge (last change {residual:.3e}; {last})",
+                               residual=residual, iterate=getattr(last, "iterate", None))
 
     def _start(self, z):
         if self._warm is not None:
@@ -198,9 +209,10 @@ class FeatureSpectrum:
         g2 = -1 / z
         return (self.nu * self.c * g2, self.nu * g2)
 
-    def stieltjes_value(self, z, warm_start=True) -> StieltjesValue:
+    def stieltjes_value(self, z, warm_start=True, tol=None) -> StieltjesValue:
         """``s(z)`` with its provenance (:class:`StieltjesValue`); the kappa rule is refined
-        until two node counts agree to ``tol`` relative.
+        until two node counts agree to ``tol`` relative (default: the spectrum's ``tol``).
+        A warm start (the previous point's solution) that does not settle is retried cold.
 
         >>> v = feature_spectrum("tanh", r=1.134, c=1.019).stieltjes_value(0.6 + 0.1j)
         >>> bool(v.node_error < 1e-10), v.nodes
@@ -208,28 +220,37 @@ class FeatureSpectrum:
         """
         z0 = _check_z(z)
         z = z0.conjugate() if z0.imag < 0 else z0
-        start = self._start(z) if warm_start else (self.nu * self.c * (-1 / z),
-                                                     self.nu * (-1 / z))
+        tol = self.tol if tol is None else tol
+        cold = (self.nu * self.c * (-1 / z), self.nu * (-1 / z))
+        starts = ([self._warm] if warm_start and self._warm is not None else []) + [cold]
+        for i, start in enumerate(starts):
+            try:
+                V, K, err, it = self._ladder(z, start, tol)
+                break
+            except ConvergenceError:
+                if i == len(starts) - 1:
+                    raise
+        if warm_start:
+            self._warm = tuple(V)
+        s, g1 = V[1] / self.nu, V[0] / self.nu
+        if z0.imag < 0:
+            s, g1 = s.conjugate(), g1.conjugate()
+        return StieltjesValue(z0, complex(s), complex(g1), K, float(err), it)
+
+    def _ladder(self, z, start, tol):
         prev, err = None, math.inf
         for K in NODE_LADDER:
             V, it = self._solve(self._problem(K), z, start)
             s = V[1] / self.nu
             if prev is not None:
                 err = abs(s - prev) / abs(s)
-                if err <= self.tol:
-                    break
+                if err <= tol:
+                    return V, K, err, it
             prev, start = s, V
-        else:
-            raise ConvergenceError(
-                f"feature spectrum at z = {z}: the kappa rule did not reach relative "
-                f"{self.tol:g} with {NODE_LADDER[-1]} nodes (last change {err:.2e})",
-                residual=err, iterate=V)
-        if warm_start:
-            self._warm = tuple(V)
-        g1 = V[0] / self.nu
-        if z0.imag < 0:
-            s, g1 = s.conjugate(), g1.conjugate()
-        return StieltjesValue(z0, complex(s), complex(g1), K, float(err), it)
+        raise ConvergenceError(
+            f"feature spectrum at z = {z}: the kappa rule did not reach relative "
+            f"{tol:g} with {NODE_LADDER[-1]} nodes (last change {err:.2e})",
+            residual=err, iterate=V)
 
     def stieltjes(self, z):
         """``s(z) = tr (X - z)^{-1} / p`` for complex ``z`` (scalar or array; arrays are solved
@@ -257,9 +278,9 @@ class FeatureSpectrum:
         s = self.stieltjes(z)
         return self.nu * s - (1 - self.nu) / np.asarray(z, dtype=complex)[()]
 
-    def density(self, x, eps=1e-4):
+    def density(self, x, eps=1e-4, tol=1e-6):
         """Density of the bulk, ``Im s(x + i eps) / pi``, on the points ``x`` (solved from
-        the right with warm starts).
+        the right with warm starts; ``tol``: relative accuracy of each value).
 
         >>> fs = feature_spectrum("tanh", r=0.0, c=1.0)
         >>> rho = fs.density(np.array([0.5, 1.0, 2.0, 3.0]))
@@ -271,7 +292,7 @@ class FeatureSpectrum:
         out = np.empty(x.size)
         self._warm = None
         for i in order:
-            out[i] = self.stieltjes_value(complex(x.ravel()[i], eps)).s.imag / math.pi
+            out[i] = self.stieltjes_value(complex(x.ravel()[i], eps), tol=tol).s.imag / math.pi
         self._warm = None
         return out.reshape(x.shape)
 
@@ -393,7 +414,7 @@ class FeatureSpectrum:
 
         def inside(x):
             self._warm = None
-            v = self.stieltjes_value(complex(x, 1e-7 * m), warm_start=False)
+            v = self.stieltjes_value(complex(x, 1e-7 * m), warm_start=False, tol=1e-6)
             return v.s.imag / math.pi > 1e-6 * scale
         hi = m * (1 + self.nu) * (1 + math.sqrt(self.beta)) ** 2 * 2
         while inside(hi):
