@@ -9,14 +9,15 @@ them: only numpy and scipy (and mpmath in the tests that check the quadratures h
   linear activation); for the smooth activations (tanh, sin, erf) a high-order
   Gauss-Hermite rule of its own (``hermegauss``), applied to sigma, sigma' and sigma^2 directly.
 * The outer expectation over kappa ~ N(0, 1): another Gauss-Hermite rule (many nodes).
-* The deterministic Marchenko-Pastur sums of (g): Gauss-Legendre quadrature of the MP density
-  after x = a + (b - a) sin^2 t (which removes the square-root edges), plus the atom at 0 when
+* The deterministic Marchenko-Pastur sums of (g): composite Gauss-Legendre quadrature of the MP
+  density after x = a + (b - a) sin^2 t (which removes the square-root edges), plus the atom at 0 when
   beta > 1. (No closed-form Stieltjes transform; the tests compare this quadrature with the
   textbook closed form separately.)
 * The sRF mapping (c) from Hermite constants (b) computed here, including the y - mu0
   corrections for non-odd students.
-* Plain damped (0.5) iteration of all equations, no Newton, no acceleration; it stops when the
-  largest change of the seven order parameters in one undamped update is below ``tol``.
+* Plain damped iteration of all equations (damping 0.5; 0.1, then 0.02 only if it diverges),
+  no Newton, no acceleration; it stops when the
+  largest change of the seven order parameters (relative above 1) in one undamped update is below ``tol``.
 
 General width ratio beta = p/d: alpha/beta on the V-hat and q-hat conjugates, alpha/sqrt(beta)
 on theta-hat and psi-hat, theta = sqrt(beta) c theta-hat E[1/S], psi = sqrt(beta) psi-hat
@@ -30,7 +31,8 @@ from functools import lru_cache
 
 import numpy as np
 from numpy.polynomial.hermite_e import hermegauss
-from scipy.special import erf, ndtr, roots_legendre
+from numpy.polynomial.legendre import leggauss
+from scipy.special import erf, ndtr
 
 SQRT2PI = math.sqrt(2.0 * math.pi)
 
@@ -39,6 +41,8 @@ SQRT2PI = math.sqrt(2.0 * math.pi)
 def _gauss_hermite(n):
     """Nodes and weights of E f(z), z ~ N(0, 1) (weights sum to 1)."""
     x, w = hermegauss(n)
+    if not np.all(np.isfinite(w)):  # numpy's rule overflows above ~350 nodes
+        raise ValueError(f"hermegauss({n}) has non-finite weights; use fewer nodes")
     return x, w / SQRT2PI
 
 
@@ -55,19 +59,19 @@ class _Smooth:
     d2f: object
     odd: bool
 
-    def moments(self, a, s, n_inner=200):
+    def moments(self, a, s, n_inner=300):
         """(E sigma(a + s xi), E sigma'(a + s xi), E sigma(a + s xi)^2) for an array a."""
         x, w = _gauss_hermite(n_inner)
         u = np.asarray(a, dtype=float)[..., None] + s * x
         fu = self.f(u)
         return fu @ w, self.df(u) @ w, (fu * fu) @ w
 
-    def mean_dsq(self, n_inner=200):
+    def mean_dsq(self, n_inner=300):
         """E sigma'(z)^2."""
         x, w = _gauss_hermite(n_inner)
         return (self.df(x) ** 2) @ w
 
-    def mean_he2(self, n_inner=200):
+    def mean_he2(self, n_inner=300):
         """E[sigma(z) (z^2 - 1)] = E sigma''(z)."""
         x, w = _gauss_hermite(n_inner)
         return self.d2f(x) @ w
@@ -130,7 +134,7 @@ ACTIVATIONS = {
 # (b) Hermite constants and (c) the sRF mapping
 # --------------------------------------------------------------------------------------------
 
-def hermite_constants(name, n_inner=200):
+def hermite_constants(name, n_inner=300):
     """mu0, mu1, E sigma^2, check-mu1^2, E[sigma He2] of one activation (z ~ N(0, 1))."""
     act = ACTIVATIONS[name]
     m0, m1, m2 = (float(v[0]) for v in act.moments(np.zeros(1), 1.0, n_inner))
@@ -159,16 +163,23 @@ def srf_parameters(student, teacher, eta, alpha0, mu0_correction=True):
 # --------------------------------------------------------------------------------------------
 
 @lru_cache(maxsize=None)
-def mp_rule(beta, n=3000):
-    """Points x and weights of E g(x), x ~ MP_beta (mean 1), atom (1 - 1/beta)_+ at 0 included."""
+def mp_rule(beta, per_panel=40):
+    """Points x and weights of E g(x), x ~ MP_beta (mean 1), atom (1 - 1/beta)_+ at 0 included.
+
+    x = lo + (hi - lo) sin^2 t, t in (0, pi/2), removes the square-root edges; composite
+    Gauss-Legendre in t, panels graded geometrically towards t = 0, where g = 1/(x + s) with
+    small s has its pole when lo = 0 (beta = 1)."""
     lo, hi = (1.0 - math.sqrt(beta)) ** 2, (1.0 + math.sqrt(beta)) ** 2
-    u, wu = roots_legendre(n)
-    t = 0.25 * math.pi * (u + 1.0)  # t in (0, pi/2)
-    wt = 0.25 * math.pi * wu
+    edges = np.concatenate([[0.0], np.geomspace(1e-6, 0.25, 20),
+                            np.linspace(0.25, 0.5 * math.pi, 9)[1:]])
+    u, wu = leggauss(per_panel)
+    half = 0.5 * np.diff(edges)
+    t = (edges[:-1, None] + half[:, None] * (u + 1.0)).ravel()
+    wt = (half[:, None] * wu).ravel()
     st, ct = np.sin(t), np.cos(t)
     x = lo + (hi - lo) * st * st
-    # density sqrt((hi-x)(x-lo)) / (2 pi beta x) dx, dx = 2 (hi-lo) sin t cos t dt
-    # (for beta = 1 use x = 4 sin^2 t so that the 1/x cancels without 0/0)
+    # density sqrt((hi-x)(x-lo)) / (2 pi beta x) dx with dx = 2 (hi-lo) sin t cos t dt;
+    # for beta = 1 (lo = 0) the 1/x is cancelled by hand: x = 4 sin^2 t
     if beta == 1.0:
         w = wt * 4.0 * ct * ct / math.pi
     else:
@@ -198,10 +209,11 @@ class Result:
     state: dict
     sweeps: int
     last_change: float
+    damping: float
 
 
-def solve(student, teacher, r, c, gamma, lam, alpha, beta=1.0, *, n_kappa=240, n_inner=200,
-          n_mp=3000, tol=1e-13, damping=0.5, max_sweeps=200000):
+def solve(student, teacher, r, c, gamma, lam, alpha, beta=1.0, *, n_kappa=240, n_inner=300,
+          mp_panel=40, tol=1e-13, dampings=(0.5, 0.1, 0.02), max_sweeps=50000):
     """Ridge fixed point of the sRF model (f) with deterministic MP sums (g)."""
     kap, wk = _gauss_hermite(n_kappa)
     st, te = ACTIVATIONS[student], ACTIVATIONS[teacher]
@@ -213,7 +225,7 @@ def solve(student, teacher, r, c, gamma, lam, alpha, beta=1.0, *, n_kappa=240, n
     no_mean = float(np.max(np.abs(mu0))) < 1e-13  # odd student without spike: mu0(kappa) = 0
     if no_mean:
         mu0 = np.zeros_like(mu0)
-    x, wx = mp_rule(beta, n_mp)
+    x, wx = mp_rule(beta, mp_panel)
     varrho = c * x
     E = lambda f: float(f @ wk)
     Er = lambda f: float(f @ wx)
@@ -221,9 +233,7 @@ def solve(student, teacher, r, c, gamma, lam, alpha, beta=1.0, *, n_kappa=240, n
     sb = math.sqrt(beta)
 
     names = ("q1", "q2", "V1", "V2", "theta", "psi", "m")
-    cur = np.array([0.1, 0.2, 3.0, 3.0, 0.5, 0.5, 1.5])
-    if no_mean:
-        cur[6] = 0.0
+    start = np.array([0.1, 0.2, 3.0, 3.0, 0.5, 0.5, 0.0 if no_mean else 1.5])
 
     def conditional(state):
         q1, q2, V1, V2, th, ps, m = state
@@ -232,10 +242,10 @@ def solve(student, teacher, r, c, gamma, lam, alpha, beta=1.0, *, n_kappa=240, n
         eps = h2 - 2.0 * b * h - 2.0 * mu1 * ps * h1 + b * b + mu1 * mu1 * q1 + mus2 * q2
         return w, b, eps
 
-    change = math.inf
-    for sweep in range(1, max_sweeps + 1):
-        q1, q2, V1, V2, th, ps, m = cur
-        w, b, eps = conditional(cur)
+    def update(state):
+        """One undamped sweep: all conjugates and m from the old state, then the overlaps."""
+        th = state[4]
+        w, b, eps = conditional(state)
         Vh1, Vh2 = a_b * E(mu1 * mu1 * w), a_b * E(mus2 * w)
         qh1, qh2 = a_b * E(mu1 * mu1 * eps * w * w), a_b * E(mus2 * eps * w * w)
         thh = a_sb * E(kap * mu1 * (h - b) * w)
@@ -245,20 +255,40 @@ def solve(student, teacher, r, c, gamma, lam, alpha, beta=1.0, *, n_kappa=240, n
         inv = 1.0 / S
         V1n, V2n = Er(varrho * inv), Er(inv)
         num = qh1 * varrho + qh2 + c * thh * thh + psh * psh * varrho
-        new = np.array([Er(varrho * num * inv * inv), Er(num * inv * inv), V1n, V2n,
-                        sb * c * thh * V2n, sb * psh * V1n, m_new])
-        change = float(np.max(np.abs(new - cur)))
-        if not np.all(np.isfinite(new)):
-            raise FloatingPointError(f"iteration diverged at sweep {sweep}")
-        cur = (1.0 - damping) * cur + damping * new
-        if change < tol:
+        return np.array([Er(varrho * num * inv * inv), Er(num * inv * inv), V1n, V2n,
+                         sb * c * thh * V2n, sb * psh * V1n, m_new])
+
+    failures = []
+    for damp in dampings:  # plain damped iteration; a smaller damping only if it diverges
+        try:
+            cur, sweep, change = _iterate(update, start, damp, tol, max_sweeps)
             break
+        except (FloatingPointError, RuntimeError) as exc:
+            failures.append(f"damping {damp}: {exc}")
     else:
-        raise RuntimeError(f"no convergence in {max_sweeps} sweeps (last change {change:.2e})")
+        raise RuntimeError("; ".join(failures))
     w, b, eps = conditional(cur)
     return Result(test_error=E(eps), train_error=E(eps * w * w),
                   state=dict(zip(names, (float(v) for v in cur))), sweeps=sweep,
-                  last_change=change)
+                  last_change=change, damping=damp)
+
+
+def _iterate(update, start, damping, tol, max_sweeps):
+    """x <- (1 - damping) x + damping update(x) until the largest change of update(x) - x
+    (relative above 1) is below tol."""
+    cur = np.array(start, dtype=float)
+    with np.errstate(all="ignore"):
+        for sweep in range(1, max_sweeps + 1):
+            new = update(cur)
+            if not np.all(np.isfinite(new)):
+                raise FloatingPointError(f"diverged at sweep {sweep}")
+            change = float(np.max(np.abs(new - cur) / np.maximum(1.0, np.abs(cur))))
+            if change > 1e8:
+                raise FloatingPointError(f"diverged at sweep {sweep} (change {change:.1e})")
+            cur = (1.0 - damping) * cur + damping * new
+            if change < tol:
+                return cur, sweep, change
+    raise RuntimeError(f"no convergence in {max_sweeps} sweeps (last change {change:.2e})")
 
 
 def solve_step(student, teacher, alpha0, eta, lam, alpha, beta=1.0, **kw):
