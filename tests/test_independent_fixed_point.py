@@ -74,7 +74,8 @@ def test_errors_agree_with_independent_fixed_point(point):
         assert abs(value - getattr(state, name)) <= TOL * max(1.0, abs(value)), name
 
 
-@pytest.mark.parametrize("point", [p for p in POINTS if p[2] > 0], ids=lambda p: f"{p[0]}-{p[1]}")
+@pytest.mark.parametrize("point", [p for p in POINTS if p[2] > 0],
+                         ids=[i for p, i in zip(POINTS, IDS) if p[2] > 0])
 def test_mapping_agrees(point):
     st, te, alpha0, eta = point[:4]
     r, c, gamma = ind.srf_parameters(st, te, eta, alpha0)
@@ -86,10 +87,10 @@ def test_mapping_agrees(point):
 
 # The hardest points: small lambda at beta = 1 (MP edge at 0) and beta = 2 (atom), the
 # interpolation peak, relu (closed forms, m != 0), a strong spike.
-REFINE = [POINTS[i] for i in (1, 4, 7, 8, 10)]
+REFINE = (1, 4, 7, 8, 10)
 
 
-@pytest.mark.parametrize("point", REFINE, ids=lambda p: f"{p[0]}-{p[1]}-lam={p[4]}")
+@pytest.mark.parametrize("point", [POINTS[i] for i in REFINE], ids=[IDS[i] for i in REFINE])
 def test_independent_side_is_converged(point):
     """More kappa, inner and MP nodes and a tighter tolerance move nothing beyond 1e-11."""
     base = _independent(point)
