@@ -28,8 +28,10 @@ erf(sqrt(2)*kappa*r/(2*sqrt(c)))
 """
 from __future__ import annotations
 
+import warnings
 from functools import lru_cache
 
+import mpmath
 import numpy as np
 import sympy as sp
 
@@ -39,6 +41,7 @@ from .hermite import mustar2_from_moments
 from .values import check_dps
 
 __all__ = ["KAPPA", "R", "C", "GAMMA", "CGETCoefficients", "TeacherFunctions",
+           "CheckedValues", "PrecisionWarning", "agreeing_digits",
            "cget_coefficients", "teacher_functions"]
 
 #: Symbols of the conditional coefficients.
@@ -103,15 +106,105 @@ class _Family:
             return self.set.numpy(*values)
         return evaluate
 
-    def mpmath(self, dps: int = 30):
-        """High-precision evaluator ``f(*params) -> tuple of mpf`` at ``dps`` digits."""
+    def mpmath(self, dps: int = 30, *, verify: bool = True, max_dps: int | None = None):
+        """High-precision evaluator ``f(*params) -> tuple of mpf`` at ``dps`` digits.
+
+        With ``verify=True`` (default) every value is computed at two working precisions,
+        raised until the two agree to ``dps`` significant digits (cancellation in the tails,
+        e.g. mu_star^2 far out in kappa, costs digits).  The result is a
+        :class:`CheckedValues` tuple whose ``good_digits`` says, per value, how many
+        significant digits agree; if the precision cap ``max_dps`` (working digits, default
+        ``dps + 800`` for closed forms and ``dps + 100`` for quadrature) is reached first,
+        a :class:`PrecisionWarning` names the values with fewer good digits.
+        ``verify=False`` evaluates once at ``dps + 10`` working digits (the absolute error
+        is then about ``10^-dps`` times the size of the terms, not relative to the value).
+
+        >>> f = cget_coefficients("relu").mpmath(30)
+        >>> vals = f(10, 1, 1)              # mu_star^2 ~ 1.45e-25 is a difference of O(100) terms
+        >>> vals.good_digits
+        (30, 30, 30)
+        >>> mpmath.nstr(vals[2], 12)
+        '1.45292769571e-25'
+        """
         check_dps(dps)
+        if max_dps is not None:
+            check_dps(max_dps, maximum=5000)
 
         def evaluate(*values):
             _check_finite(self.params, values)
             self._validate(*values)
-            return self.set.mpmath(*values, dps=dps)
+            if not verify:
+                return self.set.mpmath(*values, dps=dps)
+            cap = max_dps or dps + (800 if self.method == "exact" else 100)
+            out = _checked(lambda d: self.set.mpmath(*values, dps=d), dps, cap,
+                           self.method == "exact")
+            short = [f"{n} ({g} digits)" for n, g in zip(self.names, out.good_digits) if g < dps]
+            if short:
+                warnings.warn(f"only some of the requested {dps} digits are verified (two "
+                              f"working precisions up to {out.working_dps} digits agree): "
+                              + ", ".join(short), PrecisionWarning, stacklevel=2)
+            return out
         return evaluate
+
+
+class PrecisionWarning(UserWarning):
+    """Fewer significant digits than requested could be verified."""
+
+
+class CheckedValues(tuple):
+    """A tuple of mpf values with ``good_digits`` (significant digits on which two working
+    precisions agree, per value, at most the requested ``dps``), ``working_dps`` (the higher
+    of the two working precisions) and ``abs_error`` (their largest difference, per value)."""
+
+    good_digits: tuple
+    working_dps: int
+    abs_error: tuple
+
+
+def agreeing_digits(x, y, dps: int) -> int:
+    """Significant decimal digits (0..dps) on which ``x`` and ``y`` agree, relative to ``y``.
+
+    >>> agreeing_digits(mpmath.mpf("1.2345"), mpmath.mpf("1.2346"), 30)
+    4
+    >>> agreeing_digits(mpmath.mpf(0), mpmath.mpf(0), 30)
+    30
+    """
+    with mpmath.workdps(max(mpmath.mp.dps, dps) + 20):
+        diff = abs(x - y)
+        if diff == 0:
+            return dps
+        if y == 0:
+            return 0
+        return int(max(0, min(dps, mpmath.floor(-mpmath.log10(diff / abs(y))))))
+
+
+def _checked(compute, dps, cap, exact):
+    """``compute(d)`` at two working precisions, raised until they agree to ``dps`` digits
+    (or the higher reaches ``cap``): a :class:`CheckedValues`."""
+    low_dps = dps
+    low = compute(low_dps)
+    extra = 10
+    while True:
+        high_dps = min(low_dps + extra, cap)
+        high = compute(high_dps)
+        good = tuple(agreeing_digits(x, y, dps) for x, y in zip(low, high))
+        # an exact 0 of a closed form at two precisions may be total cancellation (relu
+        # mu1 = (1 + erf(-40/sqrt 2))/2 is 0 below ~350 digits): such zeros are confirmed
+        # only at the precision cap (a quadrature sum is exactly 0 only by symmetry)
+        zeros = exact and any(x == 0 and y == 0 for x, y in zip(low, high))
+        if (min(good) >= dps and not zeros) or high_dps >= cap:
+            break
+        extra = max(2 * extra, dps - min(good) + 10)
+        low_dps, low = high_dps, high
+    with mpmath.workdps(high_dps + 10):
+        errors = tuple(abs(x - y) if y != 0 else mpmath.mpf(10) ** -high_dps
+                       for x, y in zip(low, high))
+    with mpmath.workdps(dps):
+        out = CheckedValues(+v for v in high)
+    out.good_digits, out.working_dps = good, high_dps
+    with mpmath.workdps(5):
+        out.abs_error = tuple(+e for e in errors)
+    return out
 
 
 class CGETCoefficients(_Family):

@@ -1,0 +1,115 @@
+"""Digits that are really there, and edges of the parameter range (issue #11, items 4, 5).
+
+References are independent: ``mpmath.quad`` of the defining Gaussian integrals at high
+precision, written here from the definitions (never the package's own output).
+"""
+from __future__ import annotations
+
+import json
+import warnings
+
+import mpmath
+import pytest
+
+from srfsym.cget import PrecisionWarning, cget_coefficients
+from srfsym.cli import main
+
+mpf = mpmath.mpf
+
+
+def quad_gauss(g, cuts=(), dps=60):
+    """E g(z), z ~ N(0, 1), by mpmath.quad split at ``cuts`` (in z) at ``dps`` digits."""
+    with mpmath.workdps(dps):
+        pts = [-mpmath.inf, *sorted(mpf(c) for c in cuts), mpmath.inf]
+        return mpmath.quad(lambda z: g(z) * mpmath.exp(-z * z / 2), pts) \
+            / mpmath.sqrt(2 * mpmath.pi)
+
+
+def cget_by_quadrature(f, kappa, r, c, cuts=(), dps=60):
+    """mu0, mu1, mu_star^2 from their definitions at ``dps`` working digits."""
+    with mpmath.workdps(dps):
+        a, s = mpf(r) * mpf(kappa), mpmath.sqrt(mpf(c))
+        e0 = quad_gauss(lambda z: f(a + s * z), cuts, dps)
+        e1 = quad_gauss(lambda z: z * f(a + s * z), cuts, dps)
+        e2 = quad_gauss(lambda z: f(a + s * z) ** 2, cuts, dps)
+        return e0, e1 / s, e2 - e0**2 - e1**2
+
+
+def rel_err(got, ref):
+    with mpmath.workdps(80):
+        return abs(mpf(got) - ref) / abs(ref)
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+# --------------------------------------------------------------------------------------
+# item 4: digits that are really there
+
+
+def relu_reference_kappa10():
+    # mu_star^2 ~ 1.45e-25 is a difference of O(100) terms: 80 working digits leave 50
+    relu = lambda x: x if x > 0 else mpf(0)
+    return cget_by_quadrature(relu, 10, 1, 1, cuts=(-10,), dps=80)
+
+
+def test_relu_tail_mustar2_has_all_30_digits():
+    # before: one working precision (40 digits) gave 14 correct digits of mu_star^2
+    ref = relu_reference_kappa10()
+    got = cget_coefficients("relu").mpmath(30)(10, 1, 1)
+    assert got.good_digits == (30, 30, 30)
+    for g, f, name in zip(got, ref, ("mu0", "mu1", "mustar2")):
+        assert rel_err(g, f) < mpf(10) ** -29, name
+
+
+def test_erf_far_tail_variance_is_positive_and_right():
+    # before: mu_star^2 of erf at kappa = -20 came out exactly 0 (at -46: negative for x erf x)
+    # reference free of cancellation: erf(x) = erfc(-x) - 1, and mu_star^2 = Var(t) - Cov(t, z)^2
+    # is unchanged by the constant shift, so it is computed from t(z) = erfc(20 - z)
+    # (tanh-sinh at 120 digits: at 80 the peaked integrand gave only 18 digits)
+    with mpmath.workdps(120):
+        t = lambda z: mpmath.erfc(20 - z)
+        cuts = (10, 15, 18, 20, 25)
+        m0 = quad_gauss(t, cuts, 120)
+        m1 = quad_gauss(lambda z: z * t(z), cuts, 120)
+        var = quad_gauss(lambda z: (t(z) - m0) ** 2, cuts, 120)
+        ref = var - m1**2
+    got = cget_coefficients("erf").mpmath(30)(-20, 1, 1)
+    assert got[2] > 0 and got.good_digits[2] == 30
+    assert rel_err(got[2], ref) < mpf(10) ** -29
+
+
+def test_precision_cap_reports_good_digits():
+    # with the working precision capped at 40 digits, mu_star^2 of relu at kappa = 10 cannot
+    # have 30 digits: the evaluator warns and says how many agree -- and those are right
+    ref = relu_reference_kappa10()
+    with pytest.warns(PrecisionWarning, match="mustar2"):
+        got = cget_coefficients("relu").mpmath(30, max_dps=40)(10, 1, 1)
+    good = got.good_digits[2]
+    assert 5 <= good < 30 and got.working_dps == 40
+    assert rel_err(got[2], ref[2]) < mpf(10) ** -(good - 1)
+    assert rel_err(got[2], ref[2]) > mpf(10) ** -30        # it really is short of 30 digits
+
+
+def test_cli_coefficients_prints_only_good_digits(capsys):
+    ref = relu_reference_kappa10()
+    code, out, _ = run(capsys, "coefficients", "relu", "--kappa", "10", "--r", "1", "--c", "1",
+                       "--dps", "30", "--json")
+    assert code == 0
+    vals = json.loads(out)["values"]
+    assert all(vals[n]["good_digits"] == 30 for n in ("mu0", "mu1", "mustar2"))
+    assert rel_err(vals["mustar2"]["value"], ref[2]) < mpf(10) ** -29
+    # double precision: mu_star^2 = 1.45e-25 is below the rounding of mu0^2 = 100; the
+    # value is flagged, not printed as if it were right
+    code, out, _ = run(capsys, "coefficients", "relu", "--kappa", "10", "--r", "1", "--c", "1",
+                       "--json")
+    vals = json.loads(out)["values"]
+    assert vals["mu1"]["good_digits"] >= 15
+    assert vals["mustar2"]["good_digits"] == 0
+    code, out, _ = run(capsys, "coefficients", "relu", "--kappa", "10", "--r", "1", "--c", "1")
+    line = [ln for ln in out.splitlines() if "mustar2" in ln][0]
+    assert "only 0 significant digits" in line and "1.45292769571e-25" in line
+    assert mpmath.nstr(ref[2], 12) == "1.45292769571e-25"
