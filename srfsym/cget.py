@@ -190,7 +190,9 @@ def _checked(compute, dps, cap, exact):
         good = tuple(agreeing_digits(x, y, dps) for x, y in zip(low, high))
         # an exact 0 of a closed form at two precisions may be total cancellation (relu
         # mu1 = (1 + erf(-40/sqrt 2))/2 is 0 below ~350 digits): such zeros are confirmed
-        # only at the precision cap (a quadrature sum is exactly 0 only by symmetry)
+        # only at the precision cap.  Quadrature is too slow for that: a numeric 0 (odd
+        # integrand by symmetry, or an integrand linear to the working precision) is kept
+        # with abs_error 10^-working_dps (relative to the size of the terms)
         zeros = exact and any(x == 0 and y == 0 for x, y in zip(low, high))
         if (min(good) >= dps and not zeros) or high_dps >= cap:
             break

@@ -9,6 +9,7 @@ import json
 import warnings
 
 import mpmath
+import numpy as np
 import pytest
 
 from srfsym.cget import PrecisionWarning, cget_coefficients
@@ -113,3 +114,59 @@ def test_cli_coefficients_prints_only_good_digits(capsys):
     line = [ln for ln in out.splitlines() if "mustar2" in ln][0]
     assert "only 0 significant digits" in line and "1.45292769571e-25" in line
     assert mpmath.nstr(ref[2], 12) == "1.45292769571e-25"
+
+
+# --------------------------------------------------------------------------------------
+# item 5: edges
+
+
+def test_softplus_does_not_overflow_near_710():
+    from srfsym.activations import activation
+    act = activation("softplus")
+    x = [-800.0, -30.0, 0.3, 700.0, 709.5, 710.0, 750.0, 1e5]
+    with mpmath.workdps(40):
+        ref = [mpmath.log(1 + mpmath.exp(mpf(v))) for v in x]
+        dref = [1 / (1 + mpmath.exp(-mpf(v))) for v in x]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")          # no overflow warning either
+        got, dgot = act.numpy(np.array(x)), act.numpy_derivative(np.array(x))
+    for g, f, dg, df in zip(got, ref, dgot, dref):
+        assert abs(g - float(f)) <= 1e-15 * float(f)
+        assert abs(dg - float(df)) <= 1e-15 * float(df)
+    # mpmath keeps relative precision far left (log(1 + e^-100) is not 0)
+    with mpmath.workdps(30):
+        assert rel_err(act.mpmath(mpf(-100)), mpmath.exp(mpf(-100))) < mpf(10) ** -25
+
+
+def test_softplus_coefficients_far_right():
+    # before: E softplus(700 + z) was refused as "not dominated by the Gaussian" (inf on the
+    # nodes beyond x = 709)
+    f = lambda x: mpmath.log(1 + mpmath.exp(x))
+    ref = cget_by_quadrature(f, 700, 1, 1, dps=40)
+    mu0, mu1, mustar2 = cget_coefficients("softplus").numpy()(700.0, 1.0, 1.0)
+    assert abs(mu0 - float(ref[0])) <= 1e-13 * float(ref[0])
+    assert abs(mu1 - float(ref[1])) <= 1e-13
+    # true value ~ e^-1400; double precision leaves the rounding of E sigma^2 - mu0^2 ~ 5e5
+    assert abs(mustar2) <= 1e-15 * float(ref[0]) ** 2
+    got = cget_coefficients("softplus").mpmath(20)(700, 1, 1)
+    assert rel_err(got[0], ref[0]) < mpf(10) ** -19 and rel_err(got[1], ref[1]) < mpf(10) ** -19
+
+
+def test_simulate_refuses_teacher_with_infinite_second_moment(capsys):
+    # E exp(z^2/4)^2 = E exp(z^2/2) = oo: the theory refuses this teacher; before, the
+    # simulation ran and reported a finite "test error"
+    from srfsym.gaussian import DivergentExpectationError
+    from srfsym.mapping import srf_mapping
+    from srfsym.simulate import simulate
+    with pytest.raises(DivergentExpectationError):
+        srf_mapping("tanh", "exp(x**2/4)", 1.0, 1.0)
+    with pytest.raises(ValueError, match="infinite second moment"):
+        simulate("tanh", "exp(x**2/4)", 1.0, 1.0, 0.1, [1.0], d=40, seeds=1, n_test=50,
+                 workers=1)
+    code, _, err = run(capsys, "simulate", "--student", "tanh", "--teacher", "exp(x**2/4)",
+                       "--alpha0", "1", "--eta", "1", "--lam", "0.1", "--alpha", "1", "--d", "40")
+    assert code == 2 and "infinite second moment" in err
+    # E exp(z^2/5)^2 = E exp(2 z^2/5) = sqrt(5) is finite: accepted
+    res = simulate("tanh", "exp(x**2/5)", 1.0, 1.0, 0.1, [1.0], d=40, seeds=1, n_test=50,
+                   workers=1)
+    assert np.all(np.isfinite(res.test_error_per_seed))
