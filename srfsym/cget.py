@@ -50,7 +50,12 @@ R = sp.Symbol("r", nonnegative=True)
 C = sp.Symbol("c", positive=True)
 GAMMA = sp.Symbol("gamma", real=True)
 
-_P0, _P1, _P2 = sp.symbols("E0 E1 E2")
+_P0, _P1, _P2, _D1 = sp.symbols("E0 E1 E2 D1")
+
+#: Largest bulk variance c for coefficients computed by quadrature: the rule needs about
+#: 150 sqrt(c) nodes per point in double precision (the integrand varies on the scale
+#: 1/sqrt(c) in z) and its high-precision twin is slower still.
+MAX_BULK_VARIANCE_NUMERIC = 1e4
 
 
 def _table(act: Activation):
@@ -58,6 +63,19 @@ def _table(act: Activation):
     return {_P0: gaussian_expectation(act.expr, 0, known_closed_form=kcf),
             _P1: gaussian_expectation(act.expr, 1, known_closed_form=kcf),
             _P2: gaussian_expectation(act.expr**2, 0, known_closed_form=kcf)}
+
+
+def _stein_table(act: Activation, table: dict):
+    """For a numeric ``E[z sigma(a + s z)]`` of a sigma without jumps: the table with
+    ``D1 = E sigma'(a + s z)`` in its place (Stein's lemma, ``E1 = s D1``), else ``None``.
+
+    ``mu1 = E1 / s`` by quadrature loses ``log10(1/s)`` digits as ``s -> 0`` (the
+    ``sigma(a) sum w_j z_j`` part cancels; at ``c = 1e-300`` tanh gave mu1 = 3e132);
+    ``mu1 = D1`` has no division and tends to ``sigma'(a)``."""
+    if table[_P1].is_exact or act.has_dirac_derivative:
+        return None
+    d1 = gaussian_expectation(act.derivative, 0, known_closed_form=act.known_closed_form)
+    return {_P0: table[_P0], _D1: d1, _P2: table[_P2]}
 
 
 def _check_finite(params, values):
@@ -74,11 +92,13 @@ class _Family:
     """Shared behaviour: expressions, method, evaluators, validation."""
 
     names: tuple = ()
+    nonnegative: tuple = ()     # values that cannot be negative (second moments, variances)
 
-    def __init__(self, act, templates, params, a_expr, s_expr):
+    def __init__(self, act, templates, params, a_expr, s_expr, table=None):
         self.activation = act
         self.params = params
-        self.set = FormulaSet(templates, params, _table(act), a_expr, s_expr)
+        table = _table(act) if table is None else table
+        self.set = FormulaSet(templates, params, table, a_expr, s_expr)
 
     @property
     def method(self) -> str:
@@ -138,6 +158,10 @@ class _Family:
             cap = max_dps or dps + (800 if self.method == "exact" else 100)
             out = _checked(lambda d: self.set.mpmath(*values, dps=d), dps, cap,
                            self.method == "exact")
+            # a negative variance at every precision is cancellation that no working
+            # precision up to the cap resolved (erf(u) rounds to 1): no digit is good
+            out.good_digits = tuple(0 if n in self.nonnegative and v < 0 else g
+                                    for n, v, g in zip(self.names, out, out.good_digits))
             short = [f"{n} ({g} digits)" for n, g in zip(self.names, out.good_digits) if g < dps]
             if short:
                 warnings.warn(f"only some of the requested {dps} digits are verified (two "
@@ -214,10 +238,19 @@ class CGETCoefficients(_Family):
 
     names = ("mu0", "mu1", "mustar2")
 
+    nonnegative = ("mustar2",)
+
     def __init__(self, act):
-        templates = {"mu0": _P0, "mu1": _P1 / sp.sqrt(C),
-                     "mustar2": mustar2_from_moments(_P0, _P1, _P2)}
-        super().__init__(act, templates, (KAPPA, R, C), R * KAPPA, sp.sqrt(C))
+        table = _table(act)
+        stein = _stein_table(act, table)
+        if stein is None:
+            templates = {"mu0": _P0, "mu1": _P1 / sp.sqrt(C),
+                         "mustar2": mustar2_from_moments(_P0, _P1, _P2)}
+        else:   # numeric mu1 through Stein's lemma: no division by sqrt(c)
+            table = stein
+            templates = {"mu0": _P0, "mu1": _D1,
+                         "mustar2": mustar2_from_moments(_P0, sp.sqrt(C) * _D1, _P2)}
+        super().__init__(act, templates, (KAPPA, R, C), R * KAPPA, sp.sqrt(C), table)
 
     mu0 = property(lambda self: self.set["mu0"].expr, doc="mu0(kappa) (None if numeric)")
     mu1 = property(lambda self: self.set["mu1"].expr, doc="mu1(kappa) (None if numeric)")
@@ -225,14 +258,21 @@ class CGETCoefficients(_Family):
                        doc="mu_star(kappa)^2 (None if numeric)")
 
     def _validate(self, kappa, r, c):
-        if np.any(np.asarray(c, dtype=float) <= 0):
+        c = np.asarray(c, dtype=float)
+        if np.any(c <= 0):
             raise ValueError(f"bulk variance c must be positive, got {c}")
+        if self.method == "numeric" and np.any(c > MAX_BULK_VARIANCE_NUMERIC):
+            raise ValueError(
+                f"bulk variance c = {float(np.max(c)):g} is above {MAX_BULK_VARIANCE_NUMERIC:g}, "
+                f"the range of the quadrature for the coefficients of "
+                f"{self.activation.name} (no closed form): its nodes grow like sqrt(c)")
 
 
 class TeacherFunctions(_Family):
     """h(kappa), h1(kappa), h2(kappa) of MATH.md (e) in the symbols kappa, gamma."""
 
     names = ("h", "h1", "h2")
+    nonnegative = ("h2",)
 
     def __init__(self, act):
         templates = {"h": _P0, "h1": _P1, "h2": _P2}
