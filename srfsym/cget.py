@@ -219,6 +219,12 @@ def _checked(compute, dps, cap, exact):
         # with abs_error 10^-working_dps (relative to the size of the terms)
         zeros = exact and any(x == 0 and y == 0 for x, y in zip(low, high))
         if (min(good) >= dps and not zeros) or high_dps >= cap:
+            if min(good) < dps and low_dps < cap - 10:
+                # at the cap: compare with a close lower precision, so the digits reported
+                # are those of the cap, not of the last (much lower) step
+                low_dps = cap - 10
+                low = compute(low_dps)
+                good = tuple(agreeing_digits(x, y, dps) for x, y in zip(low, high))
             break
         extra = max(2 * extra, dps - min(good) + 10)
         low_dps, low = high_dps, high

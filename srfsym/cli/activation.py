@@ -57,7 +57,9 @@ def cmd_coefficients(args):
     # every printed digit is checked: two working precisions must agree (see cget.mpmath)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrecisionWarning)
-        checked = co.mpmath(args.dps or 17)(*point)
+        # (double precision: a 17-digit value within 20 extra working digits tells which
+        # double digits are right; cancellation beyond that leaves no double digit anyway)
+        checked = co.mpmath(args.dps or 17, max_dps=None if args.dps else 37)(*point)
     if args.dps:
         good = checked.good_digits
         rows = {n: mpmath.nstr(v, max(g, 1)) for n, v, g in zip(names, checked, good)}
@@ -86,9 +88,12 @@ def cmd_coefficients(args):
         if g < want and args.dps:
             note = (f"   (only {g} significant digits agree at two working precisions up to "
                     f"{checked.working_dps} digits)")
+        elif g < want and checked.good_digits[i] == 0:
+            note = ("   (no significant digit is good in double precision, and none could be "
+                    f"verified up to {checked.working_dps} working digits: cancellation)")
         elif g < want:
             note = (f"   (only {g} significant digits are good in double precision; "
-                    f"checked value {mpmath.nstr(checked[i], min(12, max(checked.good_digits[i], 1)))}"
+                    f"checked value {mpmath.nstr(checked[i], min(12, checked.good_digits[i]))}"
                     ": use --dps)")
         out(f"  {n:8s} = {rows[n]}   [{methods[n]}]{note}")
 
