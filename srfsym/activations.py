@@ -360,15 +360,21 @@ def _real_roots(arg: sp.Expr) -> set:
 def lambdify_numpy(args, expr):
     """``sympy.lambdify`` to numpy + scipy with explicit modules and ``cse=True``.
 
-    Heaviside(0) is 1/2 (SymPy's convention since 1.9) in both back ends.
+    Heaviside(0) is 1/2 (SymPy's convention since 1.9) in both back ends.  Softplus and
+    logistic sub-expressions are generated in forms that cannot overflow
+    (:func:`srfsym.special.stable_forms`).
     """
-    from .special import NUMPY_FUNCTIONS
+    from .special import NUMPY_FUNCTIONS, stable_forms
+    expr = [stable_forms(e) for e in expr] if isinstance(expr, (list, tuple)) \
+        else stable_forms(expr)
     return sp.lambdify(args, expr, modules=[NUMPY_FUNCTIONS, "numpy", "scipy"], cse=True)
 
 
 def lambdify_mpmath(args, expr):
     """``sympy.lambdify`` to mpmath (exact Rationals stay exact at any precision)."""
-    from .special import MPMATH_FUNCTIONS
+    from .special import MPMATH_FUNCTIONS, stable_forms
+    expr = [stable_forms(e) for e in expr] if isinstance(expr, (list, tuple)) \
+        else stable_forms(expr)
     return sp.lambdify(args, expr, modules=[MPMATH_FUNCTIONS, "mpmath"], cse=True)
 
 

@@ -28,8 +28,10 @@ erf(sqrt(2)*kappa*r/(2*sqrt(c)))
 """
 from __future__ import annotations
 
+import warnings
 from functools import lru_cache
 
+import mpmath
 import numpy as np
 import sympy as sp
 
@@ -39,6 +41,7 @@ from .hermite import mustar2_from_moments
 from .values import check_dps
 
 __all__ = ["KAPPA", "R", "C", "GAMMA", "CGETCoefficients", "TeacherFunctions",
+           "CheckedValues", "PrecisionWarning", "agreeing_digits",
            "cget_coefficients", "teacher_functions"]
 
 #: Symbols of the conditional coefficients.
@@ -47,7 +50,12 @@ R = sp.Symbol("r", nonnegative=True)
 C = sp.Symbol("c", positive=True)
 GAMMA = sp.Symbol("gamma", real=True)
 
-_P0, _P1, _P2 = sp.symbols("E0 E1 E2")
+_P0, _P1, _P2, _D1 = sp.symbols("E0 E1 E2 D1")
+
+#: Largest bulk variance c for coefficients computed by quadrature: the rule needs about
+#: 150 sqrt(c) nodes per point in double precision (the integrand varies on the scale
+#: 1/sqrt(c) in z) and its high-precision twin is slower still.
+MAX_BULK_VARIANCE_NUMERIC = 1e4
 
 
 def _table(act: Activation):
@@ -55,6 +63,19 @@ def _table(act: Activation):
     return {_P0: gaussian_expectation(act.expr, 0, known_closed_form=kcf),
             _P1: gaussian_expectation(act.expr, 1, known_closed_form=kcf),
             _P2: gaussian_expectation(act.expr**2, 0, known_closed_form=kcf)}
+
+
+def _stein_table(act: Activation, table: dict):
+    """For a numeric ``E[z sigma(a + s z)]`` of a sigma without jumps: the table with
+    ``D1 = E sigma'(a + s z)`` in its place (Stein's lemma, ``E1 = s D1``), else ``None``.
+
+    ``mu1 = E1 / s`` by quadrature loses ``log10(1/s)`` digits as ``s -> 0`` (the
+    ``sigma(a) sum w_j z_j`` part cancels; at ``c = 1e-300`` tanh gave mu1 = 3e132);
+    ``mu1 = D1`` has no division and tends to ``sigma'(a)``."""
+    if table[_P1].is_exact or act.has_dirac_derivative:
+        return None
+    d1 = gaussian_expectation(act.derivative, 0, known_closed_form=act.known_closed_form)
+    return {_P0: table[_P0], _D1: d1, _P2: table[_P2]}
 
 
 def _check_finite(params, values):
@@ -71,11 +92,13 @@ class _Family:
     """Shared behaviour: expressions, method, evaluators, validation."""
 
     names: tuple = ()
+    nonnegative: tuple = ()     # values that cannot be negative (second moments, variances)
 
-    def __init__(self, act, templates, params, a_expr, s_expr):
+    def __init__(self, act, templates, params, a_expr, s_expr, table=None):
         self.activation = act
         self.params = params
-        self.set = FormulaSet(templates, params, _table(act), a_expr, s_expr)
+        table = _table(act) if table is None else table
+        self.set = FormulaSet(templates, params, table, a_expr, s_expr)
 
     @property
     def method(self) -> str:
@@ -103,15 +126,117 @@ class _Family:
             return self.set.numpy(*values)
         return evaluate
 
-    def mpmath(self, dps: int = 30):
-        """High-precision evaluator ``f(*params) -> tuple of mpf`` at ``dps`` digits."""
+    def mpmath(self, dps: int = 30, *, verify: bool = True, max_dps: int | None = None):
+        """High-precision evaluator ``f(*params) -> tuple of mpf`` at ``dps`` digits.
+
+        With ``verify=True`` (default) every value is computed at two working precisions,
+        raised until the two agree to ``dps`` significant digits (cancellation in the tails,
+        e.g. mu_star^2 far out in kappa, costs digits).  The result is a
+        :class:`CheckedValues` tuple whose ``good_digits`` says, per value, how many
+        significant digits agree; if the precision cap ``max_dps`` (working digits, default
+        ``dps + 800`` for closed forms and ``dps + 100`` for quadrature) is reached first,
+        a :class:`PrecisionWarning` names the values with fewer good digits.
+        ``verify=False`` evaluates once at ``dps + 10`` working digits (the absolute error
+        is then about ``10^-dps`` times the size of the terms, not relative to the value).
+
+        >>> f = cget_coefficients("relu").mpmath(30)
+        >>> vals = f(10, 1, 1)              # mu_star^2 ~ 1.45e-25 is a difference of O(100) terms
+        >>> vals.good_digits
+        (30, 30, 30)
+        >>> mpmath.nstr(vals[2], 12)
+        '1.45292769571e-25'
+        """
         check_dps(dps)
+        if max_dps is not None:
+            check_dps(max_dps, maximum=5000)
 
         def evaluate(*values):
             _check_finite(self.params, values)
             self._validate(*values)
-            return self.set.mpmath(*values, dps=dps)
+            if not verify:
+                return self.set.mpmath(*values, dps=dps)
+            cap = max_dps or dps + (800 if self.method == "exact" else 100)
+            out = _checked(lambda d: self.set.mpmath(*values, dps=d), dps, cap,
+                           self.method == "exact")
+            # a negative variance at every precision is cancellation that no working
+            # precision up to the cap resolved (erf(u) rounds to 1): no digit is good
+            out.good_digits = tuple(0 if n in self.nonnegative and v < 0 else g
+                                    for n, v, g in zip(self.names, out, out.good_digits))
+            short = [f"{n} ({g} digits)" for n, g in zip(self.names, out.good_digits) if g < dps]
+            if short:
+                warnings.warn(f"only some of the requested {dps} digits are verified (two "
+                              f"working precisions up to {out.working_dps} digits agree): "
+                              + ", ".join(short), PrecisionWarning, stacklevel=2)
+            return out
         return evaluate
+
+
+class PrecisionWarning(UserWarning):
+    """Fewer significant digits than requested could be verified."""
+
+
+class CheckedValues(tuple):
+    """A tuple of mpf values with ``good_digits`` (significant digits on which two working
+    precisions agree, per value, at most the requested ``dps``), ``working_dps`` (the higher
+    of the two working precisions) and ``abs_error`` (their largest difference, per value)."""
+
+    good_digits: tuple
+    working_dps: int
+    abs_error: tuple
+
+
+def agreeing_digits(x, y, dps: int) -> int:
+    """Significant decimal digits (0..dps) on which ``x`` and ``y`` agree, relative to ``y``.
+
+    >>> agreeing_digits(mpmath.mpf("1.2345"), mpmath.mpf("1.2346"), 30)
+    4
+    >>> agreeing_digits(mpmath.mpf(0), mpmath.mpf(0), 30)
+    30
+    """
+    with mpmath.workdps(max(mpmath.mp.dps, dps) + 20):
+        diff = abs(x - y)
+        if diff == 0:
+            return dps
+        if y == 0:
+            return 0
+        return int(max(0, min(dps, mpmath.floor(-mpmath.log10(diff / abs(y))))))
+
+
+def _checked(compute, dps, cap, exact):
+    """``compute(d)`` at two working precisions, raised until they agree to ``dps`` digits
+    (or the higher reaches ``cap``): a :class:`CheckedValues`."""
+    low_dps = dps
+    low = compute(low_dps)
+    extra = 10
+    while True:
+        high_dps = min(low_dps + extra, cap)
+        high = compute(high_dps)
+        good = tuple(agreeing_digits(x, y, dps) for x, y in zip(low, high))
+        # an exact 0 of a closed form at two precisions may be total cancellation (relu
+        # mu1 = (1 + erf(-40/sqrt 2))/2 is 0 below ~350 digits): such zeros are confirmed
+        # only at the precision cap.  Quadrature is too slow for that: a numeric 0 (odd
+        # integrand by symmetry, or an integrand linear to the working precision) is kept
+        # with abs_error 10^-working_dps (relative to the size of the terms)
+        zeros = exact and any(x == 0 and y == 0 for x, y in zip(low, high))
+        if (min(good) >= dps and not zeros) or high_dps >= cap:
+            if min(good) < dps and low_dps < cap - 10:
+                # at the cap: compare with a close lower precision, so the digits reported
+                # are those of the cap, not of the last (much lower) step
+                low_dps = cap - 10
+                low = compute(low_dps)
+                good = tuple(agreeing_digits(x, y, dps) for x, y in zip(low, high))
+            break
+        extra = max(2 * extra, dps - min(good) + 10)
+        low_dps, low = high_dps, high
+    with mpmath.workdps(high_dps + 10):
+        errors = tuple(abs(x - y) if y != 0 else mpmath.mpf(10) ** -high_dps
+                       for x, y in zip(low, high))
+    with mpmath.workdps(dps):
+        out = CheckedValues(+v for v in high)
+    out.good_digits, out.working_dps = good, high_dps
+    with mpmath.workdps(5):
+        out.abs_error = tuple(+e for e in errors)
+    return out
 
 
 class CGETCoefficients(_Family):
@@ -119,10 +244,19 @@ class CGETCoefficients(_Family):
 
     names = ("mu0", "mu1", "mustar2")
 
+    nonnegative = ("mustar2",)
+
     def __init__(self, act):
-        templates = {"mu0": _P0, "mu1": _P1 / sp.sqrt(C),
-                     "mustar2": mustar2_from_moments(_P0, _P1, _P2)}
-        super().__init__(act, templates, (KAPPA, R, C), R * KAPPA, sp.sqrt(C))
+        table = _table(act)
+        stein = _stein_table(act, table)
+        if stein is None:
+            templates = {"mu0": _P0, "mu1": _P1 / sp.sqrt(C),
+                         "mustar2": mustar2_from_moments(_P0, _P1, _P2)}
+        else:   # numeric mu1 through Stein's lemma: no division by sqrt(c)
+            table = stein
+            templates = {"mu0": _P0, "mu1": _D1,
+                         "mustar2": mustar2_from_moments(_P0, sp.sqrt(C) * _D1, _P2)}
+        super().__init__(act, templates, (KAPPA, R, C), R * KAPPA, sp.sqrt(C), table)
 
     mu0 = property(lambda self: self.set["mu0"].expr, doc="mu0(kappa) (None if numeric)")
     mu1 = property(lambda self: self.set["mu1"].expr, doc="mu1(kappa) (None if numeric)")
@@ -130,14 +264,21 @@ class CGETCoefficients(_Family):
                        doc="mu_star(kappa)^2 (None if numeric)")
 
     def _validate(self, kappa, r, c):
-        if np.any(np.asarray(c, dtype=float) <= 0):
+        c = np.asarray(c, dtype=float)
+        if np.any(c <= 0):
             raise ValueError(f"bulk variance c must be positive, got {c}")
+        if self.method == "numeric" and np.any(c > MAX_BULK_VARIANCE_NUMERIC):
+            raise ValueError(
+                f"bulk variance c = {float(np.max(c)):g} is above {MAX_BULK_VARIANCE_NUMERIC:g}, "
+                f"the range of the quadrature for the coefficients of "
+                f"{self.activation.name} (no closed form): its nodes grow like sqrt(c)")
 
 
 class TeacherFunctions(_Family):
     """h(kappa), h1(kappa), h2(kappa) of MATH.md (e) in the symbols kappa, gamma."""
 
     names = ("h", "h1", "h2")
+    nonnegative = ("h2",)
 
     def __init__(self, act):
         templates = {"h": _P0, "h1": _P1, "h2": _P2}

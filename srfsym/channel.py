@@ -271,8 +271,9 @@ def _channel_data(student, teacher, r, c, gamma, nodes, dps, kind="gauss-hermite
         return ChannelData(kappa, w, *arrays, float(r), float(c), float(gamma), int(nodes),
                            "double")
     kappa, w = kappa_rule(int(nodes), cuts, dps=int(dps))
-    fco = co.mpmath(dps + 5)
-    fte = te.mpmath(dps + 5)
+    # the kappa integrals need absolute, not relative, accuracy: one working precision
+    fco = co.mpmath(dps + 5, verify=False)
+    fte = te.mpmath(dps + 5, verify=False)
     with mpmath.workdps(dps + 10):
         r_, c_, g_ = (mpmath.mpf(str(v)) if not isinstance(v, mpmath.mpf) else v
                       for v in (r, c, gamma))

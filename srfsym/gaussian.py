@@ -252,11 +252,21 @@ def gauss_hermite(n: int):
 _TRAPEZOID_HS = 0.12   # step * s: error ~ exp(-2 pi tau / h) = e^-82 for tanh at any s
 
 
+#: Most nodes of the double-precision trapezoidal rule (s up to ~1.3e4), and most integrand
+#: values evaluated at once (rows are processed in blocks).
+_MAX_TRAPEZOID_NODES = 2_000_001
+_BLOCK_VALUES = 4_000_000
+
+
 def _trapezoid_numpy(s_max: float):
     """Trapezoidal rule for E_z over [-9, 9] (Gaussian mass beyond: 2e-19) with step
     0.12 / max(s, 1): for f(a + s z) analytic in a strip of half-width tau/s around the
-    real z axis, the error is ~ exp(-2 pi tau / (0.12)) -- below 1e-16 for tanh, softplus."""
+    real z axis, the error is ~ exp(-2 pi tau / (0.12)) -- below 1e-16 for tanh, softplus.
+    Refuses (ValueError) a scale s that would need more than 2e6 nodes."""
     h = _TRAPEZOID_HS / max(s_max, 1.0)
+    if 18.0 / h > _MAX_TRAPEZOID_NODES:
+        raise ValueError(f"the Gaussian scale s = {s_max:g} is too large for quadrature "
+                         f"(the rule would need {18.0 / h:.3g} nodes)")
     return _trapezoid_nodes_numpy(round(h, 12))
 
 
@@ -326,9 +336,13 @@ def expectation_numpy(f, k, a, s, kinks=(), n=None):
     if not kinks:
         z, w = _trapezoid_numpy(float(np.max(s)) if s.size else 1.0)
         weights = w * z**k if k else w
-        vals = np.asarray(f(a + s * z), dtype=float)
-        vals = np.broadcast_to(vals, (a.shape[0], z.size))
-        return (vals @ weights).reshape(shape)
+        total = np.empty(a.shape[0])
+        block = max(1, _BLOCK_VALUES // z.size)
+        for lo in range(0, a.shape[0], block):
+            rows = slice(lo, lo + block)
+            vals = np.asarray(f(a[rows] + s[rows] * z), dtype=float)
+            total[rows] = np.broadcast_to(vals, (a[rows].shape[0], z.size)) @ weights
+        return total.reshape(shape)
     cuts = [-GAUSSIAN_HALF_WIDTH]
     with np.errstate(divide="ignore", invalid="ignore"):
         for x0 in kinks:
@@ -1019,29 +1033,37 @@ class FormulaSet:
 
 
 def _shared_quadrature(numeric, a, s):
-    """Numeric placeholders, evaluating each distinct smooth integrand once on GH nodes."""
-    out = []
-    smooth_cache = {}
-    rule = _trapezoid_numpy(float(np.max(s)) if s.size else 1.0)
-    for exp_ in numeric.values():
+    """Numeric placeholders, evaluating each distinct smooth integrand once on the nodes
+    (in blocks of rows: at most ``_BLOCK_VALUES`` integrand values held at a time)."""
+    out = [None] * len(numeric)
+    smooth = []
+    for i, exp_ in enumerate(numeric.values()):
         exp_._check_conditions_numpy(a, s)
         if exp_.kinks:
-            out.append(expectation_numpy(exp_._f_numpy(), exp_.k, a, s, exp_.kinks))
-            continue
-        f = exp_.integrand
-        base, power = f.as_base_exp()
-        key = f
-        if key not in smooth_cache:
-            if power == 2 and base in smooth_cache:
-                smooth_cache[key] = smooth_cache[base] ** 2
-            else:
-                z, _ = rule
-                vals = np.asarray(exp_._f_numpy()(a.reshape(-1, 1) + s.reshape(-1, 1) * z),
-                                  dtype=float)
-                smooth_cache[key] = np.broadcast_to(vals, (a.size, z.size))
-        z, w = rule
-        weights = w * z**exp_.k if exp_.k else w
-        out.append((smooth_cache[key] @ weights).reshape(a.shape))
+            out[i] = expectation_numpy(exp_._f_numpy(), exp_.k, a, s, exp_.kinks)
+        else:
+            out[i] = np.empty(a.shape)
+            smooth.append((i, exp_))
+    if not smooth:
+        return out
+    z, w = _trapezoid_numpy(float(np.max(s)) if s.size else 1.0)
+    flat_a, flat_s = a.reshape(-1, 1), s.reshape(-1, 1)
+    block = max(1, _BLOCK_VALUES // z.size)
+    for lo in range(0, flat_a.shape[0], block):
+        rows = slice(lo, lo + block)
+        cache = {}
+        for i, exp_ in smooth:
+            f = exp_.integrand
+            base, power = f.as_base_exp()
+            if f not in cache:
+                if power == 2 and base in cache:
+                    cache[f] = cache[base] ** 2
+                else:
+                    vals = np.asarray(exp_._f_numpy()(flat_a[rows] + flat_s[rows] * z),
+                                      dtype=float)
+                    cache[f] = np.broadcast_to(vals, (flat_a[rows].shape[0], z.size))
+            weights = w * z**exp_.k if exp_.k else w
+            out[i].reshape(-1)[rows] = cache[f] @ weights
     return out
 
 
@@ -1059,7 +1081,7 @@ def _trapezoid_shared(fset, a, s, dps):
     (f, z f and f^2 use one evaluation of f per node).
     """
     exps = list(fset.numeric.values())
-    if any(e.kinks for e in exps):
+    if any(e.kinks for e in exps) or s > _MAX_TRAPEZOID_MP_SCALE:
         return None
     cache = fset.__dict__.setdefault("_trap", {})
     key = (dps, mpmath.nstr(s, 12))
@@ -1069,6 +1091,10 @@ def _trapezoid_shared(fset, a, s, dps):
     if rule is None:
         return None
     return _trapezoid_eval(exps, a, s, rule, dps)
+
+
+#: Above this scale the high-precision trapezoidal rule (about 40 dps s nodes) is not tried.
+_MAX_TRAPEZOID_MP_SCALE = 1e4
 
 
 def trapezoid_mpmath(h, dps):

@@ -748,6 +748,19 @@ def _rebuild(spec) -> Activation:
     return Activation(name=name, expr=expr, known_closed_form=known, description=description)
 
 
+def _require_second_moment(teacher: Activation) -> None:
+    """The labels ``sigma_star(x_1)``, ``x_1 ~ N(0, 1)``, need ``E sigma_star(z)^2 < oo`` (the
+    theory refuses such a teacher too; a simulation would only report sampling noise)."""
+    from .gaussian import DivergentExpectationError
+    from .hermite import hermite_constants
+    try:
+        hermite_constants(teacher).mu2
+    except DivergentExpectationError as exc:
+        raise ValueError(f"teacher {teacher.name!r} has an infinite second moment "
+                         f"E sigma_star(z)^2 for z ~ N(0, 1): the test error does not exist "
+                         f"({exc})") from None
+
+
 def _finite_real(name, value):
     try:
         v = float(value)
@@ -888,6 +901,7 @@ def simulate(student, teacher, alpha0: float, eta: float, lam: float, alpha, d: 
         raise ValueError(f"step_dtype must be float32 or float64, got {step_dtype!r}")
     max_memory_gb = _finite_real("max_memory_gb", max_memory_gb)
     student_act, teacher_act = activation(student), activation(teacher)
+    _require_second_moment(teacher_act)
     n0 = int(math.floor(alpha0 * d))
     if alpha0 > 0 and n0 < 1:
         raise ValueError(f"alpha0 * d must be >= 1 when alpha0 > 0 (n0 = floor(alpha0 d)), "

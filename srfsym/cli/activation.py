@@ -50,25 +50,52 @@ def cmd_activation(args):
 
 
 def cmd_coefficients(args):
-    from ..cget import cget_coefficients
+    from ..cget import cget_coefficients, agreeing_digits, PrecisionWarning
     co = cget_coefficients(args.act)
     names = co.names
+    point = (args.kappa, args.r, args.c)
+    # every printed digit is checked: two working precisions must agree (see cget.mpmath)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrecisionWarning)
+        # (double precision: a 17-digit value within 20 extra working digits tells which
+        # double digits are right; cancellation beyond that leaves no double digit anyway)
+        checked = co.mpmath(args.dps or 17, max_dps=None if args.dps else 37)(*point)
     if args.dps:
-        vals = co.mpmath(args.dps)(args.kappa, args.r, args.c)
-        rows = {n: mpmath.nstr(v, args.dps) for n, v in zip(names, vals)}
+        good = checked.good_digits
+        rows = {n: mpmath.nstr(v, max(g, 1)) for n, v, g in zip(names, checked, good)}
+        errors = checked.abs_error
     else:
-        vals = co.numpy()(float(args.kappa), float(args.r), float(args.c))
-        rows = {n: repr(float(v)) for n, v in zip(names, vals)}
+        vals = co.numpy()(*(float(v) for v in point))
+        good = tuple(min(g, agreeing_digits(mpmath.mpf(float(v)), ref, 17))
+                     for v, ref, g in zip(vals, checked, checked.good_digits))
+        # double-precision values keep the digits that the checked value confirms
+        rows = {n: repr(float(v)) if g >= 15 else mpmath.nstr(mpmath.mpf(float(v)), max(g, 1))
+                for n, v, g in zip(names, vals, good)}
+        errors = tuple(abs(mpmath.mpf(float(v)) - ref) for v, ref in zip(vals, checked))
+    want = args.dps or 15
     methods, how = co.methods(), co.how()
     if args.json:
         emit_json({"activation": co.activation.name, "kappa": args.kappa, "r": args.r, "c": args.c,
                "dps": args.dps, "values": {n: {"value": rows[n], "method": methods[n],
-                                               "how": how[n]} for n in names}})
+                                               "how": how[n], "good_digits": g,
+                                               "abs_error": mpmath.nstr(e, 3)}
+                                           for n, g, e in zip(names, good, errors)}})
         return
     out(f"cGET coefficients of {co.activation.name} at kappa = {args.kappa}, r = {args.r}, "
          f"c = {args.c}" + (f" ({args.dps} digits)" if args.dps else " (double precision)"))
-    for n in names:
-        out(f"  {n:8s} = {rows[n]}   [{methods[n]}]")
+    for i, (n, g) in enumerate(zip(names, good)):
+        note = ""
+        if g < want and args.dps:
+            note = (f"   (only {g} significant digits agree at two working precisions up to "
+                    f"{checked.working_dps} digits)")
+        elif g < want and checked.good_digits[i] == 0:
+            note = ("   (no significant digit is good in double precision, and none could be "
+                    f"verified up to {checked.working_dps} working digits: cancellation)")
+        elif g < want:
+            note = (f"   (only {g} significant digits are good in double precision; "
+                    f"checked value {mpmath.nstr(checked[i], min(12, checked.good_digits[i]))}"
+                    ": use --dps)")
+        out(f"  {n:8s} = {rows[n]}   [{methods[n]}]{note}")
 
 
 def cmd_mapping(args):
