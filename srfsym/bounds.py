@@ -40,7 +40,8 @@ from functools import lru_cache
 import mpmath
 import numpy as np
 
-from .channel import channel_data
+from .channel import group_channel_data
+from .vocabulary import vocabulary as make_vocabulary
 from .hermite import hermite_constants
 from .mapping import mapping_along_eta
 from .values import check_dps, MAX_SOLVER_DPS
@@ -72,20 +73,29 @@ class Bounds:
     node_error: float | None
     precision: str = "double"
     mp_values: dict | None = None
+    vocabulary: object = None
 
     def to_dict(self, dps: int = 30) -> dict:
-        """JSON-ready dict; with mpmath values, each float is the decimal value rounded."""
+        """JSON-ready dict; with mpmath values, each float is the decimal value rounded.
+        With a vocabulary, the per-group values are lists."""
         out = {"upper": self.upper, "lower": self.lower, "kernel": self.kernel,
-               "b_upper": self.b_upper, "b_lower": list(self.b_lower),
+               "b_upper": (self.b_upper if isinstance(self.b_upper, float)
+                           else list(self.b_upper)), "b_lower": list(self.b_lower),
                "spike_span_projection": self.spike_span, "r": self.r, "c": self.c,
                "gamma": self.gamma, "kappa_nodes": self.nodes,
                "kappa_node_error": self.node_error, "precision": self.precision}
         if self.mp_values:
             out["decimal"] = {k: mpmath.nstr(v, dps) for k, v in self.mp_values.items()}
+        if self.vocabulary is not None and not self.vocabulary.is_uniform:
+            out["vocabulary"] = self.vocabulary.to_dict()
+            out["r_groups"] = list(self.vocabulary.group_spike_strengths(self.r))
+            out["c_groups"] = list(self.vocabulary.group_bulk_variances(self.c))
         return out
 
     def __str__(self):
-        return (f"bounds at r = {self.r:.6g}, c = {self.c:.6g}, gamma = {self.gamma:.6g}: "
+        voc = ("" if self.vocabulary is None or self.vocabulary.is_uniform
+               else f" with the {self.vocabulary}")
+        return (f"bounds{voc} at r = {self.r:.6g}, c = {self.c:.6g}, gamma = {self.gamma:.6g}: "
                 f"lower = {self.lower:.10g}, upper = {self.upper:.10g}, "
                 f"kernel baseline = {self.kernel:.10g}  [{self.precision}, {self.nodes} kappa nodes"
                 + ("" if self.node_error is None else
@@ -140,22 +150,35 @@ def _project(energy, gram, u, keep):
 
 
 def _all_projections(ch):
-    """(upper, lower, spike_span, b_upper, b_lower) from channel data."""
+    """(upper, lower, spike_span, b_upper, b_lower) from (group) channel data.
+
+    The basis is ``mu0^(j)`` (j = 1..K), then ``kappa mu1^(j)``, then the ``z mu1^(j)``
+    directions (docs/theory.md (k.3)); for the uniform readout (K = 1) these are the three
+    functions ``mu0, kappa mu1, z mu1``.  ``b_upper`` has K entries, ``b_lower`` 3K."""
     E = ch.E
-    kmu1 = [k * m for k, m in zip(ch.kappa, ch.mu1)]
-    basis = [ch.mu0, kmu1]
-    energy = E(ch.h2)        # = E sigma_star^2 = mu2* for every gamma
+    groups = ch.groups
+    K = len(groups)
+    kappa = groups[0].kappa
+    mu0 = [g.mu0 for g in groups]
+    kmu1 = [[k * m for k, m in zip(kappa, g.mu1)] for g in groups]
+    mu1 = [g.mu1 for g in groups]
+    basis = mu0 + kmu1
+    h, h1 = groups[0].h, groups[0].h1
+    energy = E(groups[0].h2)        # = E sigma_star^2 = mu2* for every gamma
     gram = [[E([a * b for a, b in zip(f, g)]) for g in basis] for f in basis]
-    u = [E([a * g for a, g in zip(f, ch.h)]) for f in basis]
-    # the z mu1(kappa) direction: orthogonal to every function of kappa, E_z[z sigma*] = h1
-    g22, u2 = E([m * m for m in ch.mu1]), E([a * m for a, m in zip(ch.h1, ch.mu1)])
+    u = [E([a * g for a, g in zip(f, h)]) for f in basis]
+    # the z mu1^(j)(kappa) directions: orthogonal to every function of kappa,
+    # E_z[z sigma*] = h1
+    zgram = [[E([a * b for a, b in zip(f, g)]) for g in mu1] for f in mu1]
+    zu = [E([a * m for a, m in zip(h1, f)]) for f in mu1]
     zero = 0 * energy
-    gram = [gram[0] + [zero], gram[1] + [zero], [zero, zero, g22]]
-    u = u + [u2]
-    upper, (b_up,) = _project(energy, gram, u, [0])
-    span, _ = _project(energy, gram, u, [0, 1])
-    lower, b_low = _project(energy, gram, u, [0, 1, 2])
-    return upper, lower, span, b_up, tuple(b_low)
+    gram = ([row + [zero] * K for row in gram]
+            + [[zero] * (2 * K) + zrow for zrow in zgram])
+    u = u + zu
+    upper, b_up = _project(energy, gram, u, list(range(K)))
+    span, _ = _project(energy, gram, u, list(range(2 * K)))
+    lower, b_low = _project(energy, gram, u, list(range(3 * K)))
+    return upper, lower, span, tuple(b_up), tuple(b_low)
 
 
 def _tidy(x, ceiling=None):
@@ -178,12 +201,13 @@ def _kernel(teacher, dps=None):
 _LADDER = (60, 90, 135, 200, 300)
 
 
-def _double(student, teacher, r, c, gamma, nodes):
+def _double(student, teacher, r, c, gamma, nodes, voc):
     node_error = None
     if nodes == "auto":
         prev = None
         for K in _LADDER:
-            cur = _all_projections(channel_data(student, teacher, r, c, gamma, nodes=K))
+            cur = _all_projections(group_channel_data(student, teacher, r, c, gamma, voc,
+                                                      nodes=K))
             if prev is not None:
                 node_error = float(max(abs(a - b) for a, b in zip(cur[:3], prev[:3])))
                 if node_error < 1e-13:
@@ -191,17 +215,18 @@ def _double(student, teacher, r, c, gamma, nodes):
             prev = cur
     else:
         K = int(nodes)
-        cur = _all_projections(channel_data(student, teacher, r, c, gamma, nodes=K))
+        cur = _all_projections(group_channel_data(student, teacher, r, c, gamma, voc, nodes=K))
     return cur, K, node_error
 
 
-def _mpmath(student, teacher, r, c, gamma, dps):
+def _mpmath(student, teacher, r, c, gamma, dps, voc):
     """Projections at ``dps`` digits; kappa nodes raised until two counts agree to
     ``dps - 3`` digits."""
     prev = None
     K = max(60, 2 * dps)
     while True:
-        ch = channel_data(student, teacher, str(r), str(c), str(gamma), nodes=K, dps=dps)
+        ch = group_channel_data(student, teacher, str(r), str(c), str(gamma), voc, nodes=K,
+                                dps=dps)
         with mpmath.workdps(dps + 10):
             cur = _all_projections(ch)
         if prev is not None:
@@ -215,7 +240,8 @@ def _mpmath(student, teacher, r, c, gamma, dps):
         K = int(K * 1.5)
 
 
-def bounds(student, teacher, r, c, gamma=1.0, dps=None, nodes="auto") -> Bounds:
+def bounds(student, teacher, r, c, gamma=1.0, dps=None, nodes="auto", *,
+           vocabulary=None) -> Bounds:
     """Upper and lower bounds on the test error and the kernel baseline at sRF parameters
     (r, c, gamma); both bounds hold at every gamma (docs/theory.md (l.4)).
 
@@ -230,6 +256,11 @@ def bounds(student, teacher, r, c, gamma=1.0, dps=None, nodes="auto") -> Bounds:
         fields are then the ``dps``-digit values rounded to double.
     nodes : int or "auto"
         kappa nodes for the double-precision result ("auto": converge to 1e-13).
+    vocabulary : None, list of letters or :class:`~srfsym.vocabulary.Vocabulary`
+        Readout vocabulary (docs/theory.md (k.3)): the bounds project on the span of every
+        group's ``mu0^(j)``, ``kappa mu1^(j)`` (and ``z mu1^(j)``), group j having spike
+        ``r omega_j`` and bulk variance ``1 + omega_j^2 (c - 1)``.  They do not depend on
+        the weights.  ``None`` is the uniform readout.
 
     >>> b = bounds("sign", "sign", r=5.0, c=1.0)
     >>> round(b.upper, 10), b.lower <= b.upper, b.node_error < 1e-13
@@ -241,19 +272,27 @@ def bounds(student, teacher, r, c, gamma=1.0, dps=None, nodes="auto") -> Bounds:
     >>> b = bounds("sin", "sin", r=0.8, c=1.1, gamma=0.8)
     >>> b.lower < b.spike_span <= b.upper
     True
+
+    Two letters give the readout a second mean direction (tanh student, sin target):
+
+    >>> u, v = (bounds("tanh", "sin", 1.13406, 1.018973, vocabulary=w) for w in ([1], [1, 2]))
+    >>> round(u.upper, 5), round(v.upper, 5), round(v.lower, 5)
+    (0.02026, 0.00895, 0.00049)
     """
     if dps is not None:
         check_dps(dps, MAX_SOLVER_DPS)
+    voc = make_vocabulary(vocabulary)
     (upper, lower, span, b_up, b_low), K, node_error = _double(student, teacher, r, c,
-                                                               gamma, nodes)
+                                                               gamma, nodes, voc)
     upper = _tidy(upper)
     span = _tidy(span, upper)
     lower = _tidy(lower, span)
-    out = Bounds(float(upper), float(lower), _kernel(teacher), float(b_up),
+    b_up = float(b_up[0]) if voc.K == 1 else tuple(float(b) for b in b_up)
+    out = Bounds(float(upper), float(lower), _kernel(teacher), b_up,
                  tuple(float(b) for b in b_low), float(span), float(r), float(c),
-                 float(gamma), K, node_error)
+                 float(gamma), K, node_error, vocabulary=voc)
     if dps is not None:
-        (upper, lower, span, _, _), K, err = _mpmath(student, teacher, r, c, gamma, dps)
+        (upper, lower, span, _, _), K, err = _mpmath(student, teacher, r, c, gamma, dps, voc)
         with mpmath.workdps(dps):
             upper = _tidy(+upper)
             span = _tidy(+span, upper)
