@@ -31,7 +31,8 @@ from functools import lru_cache
 import numpy as np
 import sympy as sp
 
-__all__ = ["Vocabulary", "vocabulary", "UNIFORM", "group_parameter_expressions", "OMEGA"]
+__all__ = ["Vocabulary", "vocabulary", "UNIFORM", "group_parameter_expressions", "OMEGA",
+           "check_student"]
 
 #: A letter of the vocabulary (the readout value of one group before the step).
 OMEGA = sp.Symbol("omega", real=True, nonzero=True)
@@ -189,3 +190,27 @@ def vocabulary(letters=None, weights=None) -> Vocabulary:
 
 #: The uniform readout ``a0 = 1/sqrt(p)``: one letter, ``omega = 1``.
 UNIFORM = Vocabulary((1.0,), (1.0,))
+
+
+def check_student(student, voc) -> None:
+    """Refuse a non-odd student with a non-uniform vocabulary.
+
+    With ``mu0 != 0`` the network output before the step tends to ``mu0 E omega`` and the
+    group formulas change (docs/theory.md (k.1), remark (i)); srfsym has not derived the
+    consequences for the bounds and the fixed point, so it says so instead of using the odd
+    formulas.
+
+    >>> check_student("relu", vocabulary([1, 2]))
+    Traceback (most recent call last):
+    ...
+    ValueError: a readout vocabulary needs an odd student (relu is not odd: ...
+    """
+    if voc.is_uniform:
+        return
+    from .activations import activation
+    act = activation(student)
+    if act.parity != "odd":
+        raise ValueError(
+            f"a readout vocabulary needs an odd student ({act.name} is not odd: with mu0 != 0 "
+            "the output before the step is mu0 E[omega] and the per-group formulas "
+            "r omega_j, 1 + omega_j^2 (c - 1) do not hold; this case is not derived in srfsym)")
