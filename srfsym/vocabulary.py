@@ -113,6 +113,38 @@ class Vocabulary:
         f = _group_functions()[1]
         return tuple(float(f(w, 1.0, float(c))) for w in self.letters)
 
+    def group_sizes(self, p: int) -> tuple:
+        """Neurons per letter in a network of width ``p``: ``p pi_j`` rounded by largest
+        remainders (so they sum to p; every letter gets at least one neuron).
+
+        >>> vocabulary([1, 3], [0.7, 0.3]).group_sizes(1000)
+        (700, 300)
+        """
+        p = int(p)
+        if p < self.K:
+            raise ValueError(f"a width p = {p} cannot hold the {self.K} letters of the vocabulary")
+        raw = [p * w for w in self.weights]
+        sizes = [max(1, int(math.floor(x))) for x in raw]
+        order = sorted(range(self.K), key=lambda j: raw[j] - math.floor(raw[j]), reverse=True)
+        i = 0
+        while sum(sizes) < p:
+            sizes[order[i % self.K]] += 1
+            i += 1
+        while sum(sizes) > p:
+            j = max(range(self.K), key=lambda j: sizes[j])
+            sizes[j] -= 1
+        return tuple(sizes)
+
+    def neuron_letters(self, p: int) -> np.ndarray:
+        """The letter ``omega_k`` of each of ``p`` neurons: group j is a block of
+        ``group_sizes(p)[j]`` consecutive neurons (the simulation's readout; the groups'
+        proportions are then ``p_j / p``, not a random draw).
+
+        >>> vocabulary([1, -1]).neuron_letters(4).tolist()
+        [1.0, 1.0, -1.0, -1.0]
+        """
+        return np.repeat(np.asarray(self.letters, dtype=float), self.group_sizes(p))
+
     def to_dict(self) -> dict:
         return {"letters": list(self.letters), "weights": list(self.weights)}
 
