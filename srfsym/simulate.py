@@ -391,11 +391,12 @@ def _network_step(student: Activation, teacher: Activation, W0: np.ndarray, n0: 
 
 
 def network_first_layer(student, teacher, alpha0: float, eta: float, d: int, beta: float = 1.0,
-                        seed=0, step_dtype="float32", workers: int | None = 1):
+                        seed=0, step_dtype="float32", workers: int | None = 1, omega=None):
     r"""Initial and trained first layers ``(W0, W1)`` of MATH (a) for one seed.
 
     Uses the same random streams as :func:`simulate` (``seed`` may be an int or a
     ``numpy.random.SeedSequence``; the latter is what :func:`simulate` passes per seed).
+    ``omega``: readout letters, one per neuron (docs/theory.md (k.1)).
 
     Examples
     --------
@@ -412,7 +413,7 @@ def network_first_layer(student, teacher, alpha0: float, eta: float, d: int, bet
         raise ValueError(f"student {student.name!r} has a Dirac mass in sigma' and cannot take a step")
     with _blas_threads(1):        # parallel over sample chunks only, as in simulate
         W1 = _network_step(student, teacher, W0, n0, eta, ss_step, step_dtype,
-                           workers or _cores())
+                           workers or _cores(), omega=omega)
     return W0, W1
 
 
