@@ -246,7 +246,7 @@ class FeatureSpectrum:
         mus2 = ch.mustar2
         I = np.eye(K)
 
-        def G(x):
+        def G(x, z):
             R, Ct = x[:K], x[K:].reshape(K, K)
             Lam = np.diag(pi * R)
             M = Lam @ np.linalg.inv(I + self.beta * Ct @ Lam)
@@ -259,20 +259,50 @@ class FeatureSpectrum:
             R_new = 1 / (D - z + np.diag(B))
             return np.concatenate([R_new, Ct_new.ravel()])
 
-        x0 = np.asarray(start, dtype=complex)
-        tol = 1e-14 * max(1.0, float(np.max(np.abs(x0))))
-        last = None
-        for memory, damping, iters in ((5, 0.5, 400), (3, 0.3, 400), (0, 0.5, 20000)):
-            try:
-                x, it, _ = _anderson(G, x0, tol, iters, memory=memory, damping=damping)
-                return x, it
-            except (ConvergenceError, ValueError, ZeroDivisionError,
-                    np.linalg.LinAlgError) as exc:
-                last = exc
-        residual = getattr(last, "residual", float("nan"))
-        raise ConvergenceError(f"feature spectrum with the {self.voc} at z = {z}: the group "
-                               f"iteration did not converge (last change {residual:.3e}; "
-                               f"{last})", residual=residual, iterate=None)
+        def run(x0, zz):
+            x0 = np.asarray(x0, dtype=complex)
+            tol = 1e-14 * max(1.0, float(np.max(np.abs(x0))))
+            last = None
+            for memory, damping, iters in ((5, 0.5, 400), (3, 0.3, 400), (0, 0.5, 20000)):
+                try:
+                    return _anderson(lambda x: G(x, zz), x0, tol, iters, memory=memory,
+                                     damping=damping)[:2]
+                except (ConvergenceError, ValueError, ZeroDivisionError,
+                        np.linalg.LinAlgError) as exc:
+                    last = exc
+            residual = getattr(last, "residual", float("nan"))
+            raise ConvergenceError(f"feature spectrum with the {self.voc} at z = {zz}: the "
+                                   f"group iteration did not converge (last change "
+                                   f"{residual:.3e}; {last})", residual=residual, iterate=None)
+
+        def physical(x, zz):
+            # a Stieltjes transform of a positive measure per group: Im R_j >= 0 above the
+            # axis (R_j > 0 on the negative axis)
+            R = x[:K]
+            return bool(np.all(R.imag >= -1e-10 * np.abs(R)) and
+                        (zz.imag > 0 or np.all(R.real > 0)))
+
+        x, it = run(start, z)
+        if physical(x, z):
+            return x, it
+        # the iteration found another branch: continuation from far above the axis, where
+        # the map contracts, down to Im z
+        y = max(1.0, abs(z.real), 4 * z.imag)
+        x = self._cold(complex(z.real, y))
+        total = 0
+        while True:
+            zz = complex(z.real, max(y, z.imag)) if z.imag > 0 else z
+            x, it = run(x, zz)
+            total += it
+            if zz == z or z.imag <= 0:
+                break
+            y /= 4
+        if not physical(x, z):
+            raise ConvergenceError(f"feature spectrum with the {self.voc} at z = {z}: the group "
+                                   "iteration converged to a non-physical branch (Im R_j < 0) "
+                                   "even by continuation from Im z = 1", residual=float("nan"),
+                                   iterate=x)
+        return x, total
 
     def _group_g1(self, x):
         K = self.K

@@ -183,3 +183,64 @@ def test_optimised_bounds_with_a_vocabulary():
     m = srf_mapping("tanh", "sin", three.eta_lower, 20)
     ref = bounds("tanh", "sin", m.r, m.c, 1.0, dps=25, vocabulary=[1, 3])
     assert three.lower == ref.lower
+
+
+# --------------------------------------------------------------------------- spectrum
+
+from srfsym.feature_spectrum import feature_spectrum  # noqa: E402
+
+ZS = (1 + 0.1j, 0.3 + 0.05j, -0.5 + 0.01j, 2.5 + 0.3j)
+
+
+@pytest.mark.parametrize("beta, nu", [(1.0, 1.0), (0.5, 2.0), (2.0, 0.7)])
+def test_block_system_with_one_letter_is_the_marchenko_pastur_closed_form(beta, nu):
+    """The K-group block-Wishart iteration, run with the single letter 1, against the
+    uniform path (MP closed form with its own root selection)."""
+    uniform = feature_spectrum("tanh", r=1.5, c=1.05, beta=beta, p_over_n=nu)
+    forced = feature_spectrum("tanh", r=1.5, c=1.05, beta=beta, p_over_n=nu)
+    forced._use_groups = True
+    for z in ZS:
+        a, b = uniform.stieltjes_value(z, warm_start=False), forced.stieltjes_value(z,
+                                                                                 warm_start=False)
+        assert abs(a.s - b.s) <= 1e-10 * abs(a.s)
+        assert abs(a.g1 - b.g1) <= 1e-10 * abs(a.g1)
+
+
+def test_symmetric_vocabulary_spectrum_is_the_uniform_one():
+    u = feature_spectrum("tanh", "sin", alpha0=20, eta=3)
+    s = feature_spectrum("tanh", "sin", alpha0=20, eta=3, vocabulary=vocabulary([1, -1],
+                                                                                [0.3, 0.7]))
+    for z in ZS:
+        assert abs(u.stieltjes(z) - s.stieltjes(z)) <= 1e-12 * abs(u.stieltjes(z))
+    x = np.linspace(0.05, 2.0, 7)
+    assert np.max(np.abs(u.density(x) - s.density(x))) < 1e-10
+    assert s.right_edge == pytest.approx(u.right_edge, rel=1e-4)
+    # one outlier: p E mu0^2 (the second eigenvalue of the group Gram is zero)
+    top, second = s.outliers_per_p
+    assert top == pytest.approx(u.outlier_per_p, rel=1e-12) and abs(second) < 1e-12
+    assert s.bulk_mean == pytest.approx(u.bulk_mean, rel=1e-12)
+
+
+def test_vocabulary_density_is_physical_near_the_axis():
+    fs = feature_spectrum("tanh", r=1.13406, c=1.018973, vocabulary=[1, 2])
+    rho = fs.density(np.linspace(0.02, 2.5, 25))
+    assert np.all(rho >= -1e-12)
+    # total mass of the bulk: 1 (the hard edge at 0 carries a 1/sqrt(x) density: geometric
+    # grid; what is left out below 1e-6 and the smoothing eps cost < 1 %)
+    x = np.geomspace(1e-6, fs.right_edge * 1.02, 1200)
+    assert np.trapezoid(fs.density(x, eps=1e-5), x) == pytest.approx(1.0, abs=0.012)
+    with pytest.raises(ValueError, match="uniform readout only"):
+        fs.outlier_correction
+
+
+def test_vocabulary_spectrum_against_the_srf_model():
+    """{1, 3} with pi = (0.7, 0.3) at eta = 6 (docs/theory.md (k.6)): the block system
+    against eigenvalues of the simulated sRF features, d = 700, 2 seeds."""
+    from srfsym.spectrum_simulation import simulate_feature_spectrum
+    voc = vocabulary([1, 3], [0.7, 0.3])
+    sim = simulate_feature_spectrum("tanh", "sin", 20, 6, d=700, seeds=2, model="srf",
+                                    vocabulary=voc, seed=3)
+    assert sim.max_relative_error() < 0.025
+    # two outliers, the first of order p, both near the leading-order prediction
+    assert sim.outliers.shape == (2, 2)
+    assert np.all(np.abs(sim.outliers[:, 0] / sim.outliers_predicted[:, 0] - 1) < 0.02)
