@@ -244,3 +244,11 @@ def test_vocabulary_spectrum_against_the_srf_model():
     # two outliers, the first of order p, both near the leading-order prediction
     assert sim.outliers.shape == (2, 2)
     assert np.all(np.abs(sim.outliers[:, 0] / sim.outliers_predicted[:, 0] - 1) < 0.02)
+
+
+def test_docs_vocabulary_examples_run():
+    import doctest
+    from pathlib import Path
+    path = Path(__file__).resolve().parent.parent / "docs" / "vocabulary.md"
+    result = doctest.testfile(str(path), module_relative=False)
+    assert result.attempted >= 3 and result.failed == 0
