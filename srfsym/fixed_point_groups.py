@@ -312,32 +312,79 @@ def _v_map(P: _GroupProblem, x, with_jacobian=False):
     return G, np.array(cols).T
 
 
-def _solve_v_newton(P: _GroupProblem, x, max_iter=60):
-    f = _v_map(P, x) - x
+def _to_log_cholesky(P: _GroupProblem, x):
+    """Packed (V1, V2) -> u: the Cholesky factor of V1 with log diagonal, log V2.
+
+    Newton in u keeps V1 positive definite and V2 positive (for K = 1, ``u`` is
+    ``(log V1 / 2, log V2)``: the uniform solver's log variables)."""
+    V1, V2 = P.unpack(x)
+    L = np.linalg.cholesky(V1)
+    return np.concatenate([[math.log(L[j, j]) if j == l else L[l, j] for j, l in P.sym],
+                           np.log(V2)])
+
+
+def _from_log_cholesky(P: _GroupProblem, u, with_jacobian=False):
+    """u -> packed (V1, V2) and, optionally, its Jacobian dx/du."""
+    K, nsym = P.K, len(P.sym)
+    L = np.zeros((K, K))
+    for v, (j, l) in zip(u, P.sym):
+        if j == l:
+            L[j, j] = math.exp(v)
+        else:
+            L[l, j] = v
+    V2 = np.exp(u[nsym:])
+    x = P.pack(L @ L.T, V2)
+    if not with_jacobian:
+        return x
+    D = np.zeros((len(u), len(u)))
+    for i, (j, l) in enumerate(P.sym):
+        dL = np.zeros((K, K))
+        if j == l:
+            dL[j, j] = L[j, j]
+        else:
+            dL[l, j] = 1.0
+        D[:nsym, i] = P.pack(dL @ L.T + L @ dL.T, np.zeros(K))[:nsym]
+    D[nsym:, nsym:] = np.diag(V2)
+    return x, D
+
+
+def _solve_v_newton(P: _GroupProblem, x, max_iter=80):
+    """Newton on the log-Cholesky variables of (V1, V2) with the exact Jacobian and
+    backtracking: F(u) = phi(G(psi(u))) - u with psi the log-Cholesky map, phi = psi^-1."""
+    n = len(x)
+
+    def F(u):
+        return _to_log_cholesky(P, _v_map(P, _from_log_cholesky(P, u))) - u
+
+    u = _to_log_cholesky(P, x)
+    f = F(u)
     for it in range(1, max_iter + 1):
-        nf = np.max(np.abs(f) / np.maximum(1.0, np.abs(x)))
+        nf = np.max(np.abs(f))
         if nf < 1e-15:
-            return x, it
-        G, J = _v_map(P, x, with_jacobian=True)
-        step = np.linalg.solve(J - np.eye(len(x)), -f)
+            return _from_log_cholesky(P, u), it
+        xu, Dpsi = _from_log_cholesky(P, u, with_jacobian=True)
+        G, JG = _v_map(P, xu, with_jacobian=True)
+        _, Dpsi_G = _from_log_cholesky(P, _to_log_cholesky(P, G), with_jacobian=True)
+        J = np.linalg.solve(Dpsi_G, JG @ Dpsi) - np.eye(n)
+        step = np.linalg.solve(J, -f)
         t = 1.0
         while t > 1e-4:
-            xn = x + t * step
+            un = u + t * step
             try:
-                fn = _v_map(P, xn) - xn
-            except (ConvergenceError, np.linalg.LinAlgError, FloatingPointError):
+                fn = F(un)
+            except (ConvergenceError, np.linalg.LinAlgError, FloatingPointError, OverflowError):
                 fn = None
-            if fn is not None and np.all(np.isfinite(fn)) and np.max(
-                    np.abs(fn) / np.maximum(1.0, np.abs(xn))) < (1 - 1e-4 * t) * nf:
+            if fn is not None and np.all(np.isfinite(fn)) and np.max(np.abs(fn)) < (
+                    1 - 1e-4 * t) * nf:
                 break
             t /= 2
         else:
             break
-        x, f = xn, fn
-    if np.max(np.abs(f) / np.maximum(1.0, np.abs(x))) < 1e-13:
-        return x, max_iter
+        u, f = un, fn
+    if np.max(np.abs(f)) < 1e-13:
+        return _from_log_cholesky(P, u), max_iter
     raise ConvergenceError("Newton on (V1, V2) did not converge",
-                           residual=float(np.max(np.abs(f))), iterate=x)
+                           residual=float(np.max(np.abs(f))), iterate=_from_log_cholesky(P, u))
 
 
 def _affine_solve(T, n):
