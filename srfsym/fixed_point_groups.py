@@ -36,9 +36,19 @@ then the affine parts (m, theta), psi and (Q1, q2) by linear solves read off the
 sweep, then one verifying full sweep.
 
 >>> from srfsym.fixed_point import solve_srf
+>>> from srfsym.bounds import bounds
 >>> res = solve_srf("tanh", "sin", 1.134, 1.019, 1.0, lam=0.1, alpha=1.0, vocabulary=[1, 2])
->>> res.state.V1.shape, round(res.test_error, 6)
-((2, 2), 0.012862)
+>>> res.state.V1.shape, res.state.m.shape
+((2, 2), (2,))
+>>> bounds("tanh", "sin", 1.134, 1.019, 1.0, vocabulary=[1, 2]).lower < res.test_error
+True
+
+For an odd student ``{+1, -1}`` is the uniform readout (docs/theory.md (k.7.7)):
+
+>>> sym = solve_srf("tanh", "sin", 1.134, 1.019, 1.0, 0.1, 1.0, vocabulary=[1, -1])
+>>> uni = solve_srf("tanh", "sin", 1.134, 1.019, 1.0, 0.1, 1.0)
+>>> abs(sym.test_error - uni.test_error) < 1e-12
+True
 """
 from __future__ import annotations
 
