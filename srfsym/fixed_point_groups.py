@@ -478,8 +478,15 @@ def _solve_at(student, teacher, r, c, gamma, lam, alpha, beta, voc, nodes, tol, 
         x, iterations = _solve_v_newton(P, x0)
     except (ConvergenceError, np.linalg.LinAlgError) as exc:
         notes.append(f"Newton failed ({exc}); Anderson iteration on (V1, V2)")
-        x, iterations, _ = _anderson(lambda v: _v_map(P, v), _start_vector(P, None), tol * 1e-2,
-                                     max_iter)
+        try:
+            x, iterations, _ = _anderson(lambda v: _v_map(P, v), _start_vector(P, None),
+                                         tol * 1e-2, max_iter)
+        except ConvergenceError as exc2:
+            hint = ("; with lambda = 0 and alpha <= beta the ridgeless (interpolating) limit may "
+                    "have no finite fixed point: use lambda > 0") if P.lam == 0 else ""
+            raise ConvergenceError(f"no fixed point for (V1, V2): Newton failed ({exc}), then "
+                                   f"the Anderson iteration failed ({exc2}){hint}",
+                                   residual=exc2.residual, iterate=exc2.iterate) from None
     V1, V2 = P.unpack(x)
     state, pr = _complete(P, V1, V2)
     res, _ = _residual(P, state)
