@@ -23,7 +23,11 @@ of (k.7.2)-(k.7.5) that are algebra and checks them, and checks the library agai
 6. the block-Wishart deterministic equivalent against finite random matrices
    (first-order traces, the Jacobian-based noise traces and the chi^2-weighted signal
    traces; K = 3, three seeds, beta in {0.5, 1, 2});
-7. the special cases of (k.7.7): K = 1 equals the uniform solver, {+1, -1} equals the
+7. an independent end-to-end check of the K-group system at r = 0, gamma = 0 (plain random
+   features whose groups differ by their bulk variances c_j and weights pi_j): the
+   Gaussian-equivalence deterministic equivalent of ridge regression on finite matrices
+   (the formula of ``derivations/08_width_ratio.py``), beta in {0.5, 1};
+8. the special cases of (k.7.7): K = 1 equals the uniform solver, {+1, -1} equals the
    uniform readout for an odd student, two letters with identical groups (r = 0, c = 1)
    equal the uniform readout, lambda -> infinity gives the upper bound U_K, and the test
    error stays above the lower bound L_K (the table of docs/theory.md (k.7.7)).
@@ -370,7 +374,73 @@ def _one_matrix(d, beta, pi, c, lam, V1hat, V2hat, q1hat, q2hat, seed, t1, t2, t
 
 
 # --------------------------------------------------------------------------------------------
-# 7. special cases
+# 7. end to end at r = 0: ridge deterministic equivalent on finite matrices
+
+def _ridge_deterministic_equivalent():
+    """``ridge_deterministic_equivalent`` of derivations/08_width_ratio.py (not re-typed)."""
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).resolve().parent / "08_width_ratio.py"
+    spec = importlib.util.spec_from_file_location("_width_ratio", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.ridge_deterministic_equivalent
+
+
+def end_to_end_plain_rf(n):
+    from srfsym import hermite_constants
+    ridge_de = _ridge_deterministic_equivalent()
+    c, lam, alpha, d, seeds = 1.5, 0.1, 1.5, 800, 4
+    ht = hermite_constants(TEACHER)
+    mu1t, mu2t = float(ht.mu1), float(ht.mu2)
+    _step(n, f"r = 0, gamma = 0, c = {c} (group j: bulk variance 1 + omega_j^2 (c - 1)), lambda = "
+             f"{lam}, alpha = {alpha}: the K-group theory against the Gaussian-equivalence "
+             f"deterministic equivalent of ridge on features f = (mu1_j (W x)_k + mu*_j xi_k)/sqrt(p), "
+             f"rows of W in group j uniform on the sphere of radius sqrt(c_j), y = {TEACHER}(x_1); "
+             f"d = {d}, {seeds} seeds (mean +- standard error); the uniform readout is the control")
+    print("    vocabulary   beta  theory      finite d (mean +- s.e.)   rel. gap   gap minus the "
+          "control's (paired by seed)")
+    control = {}
+    for letters, weights in (((1.0,), (1.0,)), ((1, 2), (0.7, 0.3)), ((1, 3), (0.5, 0.5))):
+        voc = vocabulary(letters, weights)
+        g = group_channel_data(STUDENT, TEACHER, 0.0, c, 0.0, voc, nodes=48)
+        mu1, mus2, cj = g.mu1[:, 0], g.mustar2[:, 0], np.array(g.group_c)
+        for beta in (0.5, 1.0):
+            theory = solve_srf_groups(STUDENT, TEACHER, 0.0, c, 0.0, lam, alpha, beta,
+                                      vocabulary=voc, nodes=48).test_error
+            p = int(beta * d)
+            errs = []
+            for seed in range(seeds):
+                rng = np.random.default_rng(seed)
+                sizes = np.floor(np.array(weights) * p).astype(int)
+                sizes[0] += p - sizes.sum()
+                grp = np.repeat(np.arange(len(letters)), sizes)
+                W = rng.normal(size=(p, d))
+                W *= np.sqrt(cj[grp])[:, None] / np.linalg.norm(W, axis=1)[:, None]
+                D1 = mu1[grp]
+                Sigma = (D1[:, None] * (W @ W.T) * D1[None, :] + np.diag(mus2[grp])) / p
+                errs.append(ridge_de(Sigma, mu1t * D1 * W[:, 0] / math.sqrt(p), mu2t,
+                                     alpha * d, lam)[0])
+            ratio = np.asarray(errs) / theory - 1
+            mean, se = float(np.mean(errs)), float(np.std(errs, ddof=1) / math.sqrt(seeds))
+            if len(letters) == 1:
+                control[beta] = ratio
+                paired = "(control)"
+            else:
+                diff = ratio - control[beta]
+                pm, pse = float(diff.mean()), float(diff.std(ddof=1) / math.sqrt(seeds))
+                paired = f"{pm:+.3%} +- {pse:.3%}"
+                assert abs(pm) < 3 * pse + 0.003, (letters, beta, pm, pse)
+            print(f"    {str(list(letters)):<12} {beta:<5g} {theory:.6f}    {mean:.6f} +- {se:.6f}"
+                  f"      {ratio.mean():+.2%}     {paired}")
+            assert abs(mean - theory) < 3 * se + 0.01 * theory, (letters, beta)
+    print("    every vocabulary within 3 standard errors + 1 % of its theory; the gap to the theory "
+          "is the uniform control's (the finite-d fluctuation of the spectral sums) to 3 paired "
+          "standard errors + 0.3 %   [asserted]")
+
+
+# --------------------------------------------------------------------------------------------
+# 8. special cases
 
 def special_cases(n):
     mp = srf_mapping(STUDENT, TEACHER, 3.0, 20.0)
@@ -443,6 +513,7 @@ def main():
     k_one(n)
     k_two_jacobian(n)
     random_matrices(n)
+    end_to_end_plain_rf(n)
     special_cases(n)
     print("\nAll identities asserted.")
     print("DONE")
