@@ -478,6 +478,19 @@ def special_cases(n):
              f"coefficients; the splitting check {{1, 1}}): test error {s.test_error:.12f} vs "
              f"uniform {u.test_error:.12f}; resolvents r_j = {s.groups['resolvent']}   "
              "[asserted to 1e-12]")
+    # r = 0: rotation invariance links the theta path (F ~ c) and the psi path (H ~ D)
+    voc = vocabulary([1, 3, 0.5], [0.2, 0.3, 0.5])
+    spread = 0.0
+    for beta in (0.5, 1.0, 2.0):
+        errs = [solve_srf_groups(STUDENT, TEACHER, 0.0, 1.5, g, 0.1, 1.5, beta, vocabulary=voc,
+                                 nodes=64).test_error for g in (0.0, 0.6, 1.0)]
+        spread = max(spread, (max(errs) - min(errs)) / errs[0])
+    assert spread < 1e-13
+    _step(n, f"r = 0 (no spike): the test error cannot depend on gamma.  At gamma = 1 the teacher "
+             f"enters through theta_j = sqrt(beta) c_j V2_j thetahat_j (signal traces F ~ c per "
+             f"group), at gamma = 0 through psi = sqrt(beta) V1 psihat (H ~ D); vocabulary "
+             f"{{1, 3, 0.5}}, pi = (0.2, 0.3, 0.5), gamma in {{0, 0.6, 1}}, beta in {{0.5, 1, 2}}: "
+             f"largest relative spread {spread:.1e}   [asserted]")
     # lambda -> infinity and the lower bound: docs/theory.md (k.7.7)
     table = {(1,): (0.0202587, 0.01896, 0.00405), (1, 2): (0.0089544, 0.00894, 0.00049),
              (1, 3): (0.0115271, 0.01146, 0.00111), (1, 2, 3): (0.0053077, 0.00531, 0.00014)}

@@ -97,6 +97,19 @@ def test_identical_groups_split_the_uniform_readout():
     assert abs(s.state.V1.sum() - u.state.V1) < 1e-12 * u.state.V1
 
 
+@pytest.mark.parametrize("beta", [0.5, 2.0])
+def test_without_spike_the_alignment_does_not_matter(beta):
+    """r = 0: nothing distinguishes the spike direction, so the test error cannot depend on
+    gamma.  At gamma = 1 the teacher is reached through theta (the signal traces
+    ``(P_j W v)^T R (P_l W v)/p -> delta_jl c_j V2_j``), at gamma = 0 through psi
+    (``(P_j W zeta)^T R (P_l W zeta)/p -> V1_jl``): two different parts of the K-group
+    equations that must give the same number."""
+    voc = vocabulary([1, 3, 0.5], [0.2, 0.3, 0.5])
+    errs = [solve_srf("tanh", "sin", 0.0, 1.5, g, 0.1, 1.5, beta, nodes=64,
+                      vocabulary=voc).test_error for g in (0.0, 0.6, 1.0)]
+    assert max(errs) - min(errs) < 1e-13 * errs[0]
+
+
 def test_vanishing_weight_of_a_letter():
     """{1, 2} with weights (1 - 1e-9, 1e-9).
 
