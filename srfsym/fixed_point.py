@@ -649,7 +649,8 @@ def solve(student, teacher, alpha0, eta, lam, alpha, beta=1.0, spectrum="mp", *,
     """Test error after one giant step (``eta``, ``alpha0``) and a ridge readout.
 
     Maps (student, teacher, eta, alpha0) to (r, c, gamma) with :func:`srf_mapping`
-    and solves the fixed point with :func:`solve_srf` (keyword arguments pass through).
+    and solves the fixed point with :func:`solve_srf` (keyword arguments pass through,
+    e.g. ``vocabulary=[1, 2]`` for a readout vocabulary, docs/theory.md (k.7)).
 
     >>> res = solve("tanh", "sin", alpha0=0, eta=3, lam=0.1, alpha=2.0)  # plain RF
     >>> round(res.state.m, 12), round(res.state.theta, 12)
@@ -694,7 +695,8 @@ class LearningCurve:
 def learning_curve(student, teacher, alpha0, eta, lam, alphas, beta=1.0, spectrum="mp", *,
                    progress=False, nodes="auto", **kwargs) -> LearningCurve:
     """:func:`solve` along ``alphas`` with warm starts (which do not change the answer:
-    each point is solved to the same verified tolerance).
+    each point is solved to the same verified tolerance).  Keyword arguments such as
+    ``vocabulary`` pass through to :func:`solve_srf`.
 
     >>> lc = learning_curve("tanh", "sin", 20, 3, 0.1, [0.5, 1.0, 2.0])
     >>> bool(np.all(np.diff(lc.test_error) < 0))
@@ -733,7 +735,8 @@ def optimal_lambda(student, teacher, alpha0, eta, alpha, beta=1.0, spectrum="mp"
     """Minimise the test error over lambda (bounded search in log lambda).
 
     Returns ``(lambda_opt, result)``; ``lambda_opt`` at the lower end of ``lam_range``
-    means the ridgeless limit is optimal.
+    means the ridgeless limit is optimal.  Keyword arguments such as ``vocabulary`` pass
+    through to :func:`solve_srf`.
 
     >>> lam, res = optimal_lambda("tanh", "sin", 20, 3, 1.0)
     >>> res.test_error <= solve("tanh", "sin", 20, 3, 0.1, 1.0).test_error
