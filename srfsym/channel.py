@@ -354,6 +354,8 @@ def group_channel_data(student, teacher, r, c, gamma, vocabulary=None, nodes=80,
         raise ValueError(f"nodes must be an integer >= 16 (kappa quadrature), got {nodes!r}")
     if kind not in ("gauss-hermite", "trapezoid"):
         raise ValueError(f"kind must be 'gauss-hermite' or 'trapezoid', got {kind!r}")
+    from .vocabulary import check_student
+    check_student(student, voc)
     st, te = activation(student), activation(teacher)
     if dps is None:
         rs, cs = voc.group_spike_strengths(r), voc.group_bulk_variances(c)

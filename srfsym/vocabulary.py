@@ -31,7 +31,8 @@ from functools import lru_cache
 import numpy as np
 import sympy as sp
 
-__all__ = ["Vocabulary", "vocabulary", "UNIFORM", "group_parameter_expressions", "OMEGA"]
+__all__ = ["Vocabulary", "vocabulary", "UNIFORM", "group_parameter_expressions", "OMEGA",
+           "check_student"]
 
 #: A letter of the vocabulary (the readout value of one group before the step).
 OMEGA = sp.Symbol("omega", real=True, nonzero=True)
@@ -112,6 +113,38 @@ class Vocabulary:
         f = _group_functions()[1]
         return tuple(float(f(w, 1.0, float(c))) for w in self.letters)
 
+    def group_sizes(self, p: int) -> tuple:
+        """Neurons per letter in a network of width ``p``: ``p pi_j`` rounded by largest
+        remainders (so they sum to p; every letter gets at least one neuron).
+
+        >>> vocabulary([1, 3], [0.7, 0.3]).group_sizes(1000)
+        (700, 300)
+        """
+        p = int(p)
+        if p < self.K:
+            raise ValueError(f"a width p = {p} cannot hold the {self.K} letters of the vocabulary")
+        raw = [p * w for w in self.weights]
+        sizes = [max(1, int(math.floor(x))) for x in raw]
+        order = sorted(range(self.K), key=lambda j: raw[j] - math.floor(raw[j]), reverse=True)
+        i = 0
+        while sum(sizes) < p:
+            sizes[order[i % self.K]] += 1
+            i += 1
+        while sum(sizes) > p:
+            j = max(range(self.K), key=lambda j: sizes[j])
+            sizes[j] -= 1
+        return tuple(sizes)
+
+    def neuron_letters(self, p: int) -> np.ndarray:
+        """The letter ``omega_k`` of each of ``p`` neurons: group j is a block of
+        ``group_sizes(p)[j]`` consecutive neurons (the simulation's readout; the groups'
+        proportions are then ``p_j / p``, not a random draw).
+
+        >>> vocabulary([1, -1]).neuron_letters(4).tolist()
+        [1.0, 1.0, -1.0, -1.0]
+        """
+        return np.repeat(np.asarray(self.letters, dtype=float), self.group_sizes(p))
+
     def to_dict(self) -> dict:
         return {"letters": list(self.letters), "weights": list(self.weights)}
 
@@ -189,3 +222,27 @@ def vocabulary(letters=None, weights=None) -> Vocabulary:
 
 #: The uniform readout ``a0 = 1/sqrt(p)``: one letter, ``omega = 1``.
 UNIFORM = Vocabulary((1.0,), (1.0,))
+
+
+def check_student(student, voc) -> None:
+    """Refuse a non-odd student with a non-uniform vocabulary.
+
+    With ``mu0 != 0`` the network output before the step tends to ``mu0 E omega`` and the
+    group formulas change (docs/theory.md (k.1), remark (i)); srfsym has not derived the
+    consequences for the bounds and the fixed point, so it says so instead of using the odd
+    formulas.
+
+    >>> check_student("relu", vocabulary([1, 2]))
+    Traceback (most recent call last):
+    ...
+    ValueError: a readout vocabulary needs an odd student (relu is not odd: ...
+    """
+    if voc.is_uniform:
+        return
+    from .activations import activation
+    act = activation(student)
+    if act.parity != "odd":
+        raise ValueError(
+            f"a readout vocabulary needs an odd student ({act.name} is not odd: with mu0 != 0 "
+            "the output before the step is mu0 E[omega] and the per-group formulas "
+            "r omega_j, 1 + omega_j^2 (c - 1) do not hold; this case is not derived in srfsym)")

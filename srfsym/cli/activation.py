@@ -6,7 +6,7 @@ import warnings
 import mpmath
 import sympy as sp
 
-from .common import (emit_json, out)
+from .common import (add_vocabulary, emit_json, out, vocabulary_arg)
 
 
 # activation / coefficients / mapping
@@ -103,7 +103,8 @@ def cmd_mapping(args):
     with warnings.catch_warnings(record=True):
         warnings.simplefilter("always")
         m = srf_mapping(args.student, args.teacher, args.eta, args.alpha0,
-                        mu0_correction=not args.no_mu0_correction)
+                        mu0_correction=not args.no_mu0_correction,
+                        vocabulary=vocabulary_arg(args))
     if args.json:
         emit_json(m.to_dict(args.dps))
         return
@@ -112,6 +113,12 @@ def cmd_mapping(args):
     for key, v in m.values().items():
         closed = f"   = {v.expr}" if v.expr is not None and not v.expr.is_Number else ""
         out(f"  {key:15s} = {v.decimal(args.dps)}   [{v.method}]{closed}")
+    if m.vocabulary is not None:
+        out(f"  {m.vocabulary}: group j has spike r omega_j and bulk variance "
+            "1 + omega_j^2 (c - 1)")
+        for w, rj, cj in zip(m.vocabulary.letters, m.group_spike_strengths,
+                             m.group_bulk_variances):
+            out(f"    omega = {w:g}: spike_strength = {rj:.15g}, bulk_variance = {cj:.15g}")
     for n in m.notes:
         out(f"  note: {n}")
 
@@ -144,4 +151,5 @@ def register(sub):
     p.add_argument("--dps", type=int, default=30)
     p.add_argument("--no-mu0-correction", action="store_true")
     p.add_argument("--json", action="store_true")
+    add_vocabulary(p)
     p.set_defaults(func=cmd_mapping)

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 
 
-from .common import (SHARED_HELP, add_output, add_physics, emit_csv, emit_json, out)
+from .common import (SHARED_HELP, add_output, add_physics, add_vocabulary, emit_csv, emit_json,
+                     out, vocabulary_arg)
 
 
 def cmd_simulate(args):
@@ -12,7 +13,7 @@ def cmd_simulate(args):
                    d=args.d, beta=args.beta, seeds=args.seeds, model=args.model, seed=args.seed,
                    n_test=args.n_test, workers=args.workers,
                    shared_first_layer=args.shared_first_layer,
-                   progress=not (args.json or args.csv))
+                   progress=not (args.json or args.csv), vocabulary=vocabulary_arg(args))
     if args.json:
         emit_json(res.to_dict())
     elif args.csv:
@@ -38,5 +39,6 @@ def register(sub):
     p.add_argument("--n-test", type=int, default=5000, help="fresh test points per seed")
     p.add_argument("--workers", type=int, default=None, help="cores to use (default: all)")
     p.add_argument("--shared-first-layer", action="store_true", help=SHARED_HELP)
+    add_vocabulary(p)
     add_output(p)
     p.set_defaults(func=cmd_simulate)
