@@ -58,11 +58,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .activations import activation
 from .channel import group_channel_data, validate_srf_parameters
 from .fixed_point import (ConvergenceError, FixedPointResult, Hats, State, _NODE_LADDER,
                           _anderson, _validate, _validate_solver)
-from .vocabulary import vocabulary as make_vocabulary
+from .vocabulary import check_student, vocabulary as make_vocabulary
 
 __all__ = ["solve_srf_groups", "GroupPrior"]
 
@@ -184,7 +183,7 @@ class _GroupProblem:
         """Jacobian of Phi(r) = 1/r - lambda - V2hat - diag T(r) with respect to r."""
         return -np.diag(1 / r**2) + self.beta * (T * T.T) * self.pi[None, :]
 
-    def prior(self, V1hat, V2hat, r_start=None) -> GroupPrior:
+    def prior(self, V1hat, V2hat) -> GroupPrior:
         """Solve the K r-equations: monotone iteration from the upper bound, then Newton."""
         V1hat = np.asarray(V1hat, dtype=float)
         V2hat = np.asarray(V2hat, dtype=float)
@@ -203,13 +202,8 @@ class _GroupProblem:
             new = self._r_map(r, B, V2hat)
             change = np.max(np.abs(new - r) / r)
             r = new
-            if change < 1e-3:
+            if change < 1e-3:   # close enough for Newton
                 break
-        if r_start is not None and np.all(np.asarray(r_start) > 0) and np.all(
-                np.asarray(r_start) <= upper):
-            r0 = np.asarray(r_start, dtype=float)
-            if np.max(np.abs(self._r_map(r0, B, V2hat) / r0 - 1)) < change:
-                r = r0
         for k in range(1, 100):
             Lam, T, N = self._prior_parts(r, B)
             phi = 1 / r - base - np.diag(T)
@@ -530,11 +524,7 @@ def solve_srf_groups(student, teacher, r, c, gamma, lam, alpha, beta=1.0, *, voc
     _validate_solver(tol, max_iter)
     validate_srf_parameters(r, c, gamma)
     voc = make_vocabulary(vocabulary)
-    if not voc.is_uniform and not activation(student).is_odd:
-        raise ValueError(
-            f"student {activation(student).name} is not odd: the test error with a readout "
-            "vocabulary is derived for odd students only (the mu0 correction of the step is "
-            "not derived there, docs/theory.md (k.1)); use the uniform readout")
+    check_student(student, voc)
     r, c, gamma = float(r), float(c), float(gamma)
     node_error = None
     if nodes == "auto":
