@@ -87,6 +87,7 @@ class GroupPrior(NamedTuple):
     V2: np.ndarray
     Phi_r_inv: np.ndarray
     iterations: int
+    cache: dict   # the derivatives along the unit directions, computed once (prior_units)
 
 
 def _sym_index(K):
@@ -226,36 +227,53 @@ class _GroupProblem:
         V1 = self.sqc[:, None] * X * self.sqc[None, :]
         V2 = self.pi * r
         Phi_r_inv = np.linalg.inv(self._phi_r(r, Lam, T))
-        return GroupPrior(r, Lam, B, T, N, X, V1, V2, Phi_r_inv, it + k)
+        return GroupPrior(r, Lam, B, T, N, X, V1, V2, Phi_r_inv, it + k, {})
 
     def prior_derivative(self, pr: GroupPrior, dV1hat, dV2hat):
         """Directional derivative ``(dV1, dV2)`` of the prior map along ``(dV1hat, dV2hat)``
-        (any K x K direction, symmetric or not): implicit differentiation of the r-equation,
+        (any K x K direction, symmetric or not; leading axes are a batch of directions):
+        implicit differentiation of the r-equation,
         ``dT = (I - beta T Lambda) dB N - beta T dLambda T``,
         ``dX = N dLambda - N beta (dLambda B + Lambda dB) X``."""
-        dB = self.sqc[:, None] * np.asarray(dV1hat, dtype=float) * self.sqc[None, :]
+        dV1hat, dV2hat = np.asarray(dV1hat, dtype=float), np.asarray(dV2hat, dtype=float)
+        dB = self.sqc[:, None] * dV1hat * self.sqc[None, :]
         left = np.eye(self.K) - self.beta * pr.T * pr.Lam[None, :]     # I - beta T Lambda
-        dphi = -np.asarray(dV2hat, dtype=float) - np.einsum("jk,kl,lj->j", left, dB, pr.N)
-        dr = -pr.Phi_r_inv @ dphi
+        dphi = -dV2hat - np.einsum("jk,...kl,lj->...j", left, dB, pr.N)
+        dr = -np.einsum("jk,...k->...j", pr.Phi_r_inv, dphi)
         dLam = self.pi * dr
-        dX = (pr.N * dLam[None, :]
-              - self.beta * pr.N @ (dLam[:, None] * pr.B + pr.Lam[:, None] * dB) @ pr.X)
+        dX = (pr.N * dLam[..., None, :]
+              - self.beta * pr.N @ (dLam[..., :, None] * pr.B + pr.Lam[:, None] * dB) @ pr.X)
         return self.sqc[:, None] * dX * self.sqc[None, :], self.pi * dr
+
+    def prior_units(self, pr: GroupPrior):
+        """``(g1, g2)``: the derivatives of ``(V1, V2)`` along the K^2 ordered entries of
+        ``V1hat`` (m-major) and then the K entries of ``V2hat``; shapes ``(K^2 + K, K, K)``
+        and ``(K^2 + K, K)``.  Every other derivative is a linear combination of these."""
+        if "units" not in pr.cache:
+            K = self.K
+            d1 = np.zeros((K * K + K, K, K))
+            d1[:K * K] = np.eye(K * K).reshape(K * K, K, K)
+            d2 = np.zeros((K * K + K, K))
+            d2[K * K:] = np.eye(K)
+            pr.cache["units"] = self.prior_derivative(pr, d1, d2)
+        return pr.cache["units"]
+
+    def prior_linear(self, pr: GroupPrior, dV1hat, dV2hat):
+        """:meth:`prior_derivative` as a combination of :meth:`prior_units` (same numbers up
+        to rounding; cheap once the units are known)."""
+        g1, g2 = self.prior_units(pr)
+        coef = np.concatenate([np.ravel(dV1hat), dV2hat])
+        return np.einsum("d,dab->ab", coef, g1), coef @ g2
 
     def second_moments(self, pr: GroupPrior, hat: Hats):
         """``(Q1, q2) = -J[Q1hat, q2hat] - grad G`` (G with thetahat, psihat fixed)."""
         K = self.K
-        dV1, dV2 = self.prior_derivative(pr, hat.q1hat, hat.q2hat)
-        Q1, q2 = -dV1, -dV2
-        wth = self.c * hat.thetahat**2
-        for m in range(K):
-            for n in range(K):
-                E = np.zeros((K, K))
-                E[m, n] = 1.0
-                g1, g2 = self.prior_derivative(pr, E, np.zeros(K))
-                Q1[m, n] -= wth @ g2 + hat.psihat @ g1 @ hat.psihat
-            g1, g2 = self.prior_derivative(pr, np.zeros((K, K)), np.eye(K)[m])
-            q2[m] -= wth @ g2 + hat.psihat @ g1 @ hat.psihat
+        g1, g2 = self.prior_units(pr)
+        dV1, dV2 = self.prior_linear(pr, hat.q1hat, hat.q2hat)
+        grad = (g2 @ (self.c * hat.thetahat**2)
+                + np.einsum("a,dab,b->d", hat.psihat, g1, hat.psihat))   # dG along each unit
+        Q1 = -dV1 - grad[:K * K].reshape(K, K)
+        q2 = -dV2 - grad[K * K:]
         return (Q1 + Q1.T) / 2, q2
 
     def overlaps(self, hat: Hats, m_new, pr: GroupPrior | None = None) -> State:
@@ -311,7 +329,7 @@ def _v_map(P: _GroupProblem, x, with_jacobian=False):
         dV = P.variance(dV1, dV2)                        # linear in (V1, V2)
         dV1hat = -P.a_b * P.outer_E(P.mu1, P.mu1, w2 * dV)
         dV2hat = -P.a_b * P.E(P.mus2 * (w2 * dV))
-        g1, g2 = P.prior_derivative(pr, dV1hat, dV2hat)
+        g1, g2 = P.prior_linear(pr, dV1hat, dV2hat)
         cols.append(P.pack((g1 + g1.T) / 2, g2))
     return G, np.array(cols).T
 
