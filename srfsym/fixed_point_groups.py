@@ -152,6 +152,15 @@ class _GroupProblem:
         keep = ev > cut
         return Q[:, keep] @ ((Q[:, keep].T @ u) / ev[keep])
 
+    def mean_condition(self):
+        """Condition number of the Gram matrix ``E[mu0_j mu0_l]`` on the directions the
+        minimum-norm m keeps (1 without mean directions).  Nearly coinciding letters make it
+        large: the unregularised ``m_j`` then fit a difference quotient of ``mu0``."""
+        ev = np.linalg.eigvalsh(self.outer_E(self.mu0, self.mu0, np.ones_like(self.kappa)))
+        cut = max(_PINV_RTOL * max(float(np.max(np.abs(ev))), 0.0), 1e-24 * (self.E_h2 + 1))
+        kept = ev[ev > cut]
+        return float(kept.max() / kept.min()) if kept.size else 1.0
+
     def conditional_error(self, s: State):
         b = self.mean_part(s.m, s.theta)
         sz = s.psi @ self.mu1
@@ -502,10 +511,16 @@ def _solve_at(student, teacher, r, c, gamma, lam, alpha, beta, voc, nodes, tol, 
     V1, V2 = P.unpack(x)
     state, pr = _complete(P, V1, V2)
     res, _ = _residual(P, state)
+    cond = P.mean_condition()
+    ill = (f"the letters' mean functions mu0^(j) are nearly linearly dependent (Gram condition "
+           f"number {cond:.1e}): the unregularised m_j are large and ill-conditioned "
+           "(nearly coinciding letters)") if cond > 1e8 else ""
     if not res < tol:
         raise ConvergenceError(f"fixed point not verified: final sweep moves the order "
-                               f"parameters by {res:.3e} > tol = {tol:g}", residual=res,
-                               iterate=state)
+                               f"parameters by {res:.3e} > tol = {tol:g}"
+                               + (f"; {ill}" if ill else ""), residual=res, iterate=state)
+    if ill:
+        notes.append(ill)
     test, train = P.errors(state)
     hat, _ = P.hats(state)
     out = FixedPointResult(
