@@ -214,20 +214,23 @@ class _GroupProblem:
             r = new
             if change < 1e-3:   # close enough for Newton
                 break
+        polished = False
         for k in range(1, 100):
             Lam, T, N = self._prior_parts(r, B)
             phi = 1 / r - base - np.diag(T)
-            J = self._phi_r(r, Lam, T)
-            step = -np.linalg.solve(J, phi)
+            step = -np.linalg.solve(self._phi_r(r, Lam, T), phi)
+            if not np.all(np.isfinite(step)):
+                break
             t = 1.0
             while np.any(r + t * step <= 0):
                 t /= 2
-            r_new = r + t * step
-            done = np.max(np.abs(r_new - r) / r) < 1e-15
-            r = r_new
-            if done or (k > 3 and np.max(np.abs(t * step) / r) < 4e-16):
+            r = r + t * step
+            if polished:            # one Newton step after the 1e-12 level: rounding level
                 break
+            polished = t == 1.0 and np.max(np.abs(step) / r) < 1e-12
         else:
+            polished = False
+        if not polished:
             raise ConvergenceError("the block-Wishart r-equation did not converge",
                                    residual=float(np.max(np.abs(phi))), iterate=r)
         Lam, T, N = self._prior_parts(r, B)
