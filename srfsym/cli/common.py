@@ -76,6 +76,7 @@ def add_physics(p, need_lam=True, alpha_nargs="+"):
         p.add_argument("--alpha", type=float, nargs=alpha_nargs,
                        help="readout samples per dimension n/d")
     p.add_argument("--beta", type=float, default=1.0, help="width ratio p/d (default 1)")
+    add_vocabulary(p)
 
 
 def add_spectrum(p):

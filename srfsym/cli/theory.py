@@ -10,7 +10,7 @@ from .common import (SHARED_HELP, CLIError, add_output, add_physics, add_spectru
 
 
 def _solve_kwargs(args):
-    kw = {"spectrum": args.spectrum}
+    kw = {"spectrum": args.spectrum, "vocabulary": vocabulary_arg(args)}
     if args.spectrum == "sample":
         if not args.d:
             raise CLIError("--spectrum sample needs --d")
@@ -137,14 +137,15 @@ def cmd_curve(args):
     lc = learning_curve(args.student, args.teacher, args.alpha0, args.eta, args.lam, alphas,
                         beta=args.beta, progress=not (args.json or args.csv), **_solve_kwargs(args))
     mp = lc.results[0].mapping
-    b = bounds(args.student, args.teacher, mp.r, mp.c, mp.gamma)
+    voc = vocabulary_arg(args)
+    b = bounds(args.student, args.teacher, mp.r, mp.c, mp.gamma, vocabulary=voc)
     sim = None
     if args.simulate:
         from ..simulate import simulate
         sim = simulate(args.student, args.teacher, args.alpha0, args.eta, args.lam,
                        list(np.asarray(args.sim_alpha or alphas[:: max(1, len(alphas) // 6)])),
                        d=args.d_sim, beta=args.beta, seeds=args.seeds, progress=True,
-                       shared_first_layer=args.shared_first_layer)
+                       shared_first_layer=args.shared_first_layer, vocabulary=voc)
     rows = lc.to_rows()
     for r in rows:   # both hold at this gamma (docs/theory.md (l.4))
         r.update(upper_bound=b.upper, lower_bound=b.lower, kernel_baseline=b.kernel)
