@@ -59,7 +59,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .channel import group_channel_data, validate_srf_parameters
-from .fixed_point import (ConvergenceError, FixedPointResult, Hats, State, _NODE_LADDER,
+from .fixed_point import (ConvergenceError, FixedPointResult, Hats, State, _NODE_LADDER, _Sweep,
                           _anderson, _validate, _validate_solver)
 from .vocabulary import check_student, vocabulary as make_vocabulary
 
@@ -95,7 +95,7 @@ def _sym_index(K):
     return [(j, l) for j in range(K) for l in range(j, K)]
 
 
-class _GroupProblem:
+class _GroupProblem(_Sweep):
     """Group channel data + (alpha, lam, beta): the K-group equations (written once)."""
 
     def __init__(self, gch, alpha, lam, beta):
@@ -296,15 +296,6 @@ class _GroupProblem:
         return State(q1=Q1, q2=q2, V1=pr.V1, V2=pr.V2,
                      theta=sb * self.c * pr.V2 * hat.thetahat, psi=sb * pr.V1 @ hat.psihat,
                      m=m_new)
-
-    def sweep(self, s: State) -> State:
-        hat, w = self.hats(s)
-        return self.overlaps(hat, self.m_update(s.theta, w))
-
-    def errors(self, s: State):
-        w = self.weights(s.V1, s.V2)
-        eps = self.conditional_error(s)
-        return float(self.E(eps)), float(self.E(eps * w * w))
 
     # --- (V1, V2) as one vector --------------------------------------------------------
     def pack(self, V1, V2):
@@ -524,7 +515,7 @@ def _solve_at(student, teacher, r, c, gamma, lam, alpha, beta, voc, nodes, tol, 
                                + (f"; {ill}" if ill else ""), residual=res, iterate=state)
     if ill:
         notes.append(ill)
-    test, train = P.errors(state)
+    test, train = (float(v) for v in P.errors(state))
     hat, _ = P.hats(state)
     out = FixedPointResult(
         test_error=test, train_error=train, state=state, hats=hat, alpha=float(alpha),
