@@ -235,7 +235,7 @@ def test_cli_bounds_float_equals_its_decimal_twin(capsys):
     (["--alpha0", "2"], "exactly one of --eta and --optimize-eta"),
     (["--r", "1"], "both --r and --c"),
     ([], "give --r --c"),
-    (["--alpha0", "2", "--optimize-eta", "--dps", "30"], "--dps is not available"),
+    (["--alpha0", "2", "--eta", "1", "--gamma", "0.5"], "with --eta the mapping gives gamma"),
 ])
 def test_cli_bounds_bad_options(capsys, argv, needle):
     code, _, err = run(capsys, "bounds", "--student", "tanh", "--teacher", "sin", *argv)

@@ -312,3 +312,17 @@ def test_cli_empty_vocabulary_is_an_argparse_error(capsys):
     code, _, err = _run(capsys, "mapping", "--student", "tanh", "--teacher", "sin", "--eta", "1",
                         "--alpha0", "2", "--vocabulary")
     assert code == 2 and "--vocabulary" in err
+
+
+def test_cli_optimised_bounds_at_fixed_gamma_with_dps(capsys):
+    """`--optimize-eta --gamma 1 --dps 20`: the optimum found in double, the values at it in
+    20 digits; the lower value equals a 20-digit bounds() call at the printed eta."""
+    import json
+    code, out, _ = _run(capsys, "bounds", "--student", "sin", "--teacher", "sin", "--alpha0",
+                        "2", "--optimize-eta", "--gamma", "1", "--eta-max", "4", "--dps", "20",
+                        "--json")
+    assert code == 0
+    row = json.loads(out)
+    # sin/sin at gamma = 1: U = 0 where r = 1, i.e. eta = 1 / A (docs/theory.md (l.3))
+    assert row["upper"] < 1e-15
+    assert row["eta_upper"] == pytest.approx(2.1574, abs=2e-4)
