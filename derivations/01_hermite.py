@@ -1,4 +1,4 @@
-"""Hermite expansion of an activation and the constants mu0, mu1, mu_star (MATH.md (b), (i)).
+"""Hermite expansion of an activation and the constants mu0, mu1, mu_star (docs/theory.md (b), (i)).
 
 For ``z ~ N(0, 1)`` the probabilists' Hermite polynomials ``He_k`` are orthogonal,
 ``E[He_j He_k] = k! delta_jk``, so every ``sigma`` with ``E sigma^2 < oo`` expands as

@@ -5,9 +5,9 @@ readout fitted by ridge regression.  The package follows the derivation chain:
 
 =======================  ==============================================================
 ``activation``           parse / look up an activation (safe ``ast`` parser, registry)
-``hermite_constants``    mu0, mu1, E sigma^2, mu_star^2, check-mu1^2, mu_k (MATH (b))
-``cget_coefficients``    mu0(kappa), mu1(kappa), mu_star(kappa)^2 (MATH (d))
-``teacher_functions``    h, h1, h2 (MATH (e))
+``hermite_constants``    mu0, mu1, E sigma^2, mu_star^2, check-mu1^2, mu_k (docs/theory.md (b))
+``cget_coefficients``    mu0(kappa), mu1(kappa), mu_star(kappa)^2 (docs/theory.md (d))
+``teacher_functions``    h, h1, h2 (docs/theory.md (e))
 ``srf_mapping``          (eta, alpha0) -> spike strength r, bulk variance c, alignment gamma
 ``solve``                the fixed point of Result 3.3: test/train error, order parameters
 ``learning_curve``       solve along a list of alpha

@@ -1,6 +1,6 @@
 r"""The fixed point of Result 3.3: test error of the sRF model with a ridge readout.
 
-The equations (MATH.md (f), general width ratio ``beta = p/d``) are written **once**,
+The equations (docs/theory.md (f), general width ratio ``beta = p/d``) are written **once**,
 in :func:`sweep`: conjugates ("hats") from the overlaps through kappa-expectations,
 then overlaps from the hats through the spectral sums of :mod:`srfsym.spectrum`::
 

@@ -1,4 +1,4 @@
-r"""Hermite-type constants of an activation (MATH.md section (b)).
+r"""Hermite-type constants of an activation (docs/theory.md (b)).
 
 For z ~ N(0, 1):
 
@@ -54,7 +54,7 @@ def _at_standard(exp_: Expectation, name: str) -> Value:
 
 
 def mustar2_from_moments(E0, E1, E2):
-    """``mu_star^2 = E2 - E0^2 - E1^2``: the energy of sigma above degree 1 (MATH (b), (d)).
+    """``mu_star^2 = E2 - E0^2 - E1^2``: the energy of sigma above degree 1 (docs/theory.md (b), (d)).
 
     ``E0 = E sigma(u)``, ``E1 = E z sigma(u)``, ``E2 = E sigma(u)^2`` for ``u = a + s z``,
     ``z ~ N(0, 1)``; the one definition used for the constants here (``a = 0, s = 1``) and
@@ -82,7 +82,7 @@ def _combine(name, template, parts: dict) -> Value:
 
 @dataclass(frozen=True)
 class HermiteConstants:
-    """The constants of MATH.md (b) for one activation (see module docstring)."""
+    """The constants of docs/theory.md (b) for one activation (see module docstring)."""
 
     activation: Activation
     mu0: Value
@@ -140,7 +140,7 @@ def _hermite_constants(act: Activation) -> HermiteConstants:
 
 
 def hermite_constants(act) -> HermiteConstants:
-    """Hermite-type constants (MATH.md (b)) of an activation name, expression or object.
+    """Hermite-type constants (docs/theory.md (b)) of an activation name, expression or object.
 
     >>> hc = hermite_constants("erf")
     >>> hc.mu1.expr

@@ -1,4 +1,4 @@
-r"""The sRF mapping (MATH.md (c)): one giant step -> spike strength, bulk variance, alignment.
+r"""The sRF mapping (docs/theory.md (c)): one giant step -> spike strength, bulk variance, alignment.
 
 .. math::
     r = \tilde\eta\,\mu_1\sqrt{(\mu_1^\star)^2 + \mu_2^\star/\alpha_0},\qquad
@@ -7,10 +7,10 @@ r"""The sRF mapping (MATH.md (c)): one giant step -> spike strength, bulk varian
 
 and ``r = 0, c = 1, gamma = 0`` at ``alpha0 = 0`` (no step: plain random features).
 For a student with ``mu0 != 0`` the residual of the step is ``y - mu0``: ``mu2_star``
-becomes ``E(sigma_star - mu0)^2`` (the correction of MATH.md (c)), and the mean of the
+becomes ``E(sigma_star - mu0)^2`` (the correction of docs/theory.md (c)), and the mean of the
 residual rescales every row by ``1 + eta (mu0_star - mu0) E[sigma He_2]``, so
 ``c = (1 + eta (mu0_star - mu0) mu_He2)^2 + eta^2 E(sigma_star - mu0)^2 checkmu1^2 / alpha0``.
-The rescaling term is not in MATH.md (c) nor in the reference implementation; it is
+The rescaling term is in neither the papers nor the reference implementation; it is
 confirmed by simulation (relu/sin, alpha0 = 2, eta = 1: measured c = 0.780 +- 0.004, this
 formula 0.781, without it 1.074; ``derivations/02_spike_bulk.py``).  Both corrections
 vanish for odd students; ``mu0_correction=False`` switches them off.
@@ -246,7 +246,7 @@ def _mapping(st, te, eta_n, alpha0_n, mu0_correction):
               MU0_STAR: ht.mu0, MU1_STAR: ht.mu1, MU2_STAR: ht.mu2}
     if st.parity != "odd":
         notes.append(f"student {st.name} is not odd: the theory assumes an odd student"
-                     + ("; the y - mu0 corrections are applied (MATH.md (c) and the row "
+                     + ("; the y - mu0 corrections are applied (docs/theory.md (c) and the row "
                         "rescaling of srfsym.mapping; not in the reference implementation; "
                         "checked against simulation in derivations/02_spike_bulk.py)"
                         if mu0_correction and float(hs.mu0) != 0 else ""))

@@ -198,7 +198,7 @@ def test_default_derive_runs_the_whole_chain(capsys):
         assert f"Step {step}." in out
     import re
     r = float(re.search(r"spike_strength\s+= ([0-9.]+)", out).group(1))
-    assert abs(r - 1.13406) < 5e-6                           # MATH.md (c), formula column
+    assert abs(r - 1.13406) < 5e-6                           # docs/theory.md (c), formula column
     test = float(re.search(r"test error = ([0-9.]+)", out).group(1))
     assert abs(test - 0.0415) / 0.0415 < 0.01                # reference notebook, 1 % noise
     assert out.rstrip().endswith("`srfsym derive --list`.")
