@@ -179,7 +179,7 @@ def test_derive_list_and_one_script(capsys):
     (["--integrate-timeout", "-1", "activation", "tanh"], "time limit"),
     (["curve", "--student", "tanh", "--teacher", "sin", "--alpha0", "2", "--eta", "1",
       "--lam", "0.1", "--points", "3", "--plot", "/nonexistent_dir_srfsym/x.png"],
-     "No such file"),
+     "does not exist"),
     (["activation", "1/x"], "not defined at x = 0"),
     (["simulate", "--student", "exp(x)", "--teacher", "sin", "--alpha0", "2", "--eta", "1e3",
       "--lam", "0.1", "--alpha", "1", "--d", "40", "--seeds", "1"], "not finite"),

@@ -128,13 +128,18 @@ def _derive_default(args):
 
 
 def register(sub):
-    p = sub.add_parser("derive", help="print the derivation chain step by step")
-    p.add_argument("name", nargs="?", help="a derivation script (see --list)")
+    p = sub.add_parser("derive", help="print the derivation chain step by step",
+                       description="The derivation chain, step by step, for one student / "
+                       "teacher pair (each step cites its section of docs/theory.md), or one of "
+                       "the derivation scripts.")
+    p.add_argument("name", nargs="?", help="a derivation script (see --list); without it, the "
+                   "whole chain")
     p.add_argument("--list", action="store_true", help="list the derivation scripts")
-    p.add_argument("--student", default=DEFAULT["student"])
-    p.add_argument("--teacher", default=DEFAULT["teacher"])
-    p.add_argument("--eta", type=float, default=DEFAULT["eta"])
-    p.add_argument("--alpha0", type=float, default=DEFAULT["alpha0"])
-    p.add_argument("--lam", type=float, default=DEFAULT["lam"])
-    p.add_argument("--dps", type=int, default=20)
+    p.add_argument("--student", default=DEFAULT["student"], help="student activation")
+    p.add_argument("--teacher", default=DEFAULT["teacher"], help="teacher activation")
+    p.add_argument("--eta", type=float, default=DEFAULT["eta"], help="learning rate eta-tilde")
+    p.add_argument("--alpha0", type=float, default=DEFAULT["alpha0"],
+                   help="step samples per dimension n0/d")
+    p.add_argument("--lam", type=float, default=DEFAULT["lam"], help="ridge penalty lambda")
+    p.add_argument("--dps", type=int, default=20, help="digits of the printed values")
     p.set_defaults(func=cmd_derive)

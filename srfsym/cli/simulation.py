@@ -12,7 +12,7 @@ def cmd_simulate(args):
                    d=args.d, beta=args.beta, seeds=args.seeds, model=args.model, seed=args.seed,
                    n_test=args.n_test, workers=args.workers,
                    shared_first_layer=args.shared_first_layer,
-                   progress=not (args.json or args.csv))
+                   progress=not (args.json or args.csv or args.quiet))
     if args.json:
         emit_json(res.to_dict())
     elif args.csv:
@@ -29,12 +29,17 @@ def cmd_simulate(args):
 
 
 def register(sub):
-    p = sub.add_parser("simulate", help="finite-size simulation of the network or sRF model")
+    p = sub.add_parser("simulate", help="finite-size simulation of the network or sRF model",
+                       description="Simulate the real network (one giant step, then ridge) or "
+                       "the sRF model at finite d, over independent seeds, with the theory "
+                       "beside it (docs/theory.md (a), (c)).")
     add_physics(p)
-    p.add_argument("--d", type=int, required=True)
-    p.add_argument("--seeds", type=int, default=3)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--model", choices=["network", "srf"], default="network")
+    p.add_argument("--d", type=int, required=True, help="input dimension")
+    p.add_argument("--seeds", type=int, default=3, help="independent repetitions")
+    p.add_argument("--seed", type=int, default=0, help="master random seed")
+    p.add_argument("--model", choices=["network", "srf"], default="network",
+                   help="the two-layer network after the step, or the sRF model at the "
+                        "formula's (r, c, gamma)")
     p.add_argument("--n-test", type=int, default=5000, help="fresh test points per seed")
     p.add_argument("--workers", type=int, default=None, help="cores to use (default: all)")
     p.add_argument("--shared-first-layer", action="store_true", help=SHARED_HELP)

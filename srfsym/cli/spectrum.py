@@ -6,7 +6,7 @@ import math
 import mpmath
 import numpy as np
 
-from .common import CLIError, emit_json, out
+from .common import CLIError, emit_json, out, status
 
 
 def _parse_z(text):
@@ -39,21 +39,25 @@ def cmd_spectrum(args):
     if args.plot:
         with open(args.plot, "ab"):     # a bad path fails now, not after the work
             pass
-    fs, fs0 = _spectra(args)
+    with status("deterministic equivalent of the feature spectrum (docs/theory.md (j.3))"):
+        fs, fs0 = _spectra(args)
     from ..spectrum_simulation import DEFAULT_Z, simulate_feature_spectrum
     zs = zs or list(DEFAULT_Z)
     values = [fs.stieltjes_value(z) for z in zs]
     summary = fs.summary()
     sim = sim0 = None
     if args.simulate:
-        sim = simulate_feature_spectrum(args.student, args.teacher, args.alpha0, args.eta,
-                                        args.d, args.beta, args.p_over_n, args.seeds, zs)
-        if args.plot:
-            sim0 = simulate_feature_spectrum(args.student, args.teacher, args.alpha0, 0.0,
-                                             args.d, args.beta, args.p_over_n, 1, zs)
+        with status(f"simulating the network's features: d = {args.d}, {args.seeds} seeds, "
+                    "eigenvalues of Phi^T Phi / n"):
+            sim = simulate_feature_spectrum(args.student, args.teacher, args.alpha0, args.eta,
+                                            args.d, args.beta, args.p_over_n, args.seeds, zs)
+            if args.plot:
+                sim0 = simulate_feature_spectrum(args.student, args.teacher, args.alpha0, 0.0,
+                                                 args.d, args.beta, args.p_over_n, 1, zs)
     mp_vals = None
     if args.dps is not None:
-        mp_vals = [fs.stieltjes_mpmath(z, args.dps) for z in zs]
+        with status(f"s(z) in mpmath at {args.dps} digits"):
+            mp_vals = [fs.stieltjes_mpmath(z, args.dps) for z in zs]
     if args.plot:
         _plot(args, fs, fs0, sim, sim0)
     if args.json:
@@ -159,8 +163,8 @@ def register(sub):
                    "to 2.5+0.3j)")
     p.add_argument("--dps", type=int, help="also evaluate s(z) with mpmath at this many digits")
     p.add_argument("--json", action="store_true", help="machine-readable output")
-    p.add_argument("--plot", help="PNG: theory density over the network's histogram, "
-                                  "untrained beside trained")
+    p.add_argument("--plot", help="figure (.png, .pdf or .svg): theory density over the "
+                                  "network's histogram, untrained beside trained")
     p.add_argument("--simulate", action="store_true",
                    help="eigenvalues of finite networks beside the theory")
     p.add_argument("--d", type=int, default=1000, help="input dimension of the simulation")

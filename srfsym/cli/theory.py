@@ -1,12 +1,13 @@
 """``srfsym error``, ``bounds``, ``curve``: the fixed point, its bounds, learning curves."""
 from __future__ import annotations
 
+import contextlib
 
 import mpmath
 import numpy as np
 
 from .common import (SHARED_HELP, CLIError, add_output, add_physics, add_spectrum,
-                     emit_csv, emit_json, out)
+                     emit_csv, emit_json, out, status)
 
 
 def _solve_kwargs(args):
@@ -18,6 +19,16 @@ def _solve_kwargs(args):
     return kw
 
 
+def _solve_one(args, a, start, optimal_lambda, solve):
+    if args.optimize_lambda:
+        lam, res = optimal_lambda(args.student, args.teacher, args.alpha0, args.eta, a,
+                                  beta=args.beta, **_solve_kwargs(args))
+        res.notes.append(f"lambda minimising the test error: {lam:.6g}")
+        return res
+    return solve(args.student, args.teacher, args.alpha0, args.eta, args.lam, a,
+                 beta=args.beta, dps=args.dps, start=start, **_solve_kwargs(args))
+
+
 def cmd_error(args):
     from ..fixed_point import optimal_lambda, solve
     rows = []
@@ -25,14 +36,15 @@ def cmd_error(args):
     start = None
     if args.lam is None and not args.optimize_lambda:
         raise CLIError("give --lam, or --optimize-lambda to minimise the test error over lambda")
+    where = (f" on a sampled d = {args.d} spectrum (W W^T diagonalised, docs/theory.md (h))"
+             if args.spectrum == "sample" else "")
+    slow = args.spectrum == "sample" or args.dps or args.optimize_lambda
     for a in args.alpha:
-        if args.optimize_lambda:
-            lam, res = optimal_lambda(args.student, args.teacher, args.alpha0, args.eta, a,
-                                      beta=args.beta, **_solve_kwargs(args))
-            res.notes.append(f"lambda minimising the test error: {lam:.6g}")
-        else:
-            res = solve(args.student, args.teacher, args.alpha0, args.eta, args.lam, a,
-                        beta=args.beta, dps=args.dps, start=start, **_solve_kwargs(args))
+        with (status(f"fixed point at alpha = {a:g}" + where
+                     + (", minimising over lambda" if args.optimize_lambda else "")
+                     + (f", then in mpmath at {args.dps} digits" if args.dps else ""))
+              if slow else contextlib.nullcontext()):
+            res = _solve_one(args, a, start, optimal_lambda, solve)
         start = res.state
         results.append(res)
         rows.append(res.to_dict(args.dps or 30))
@@ -78,8 +90,9 @@ def cmd_bounds(args):
         if args.dps is not None:
             raise CLIError("--dps is not available with --optimize-eta (the optimum is found in "
                            "double precision); evaluate at the printed eta with --eta and --dps")
-        opt = optimal_learning_rate_bounds(args.student, args.teacher, args.alpha0,
-                                           eta_max=args.eta_max)
+        with status(f"minimising the bounds over eta in (0, {args.eta_max:g}]"):
+            opt = optimal_learning_rate_bounds(args.student, args.teacher, args.alpha0,
+                                               eta_max=args.eta_max)
         row = {"student": args.student, "teacher": args.teacher, **opt.to_dict()}
         if args.json:
             emit_json(row)
@@ -103,7 +116,9 @@ def cmd_bounds(args):
         head.update(alpha0=args.alpha0, eta=args.eta)
     else:
         r, c, gamma = args.r, args.c, 1.0 if args.gamma is None else args.gamma
-    b = bounds(args.student, args.teacher, r, c, gamma, dps=args.dps)
+    with (status(f"bounds at {args.dps} digits (mpmath Gauss-Hermite quadrature, node count "
+                 "raised until two counts agree)") if args.dps else contextlib.nullcontext()):
+        b = bounds(args.student, args.teacher, r, c, gamma, dps=args.dps)
     row = {**head, **b.to_dict(args.dps or 30)}
     if args.json:
         emit_json(row)
@@ -127,10 +142,12 @@ def cmd_curve(args):
         if not 0 < args.alpha_min <= args.alpha_max:
             raise CLIError(f"need 0 < --alpha-min <= --alpha-max, got {args.alpha_min}, "
                            f"{args.alpha_max}")
+    spacing = np.geomspace if args.log_alpha else np.linspace
     alphas = np.asarray(args.alpha if args.alpha else
-                        np.linspace(args.alpha_min, args.alpha_max, args.points))
+                        spacing(args.alpha_min, args.alpha_max, args.points))
     lc = learning_curve(args.student, args.teacher, args.alpha0, args.eta, args.lam, alphas,
-                        beta=args.beta, progress=not (args.json or args.csv), **_solve_kwargs(args))
+                        beta=args.beta, progress=not (args.json or args.csv or args.quiet),
+                        **_solve_kwargs(args))
     mp = lc.results[0].mapping
     b = bounds(args.student, args.teacher, mp.r, mp.c, mp.gamma)
     sim = None
@@ -138,7 +155,8 @@ def cmd_curve(args):
         from ..simulate import simulate
         sim = simulate(args.student, args.teacher, args.alpha0, args.eta, args.lam,
                        list(np.asarray(args.sim_alpha or alphas[:: max(1, len(alphas) // 6)])),
-                       d=args.d_sim, beta=args.beta, seeds=args.seeds, progress=True,
+                       d=args.d_sim, beta=args.beta, seeds=args.seeds,
+                       progress=not args.quiet,
                        shared_first_layer=args.shared_first_layer)
     rows = lc.to_rows()
     for r in rows:   # both hold at this gamma (docs/theory.md (l.4))
@@ -190,7 +208,9 @@ def _plot_curve(args, lc, b, sim):
 
 
 def register(sub):
-    p = sub.add_parser("error", help="test error from the fixed point")
+    p = sub.add_parser("error", help="test error from the fixed point",
+                       description="Test and train error of the ridge readout from the fixed "
+                       "point of Result 3.3, for any width ratio beta (docs/theory.md (f), (g)).")
     add_physics(p, need_lam=False)
     p.add_argument("--lam", type=float, help="ridge penalty lambda (sum loss)")
     p.add_argument("--optimize-lambda", action="store_true",
@@ -223,17 +243,25 @@ def register(sub):
     add_output(p)
     p.set_defaults(func=cmd_bounds)
 
-    p = sub.add_parser("curve", help="learning curve (optionally plotted, with simulation)")
+    p = sub.add_parser("curve", help="learning curve (optionally plotted, with simulation)",
+                       description="Test error against alpha = n/d with the bounds and the "
+                       "kernel baseline (docs/theory.md (f), (l.4)); optionally a figure and "
+                       "simulation points.")
     add_physics(p, alpha_nargs="*")
     add_spectrum(p)
-    p.add_argument("--alpha-min", type=float, default=0.1)
-    p.add_argument("--alpha-max", type=float, default=4.0)
-    p.add_argument("--points", type=int, default=50)
-    p.add_argument("--plot", help="write a PNG with theory, bounds, kernel baseline")
+    p.add_argument("--alpha-min", type=float, default=0.1, help="first alpha (without --alpha)")
+    p.add_argument("--alpha-max", type=float, default=4.0, help="last alpha (without --alpha)")
+    p.add_argument("--points", type=int, default=50,
+                   help="number of alphas between --alpha-min and --alpha-max")
+    p.add_argument("--log-alpha", action="store_true",
+                   help="alphas spaced logarithmically and a logarithmic alpha axis")
+    p.add_argument("--plot", help="write a figure with theory, bounds, kernel baseline; the "
+                   "format follows the extension: .png, .pdf or .svg")
     p.add_argument("--simulate", action="store_true", help="overlay simulation points")
-    p.add_argument("--sim-alpha", type=float, nargs="*")
-    p.add_argument("--d-sim", type=int, default=500)
-    p.add_argument("--seeds", type=int, default=3)
+    p.add_argument("--sim-alpha", type=float, nargs="*",
+                   help="alphas of the simulation (default: every sixth alpha of the curve)")
+    p.add_argument("--d-sim", type=int, default=500, help="input dimension of the simulation")
+    p.add_argument("--seeds", type=int, default=3, help="independent seeds of the simulation")
     p.add_argument("--shared-first-layer", action="store_true", help=SHARED_HELP)
     add_output(p)
     p.set_defaults(func=cmd_curve)
