@@ -164,7 +164,7 @@ def main():
         direct = gaussian_expectation((sp.diff(tanh.expr, X) - sp.Float(str(mu1), DPS + 10))**2,
                                       known_closed_form=False).mpmath(0, 1, DPS)
         assert abs(direct - var_dsigma) < mpmath.mpf(10)**(-DPS + 5)
-        mu2s = hc.mu2.mpmath(DPS)                         # teacher tanh: mu2* = E tanh^2
+        mu2s = hc.second_moment.mpmath(DPS)                         # teacher tanh: mu2* = E tanh^2
     c_tanh = lib["bulk_variance"].subs({ETA: 1, ALPHA0: sp.Rational(1, 2), MU0: 0, MU0_STAR: 0,
                                         MU2_STAR: sp.Float(str(mu2s), 40)})
     c_of = sp.lambdify((CHECKMU1_SQ,), c_tanh, "mpmath")
@@ -221,7 +221,7 @@ def main():
         assert _is_zero(mu2h_relu - 1 / sp.sqrt(2 * sp.pi))
         consts = {ETA: 1, ALPHA0: 2, MU0: hr.mu0.expr, MU0_STAR: hsin.mu0.expr, MU2H: mu2h_relu,
                   CHECKMU1_SQ: hr.checkmu1_sq.expr, M2: m2.subs(
-                      {MU0: hr.mu0.expr, MU0_STAR: hsin.mu0.expr, MU2_STAR: hsin.mu2.expr})}
+                      {MU0: hr.mu0.expr, MU0_STAR: hsin.mu0.expr, MU2_STAR: hsin.second_moment.expr})}
         c_relu = float(c_full.subs(consts))
         assert abs(c_relu - m_rs.c) < 1e-12    # the library carries the rescaling term
         d, p = 400, 200

@@ -177,7 +177,7 @@ def main():
     # 4. numerics on the same W ------------------------------------------------------------------
     hs, ht = hermite_constants(STUDENT), hermite_constants(TEACHER)
     mu1, mus2 = float(hs.mu1), float(hs.mustar2)
-    mu1_t, mu2_t = float(ht.mu1), float(ht.mu2)
+    mu1_t, mu2_t = float(ht.mu1), float(ht.second_moment)
     nn = ALPHA * D_DIM
     _step(cnt, f"{STUDENT} student, {TEACHER} teacher (odd), lambda = {LAM}, alpha = {ALPHA}, "
           f"d = {D_DIM}, seed {SEED}; theory = solve_srf(r=0, c=1, gamma=0) on "

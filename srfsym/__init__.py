@@ -14,7 +14,10 @@ readout fitted by ridge regression.  The package follows the derivation chain:
 ``bounds``               upper / lower bounds at every gamma, kernel baseline, and
                          ``optimal_learning_rate_bounds`` over eta (docs/bounds.md)
 ``simulate``             the real finite-size network (or the sRF model) beside the theory
+``symbols``              the SymPy symbols of the expressions (kappa, r, c, gamma, eta, ...)
 =======================  ==============================================================
+
+The equations are stated, with their sources, in ``docs/theory.md``.
 
 Every number carries how it was obtained: ``exact`` (a closed form checked against
 30-digit quadrature) or ``numeric`` (quadrature, with its precision).
@@ -29,6 +32,7 @@ from .bounds import (Bounds, OptimalBounds, bounds, optimal_learning_rate_bounds
                      spike_projections)
 from .simulate import SimulationResult, simulate
 from .values import Value
+from . import symbols
 
 __version__ = "0.1.0"
 
@@ -38,4 +42,4 @@ __all__ = ["Activation", "ActivationError", "activation", "parse_activation",
            "ConvergenceError", "FixedPointResult", "solve", "learning_curve", "optimal_lambda",
            "Bounds", "OptimalBounds", "bounds", "optimal_learning_rate_bounds",
            "spike_projections", "SimulationResult", "simulate",
-           "Value", "__version__"]
+           "Value", "symbols", "__version__"]

@@ -96,6 +96,8 @@ class _Family:
 
     def __init__(self, act, templates, params, a_expr, s_expr, table=None):
         self.activation = act
+        #: the SymPy symbols of the expressions, in the order the evaluators take them
+        #: (see :mod:`srfsym.symbols`)
         self.params = params
         table = _table(act) if table is None else table
         self.set = FormulaSet(templates, params, table, a_expr, s_expr)

@@ -243,7 +243,7 @@ def _mapping(st, te, eta_n, alpha0_n, mu0_correction):
             "one-step mapping does not exist (it can still be used directly as an sRF activation)")
     hs, ht = hermite_constants(st), hermite_constants(te)
     consts = {MU0: hs.mu0, MU1: hs.mu1, CHECKMU1_SQ: hs.checkmu1_sq, MU_HE2: hs.mu_k(2),
-              MU0_STAR: ht.mu0, MU1_STAR: ht.mu1, MU2_STAR: ht.mu2}
+              MU0_STAR: ht.mu0, MU1_STAR: ht.mu1, MU2_STAR: ht.second_moment}
     if st.parity != "odd":
         notes.append(f"student {st.name} is not odd: the theory assumes an odd student"
                      + ("; the y - mu0 corrections are applied (docs/theory.md (c) and the row "
@@ -307,7 +307,7 @@ def _along_eta(st, te, alpha0_n, mu0_correction):
     hs, ht = hermite_constants(st), hermite_constants(te)
     consts = {MU0: float(hs.mu0), MU1: float(hs.mu1), CHECKMU1_SQ: float(hs.checkmu1_sq),
               MU_HE2: float(hs.mu_k(2)), MU0_STAR: float(ht.mu0), MU1_STAR: float(ht.mu1),
-              MU2_STAR: float(ht.mu2)}
+              MU2_STAR: float(ht.second_moment)}
     exprs = mapping_expressions(mu0_correction)
     if alpha0_n is sp.oo:
         exprs = {k: sp.limit(v, ALPHA0, sp.oo) for k, v in exprs.items()}

@@ -754,7 +754,7 @@ def _require_second_moment(teacher: Activation) -> None:
     from .gaussian import DivergentExpectationError
     from .hermite import hermite_constants
     try:
-        hermite_constants(teacher).mu2
+        hermite_constants(teacher).second_moment
     except DivergentExpectationError as exc:
         raise ValueError(f"teacher {teacher.name!r} has an infinite second moment "
                          f"E sigma_star(z)^2 for z ~ N(0, 1): the test error does not exist "
