@@ -6,7 +6,7 @@ import warnings
 import mpmath
 import sympy as sp
 
-from .common import emit_json, out, status
+from .common import add_output, emit_csv, emit_json, out, status, table_row
 
 
 # activation / coefficients / mapping
@@ -111,8 +111,15 @@ def cmd_mapping(args):
         warnings.simplefilter("always")
         m = srf_mapping(args.student, args.teacher, args.eta, args.alpha0,
                         mu0_correction=not args.no_mu0_correction)
+    detail = m.to_dict(args.dps)
+    row = table_row("mapping", m.student.name, m.teacher.name, alpha0=args.alpha0, eta=args.eta,
+                    r=m.r, c=m.c, gamma=m.gamma,
+                    method=" ".join(sorted({v.method for v in m.values().values()})))
     if args.json:
-        emit_json(m.to_dict(args.dps))
+        emit_json({**row, **{k: detail[k] for k in m.values()}, "notes": detail["notes"]})
+        return
+    if args.csv:
+        emit_csv([row])
         return
     out(f"sRF mapping: student {m.student.name}, teacher {m.teacher.name}, "
          f"eta = {args.eta}, alpha0 = {args.alpha0}")
@@ -163,5 +170,5 @@ def register(sub):
     p.add_argument("--no-mu0-correction", action="store_true",
                    help="drop the y - mu0 corrections for students with mu0 != 0 (the papers' "
                         "formulas)")
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    add_output(p)
     p.set_defaults(func=cmd_mapping)

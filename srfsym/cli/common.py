@@ -54,11 +54,44 @@ def _json_default(o):
     return str(o)
 
 
+#: The leading columns of every table srfsym writes (JSON rows and CSV), in this order: what
+#: produced the row (``source``: theory, simulation, mapping, bounds), the inputs as numbers,
+#: then the sRF parameters.  Tables of ``mapping``, ``error``, ``curve``, ``simulate`` and
+#: ``bounds`` therefore concatenate (``pandas.concat``) into one table.
+INPUT_COLUMNS = ("source", "student", "teacher", "alpha0", "eta", "lam", "alpha", "beta")
+SRF_COLUMNS = ("r", "c", "gamma")
+
+
+def _number(v):
+    """Inputs as numbers: ints and floats stay, numeric strings and SymPy numbers become float."""
+    if v is None or isinstance(v, (bool, int, float)):
+        return v
+    if isinstance(v, (np.integer, np.floating)):
+        return v.item()
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return str(v)
+
+
+def table_row(source, student, teacher, **columns):
+    """One row of the common output schema: :data:`INPUT_COLUMNS`, :data:`SRF_COLUMNS` (absent
+    ones are ``None``, an empty CSV cell), then the other columns in the order given."""
+    row = {"source": source, "student": str(student), "teacher": str(teacher)}
+    for key in INPUT_COLUMNS[3:] + SRF_COLUMNS:
+        row[key] = _number(columns.pop(key, None))
+    row.update(columns)
+    return row
+
+
 def emit_csv(rows):
+    """CSV of the rows: the union of their scalar columns, in order of first appearance."""
     if not rows:
         return
     buf = io.StringIO()
-    keys = [k for k in rows[0] if not isinstance(rows[0][k], (list, dict))]
+    keys = []
+    for row in rows:
+        keys += [k for k, v in row.items() if k not in keys and not isinstance(v, (list, dict))]
     w = csv.DictWriter(buf, fieldnames=keys, extrasaction="ignore")
     w.writeheader()
     for r in rows:

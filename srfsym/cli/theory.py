@@ -6,8 +6,9 @@ import contextlib
 import mpmath
 import numpy as np
 
+from .simulation import simulation_rows
 from .common import (SHARED_HELP, CLIError, add_output, add_physics, add_spectrum,
-                     emit_csv, emit_json, out, status)
+                     emit_csv, emit_json, out, status, table_row)
 
 
 def _solve_kwargs(args):
@@ -17,6 +18,13 @@ def _solve_kwargs(args):
             raise CLIError("--spectrum sample needs --d")
         kw.update(d=args.d, seed=args.seed)
     return kw
+
+
+def _theory_row(args, res, **extra):
+    """A fixed-point result in the common output schema (cli/common.py)."""
+    m = res.mapping
+    return table_row("theory", m.student.name, m.teacher.name, alpha0=args.alpha0, eta=args.eta,
+                     **res.to_dict(getattr(args, "dps", None) or 30), **extra)
 
 
 def _solve_one(args, a, start, optimal_lambda, solve):
@@ -47,7 +55,7 @@ def cmd_error(args):
             res = _solve_one(args, a, start, optimal_lambda, solve)
         start = res.state
         results.append(res)
-        rows.append(res.to_dict(args.dps or 30))
+        rows.append(_theory_row(args, res))
     if args.json:
         emit_json(rows)
     elif args.csv:
@@ -93,7 +101,7 @@ def cmd_bounds(args):
         with status(f"minimising the bounds over eta in (0, {args.eta_max:g}]"):
             opt = optimal_learning_rate_bounds(args.student, args.teacher, args.alpha0,
                                                eta_max=args.eta_max)
-        row = {"student": args.student, "teacher": args.teacher, **opt.to_dict()}
+        row = table_row("bounds", args.student, args.teacher, **opt.to_dict())
         if args.json:
             emit_json(row)
         elif args.csv:
@@ -106,7 +114,7 @@ def cmd_bounds(args):
             for note in opt.notes:
                 out(f"  note: {note}")
         return
-    head = {"student": args.student, "teacher": args.teacher}
+    head = {}
     if mode == "eta":
         m = srf_mapping(args.student, args.teacher, args.eta, args.alpha0)
         if args.dps is None:
@@ -119,7 +127,7 @@ def cmd_bounds(args):
     with (status(f"bounds at {args.dps} digits (mpmath Gauss-Hermite quadrature, node count "
                  "raised until two counts agree)") if args.dps else contextlib.nullcontext()):
         b = bounds(args.student, args.teacher, r, c, gamma, dps=args.dps)
-    row = {**head, **b.to_dict(args.dps or 30)}
+    row = table_row("bounds", args.student, args.teacher, **head, **b.to_dict(args.dps or 30))
     if args.json:
         emit_json(row)
     elif args.csv:
@@ -158,18 +166,18 @@ def cmd_curve(args):
                        d=args.d_sim, beta=args.beta, seeds=args.seeds,
                        progress=not args.quiet,
                        shared_first_layer=args.shared_first_layer)
-    rows = lc.to_rows()
-    for r in rows:   # both hold at this gamma (docs/theory.md (l.4))
-        r.update(upper_bound=b.upper, lower_bound=b.lower, kernel_baseline=b.kernel)
+    # both bounds hold at this gamma (docs/theory.md (l.4))
+    rows = [_theory_row(args, res, upper_bound=b.upper, lower_bound=b.lower,
+                        kernel_baseline=b.kernel) for res in lc.results]
     if args.plot:
         _plot_curve(args, lc, b, sim)
     if args.json:
         payload = {"theory": rows}
         if sim is not None:
-            payload["simulation"] = sim.to_dict()
+            payload["simulation"] = {**sim.to_dict(), "rows": simulation_rows(sim)}
         emit_json(payload)
     elif args.csv:
-        emit_csv(rows)
+        emit_csv(rows + (simulation_rows(sim) if sim is not None else []))
     else:
         out(f"sRF parameters: r = {mp.r:.8g}, c = {mp.c:.8g}, gamma = {mp.gamma:.8g}; "
              f"bounds: lower {b.lower:.8g}, upper {b.upper:.8g}, kernel {b.kernel:.8g}")
