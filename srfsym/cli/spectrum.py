@@ -111,10 +111,10 @@ def cmd_spectrum(args):
 
 
 def _plot(args, fs, fs0, sim, sim0):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    panels = [("trained", fs, sim)] + ([("untrained (eta = 0)", fs0, sim0)] if fs0 else [])
+    from .figures import legend_below, pyplot, save
+    plt = pyplot()
+    panels = [("trained", fs, sim)] + ([("untrained ($\\tilde\\eta$ = 0)", fs0, sim0)]
+                                       if fs0 else [])
     fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 3.8), squeeze=False)
     for ax, (title, spec, s) in zip(axes[0], panels):
         edge = spec.right_edge
@@ -122,23 +122,23 @@ def _plot(args, fs, fs0, sim, sim0):
         if s is not None:
             bulk = np.concatenate([lam[:-1] if spec.has_outlier else lam for lam in s.eigenvalues])
             ax.hist(bulk, bins=80, range=(0, 1.15 * edge), density=True, color="0.8",
-                    label=f"network eigenvalues (d = {s.d}, {len(s.eigenvalues)} seed(s))")
+                    label=f"network eigenvalues (d = {s.d}, {len(s.eigenvalues)} "
+                          + ("seed)" if len(s.eigenvalues) == 1 else "seeds, pooled)"))
         ax.plot(x, spec.density(x), color="C0", label="deterministic equivalent")
         ax.set_xlabel("eigenvalue of $\\Phi^\\top\\Phi/n$")
         ax.set_ylabel("density (bulk)")
         t = f"{title}: r = {spec.r:.3g}, c = {spec.c:.3g}"
         if spec.has_outlier:
-            t += (f"\ngiant outlier (off the plot): p x {spec.outlier_per_p:.3g} + "
+            t += (f"\ngiant outlier (off the plot): $p\\times${spec.outlier_per_p:.3g} + "
                   f"{spec.outlier_correction:.3g}")
             if s is not None:
                 t += (f" = {s.p * spec.outlier_per_p + spec.outlier_correction:.1f} at p = {s.p}"
                       f"; network {np.mean(s.top):.1f}")
         ax.set_title(t, fontsize=9)
         ax.set_ylim(0, min(ax.get_ylim()[1], 4 * float(np.max(spec.density(x[x > 0.1 * edge])))))
-        ax.legend(fontsize=7, loc="upper right")
+        legend_below(ax)
     fig.tight_layout()
-    fig.savefig(args.plot, dpi=120)
-    plt.close(fig)
+    save(fig, args.plot)
 
 
 def register(sub):

@@ -190,29 +190,57 @@ def cmd_curve(args):
             out(f"plot written to {args.plot}")
 
 
-def _plot_curve(args, lc, b, sim):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(6, 4))
-    ax.plot(lc.alphas, lc.test_error, label="sRF theory (test error)")
+def curve_notes(alphas, test_error, b, lam):
+    """Caption notes for a learning curve: where it crosses a line, and why that is allowed."""
+    notes = []
+    above = np.asarray(alphas)[np.asarray(test_error) > b.upper * (1 + 1e-9)]
+    if above.size:
+        where = (f"\u03b1 \u2264 {above.max():.3g}" if above.max() < np.max(alphas)
+                 else "every \u03b1 shown")
+        notes.append(f"At {where} the test error at \u03bb = {lam:g} lies above the upper bound "
+                     "U: U bounds the test error minimised over \u03bb (its \u03bb \u2192 "
+                     f"\u221e limit), and \u03bb = {lam:g} is not optimal there "
+                     "(docs/theory.md (l.4)).")
+    if abs(b.upper - b.lower) <= 1e-3 * max(abs(b.upper), 1e-300):
+        notes.append(f"The upper and lower bounds coincide here ({b.upper:.4g}).")
+    if abs(b.upper - b.kernel) <= 1e-3 * abs(b.kernel):
+        notes.append("The upper bound coincides with the kernel baseline.")
+    return notes
+
+
+def curve_figure(args, lc, b, sim):
+    """The learning-curve figure (theory, bounds, kernel baseline, simulation points)."""
+    from .figures import caption, legend_right, pyplot, sem_label
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(6, 3.8))
+    ax.plot(lc.alphas, lc.test_error, color="C0", lw=2,
+            label=f"sRF theory, $\\lambda$ = {args.lam:g}")
     ax.axhline(b.upper, ls="--", color="C1",
-               label=r"upper bound on $\min_\lambda$ test error ($\lambda\to\infty$)")
-    ax.axhline(b.lower, ls="--", color="C2", label=f"lower bound (at $\\gamma$ = {b.gamma:.3g})")
-    ax.axhline(b.kernel, ls=":", color="k", label="kernel baseline")
+               label="upper bound on $\\min_\\lambda$ test error\n($\\lambda\\to\\infty$ limit)")
+    ax.axhline(b.lower, ls="-.", color="C2",
+               label=f"lower bound (any $\\lambda$, $\\gamma$ = {b.gamma:.3g})")
+    ax.axhline(b.kernel, ls=":", color="k", label="kernel baseline (best linear)")
     if sim is not None:
-        ax.errorbar(sim.alphas, sim.test_error, yerr=sim.test_error_sem, fmt="o", color="C3",
-                    label=f"simulation (d = {args.d_sim}, {args.seeds} seeds"
-                    + (", one first layer: readout noise only)" if args.shared_first_layer
-                       else ")"))
+        extra = "one first layer: readout noise only" if args.shared_first_layer else ""
+        ax.errorbar(sim.alphas, sim.test_error, yerr=sim.test_error_sem, fmt="o", ms=4,
+                    capsize=3, color="C3", mec="k",
+                    label=sem_label("network simulation", args.d_sim, args.seeds, extra))
+    if args.log_alpha:
+        ax.set_xscale("log")
     ax.set_xlabel(r"$\alpha = n/d$")
-    ax.set_ylabel("test error")
-    ax.set_title(f"{args.student} / {args.teacher}, $\\alpha_0$ = {args.alpha0}, "
-                 f"$\\eta$ = {args.eta}, $\\lambda$ = {args.lam}")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(args.plot, dpi=120)
-    plt.close(fig)
+    ax.set_ylabel(r"test error $\varepsilon_g$")
+    ax.set_title(f"{lc.results[0].mapping.student.name} student, "
+                 f"{lc.results[0].mapping.teacher.name} teacher, $\\alpha_0$ = {args.alpha0:g}, "
+                 f"$\\tilde\\eta$ = {args.eta:g}", fontsize=10)
+    ax.grid(alpha=0.3, which="both")
+    legend_right(ax)
+    caption(fig, curve_notes(lc.alphas, lc.test_error, b, args.lam))
+    return fig
+
+
+def _plot_curve(args, lc, b, sim):
+    from .figures import save
+    save(curve_figure(args, lc, b, sim), args.plot)
 
 
 def register(sub):
