@@ -231,6 +231,8 @@ def bounds(student, teacher, r, c, gamma=1.0, dps=None, nodes="auto") -> Bounds:
     nodes : int or "auto"
         kappa nodes for the double-precision result ("auto": converge to 1e-13).
 
+    Examples
+    --------
     >>> b = bounds("sign", "sign", r=5.0, c=1.0)
     >>> round(b.upper, 10), b.lower <= b.upper, b.node_error < 1e-13
     (0.0709747694, True, True)

@@ -461,6 +461,8 @@ def feature_spectrum(student, teacher=None, *, alpha0=None, eta=None, r=None, c=
     tol : float
         Relative accuracy of ``s(z)`` targeted by the kappa node ladder.
 
+    Examples
+    --------
     >>> fs = feature_spectrum("tanh", "sin", alpha0=20, eta=8)
     >>> round(fs.r, 3), round(fs.outlier_per_p, 3), round(fs.bulk_mean, 4)
     (3.024, 0.619, 0.1418)

@@ -472,6 +472,8 @@ def solve_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp"
     dps : int or None
         Solve in mpmath at ``dps`` digits (structured method only).
 
+    Examples
+    --------
     >>> res = solve_srf("sin", "sin", r=0.0, c=1.0, gamma=0.0, lam=0.1, alpha=2.0)
     >>> res.state.theta == 0.0 and res.test_error > 0
     True

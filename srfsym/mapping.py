@@ -255,7 +255,7 @@ def _mapping(st, te, eta_n, alpha0_n, mu0_correction):
     exprs = mapping_expressions(mu0_correction)
     if alpha0_n is sp.oo:   # infinitely many step samples: the SymPy limit alpha0 -> oo
         exprs = {k: sp.limit(v, ALPHA0, sp.oo) for k, v in exprs.items()}
-        notes.append("alpha0 = oo: the limit alpha0 -> oo of the mapping")
+        notes.append("alpha0 = inf: the limit alpha0 -> infinity of the mapping")
     out = {}
     for key, expr in exprs.items():
         expr = expr.subs({ETA: eta_n, ALPHA0: alpha0_n})
@@ -283,6 +283,8 @@ def mapping_along_eta(student, teacher, alpha0, *, mu0_correction: bool = True):
     and teacher constants substituted as floats once, lambdified to numpy (no SymPy work per
     eta).  ``eta`` may be a scalar or an array.
 
+    Examples
+    --------
     >>> f = mapping_along_eta("tanh", "sin", alpha0=20)
     >>> [round(float(v), 6) for v in f(3.0)]
     [1.134056, 1.018973, 0.971854]
