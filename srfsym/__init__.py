@@ -14,6 +14,9 @@ readout fitted by ridge regression.  The package follows the derivation chain:
 ``bounds``               upper / lower bounds at every gamma, kernel baseline, and
                          ``optimal_learning_rate_bounds`` over eta (docs/bounds.md)
 ``simulate``             the real finite-size network (or the sRF model) beside the theory
+``feature_spectrum``     spectrum of the learned features: s(z), giant outlier(s), bulk
+``vocabulary``           a finite readout vocabulary, a parameter of every step above
+                         (docs/vocabulary.md)
 ``symbols``              the SymPy symbols of the expressions (kappa, r, c, gamma, eta, ...)
 =======================  ==============================================================
 
@@ -23,6 +26,7 @@ Every number carries how it was obtained: ``exact`` (a closed form checked again
 30-digit quadrature) or ``numeric`` (quadrature, with its precision).
 """
 from .activations import Activation, ActivationError, activation, parse_activation
+from .vocabulary import Vocabulary, vocabulary
 from .gaussian import DivergentExpectationError, gaussian_expectation, set_integrate_timeout
 from .hermite import hermite_constants
 from .cget import cget_coefficients, teacher_functions
@@ -31,6 +35,7 @@ from .fixed_point import ConvergenceError, FixedPointResult, learning_curve, opt
 from .bounds import (Bounds, OptimalBounds, bounds, optimal_learning_rate_bounds,
                      spike_projections)
 from .simulate import SimulationResult, simulate
+from .feature_spectrum import FeatureSpectrum, feature_spectrum
 from .values import Value
 from . import symbols
 
@@ -42,4 +47,5 @@ __all__ = ["Activation", "ActivationError", "activation", "parse_activation",
            "ConvergenceError", "FixedPointResult", "solve", "learning_curve", "optimal_lambda",
            "Bounds", "OptimalBounds", "bounds", "optimal_learning_rate_bounds",
            "spike_projections", "SimulationResult", "simulate",
-           "Value", "symbols", "__version__"]
+           "Value", "symbols", "__version__", "Vocabulary", "vocabulary", "FeatureSpectrum",
+           "feature_spectrum"]

@@ -40,7 +40,8 @@ from functools import lru_cache
 import mpmath
 import numpy as np
 
-from .channel import channel_data
+from .channel import group_channel_data
+from .vocabulary import vocabulary as make_vocabulary
 from .hermite import hermite_constants
 from .mapping import mapping_along_eta
 from .values import check_dps, MAX_SOLVER_DPS
@@ -72,20 +73,31 @@ class Bounds:
     node_error: float | None
     precision: str = "double"
     mp_values: dict | None = None
+    vocabulary: object = None
+    notes: list = field(default_factory=list)
 
     def to_dict(self, dps: int = 30) -> dict:
-        """JSON-ready dict; with mpmath values, each float is the decimal value rounded."""
+        """JSON-ready dict; with mpmath values, each float is the decimal value rounded.
+        With a vocabulary, the per-group values are lists."""
         out = {"upper": self.upper, "lower": self.lower, "kernel": self.kernel,
-               "b_upper": self.b_upper, "b_lower": list(self.b_lower),
+               "b_upper": (self.b_upper if isinstance(self.b_upper, float)
+                           else list(self.b_upper)), "b_lower": list(self.b_lower),
                "spike_span_projection": self.spike_span, "r": self.r, "c": self.c,
                "gamma": self.gamma, "kappa_nodes": self.nodes,
-               "kappa_node_error": self.node_error, "precision": self.precision}
+               "kappa_node_error": self.node_error, "precision": self.precision,
+               "notes": list(self.notes)}
         if self.mp_values:
             out["decimal"] = {k: mpmath.nstr(v, dps) for k, v in self.mp_values.items()}
+        if self.vocabulary is not None and not self.vocabulary.is_uniform:
+            out["vocabulary"] = self.vocabulary.to_dict()
+            out["r_groups"] = list(self.vocabulary.group_spike_strengths(self.r))
+            out["c_groups"] = list(self.vocabulary.group_bulk_variances(self.c))
         return out
 
     def __str__(self):
-        return (f"bounds at r = {self.r:.6g}, c = {self.c:.6g}, gamma = {self.gamma:.6g}: "
+        voc = ("" if self.vocabulary is None or self.vocabulary.is_uniform
+               else f" with the {self.vocabulary}")
+        return (f"bounds{voc} at r = {self.r:.6g}, c = {self.c:.6g}, gamma = {self.gamma:.6g}: "
                 f"lower = {self.lower:.10g}, upper = {self.upper:.10g}, "
                 f"kernel baseline = {self.kernel:.10g}  [{self.precision}, {self.nodes} kappa nodes"
                 + ("" if self.node_error is None else
@@ -105,17 +117,18 @@ class SpikeProjections:
     gamma: float
 
 
-def _project(energy, gram, u, keep):
-    """``(energy - u_K^T G_K^+ u_K, coefficients)`` for the basis subset ``keep``.
+def _project(gram, u, keep):
+    """Least-squares coefficients ``G_K^+ u_K`` for the basis subset ``keep``.
 
-    A least-squares projection: the pseudo-inverse drops the eigen-directions of the Gram
-    matrix that are zero up to rounding (a basis function that vanishes identically, or
-    two that coincide), so the result is the distance to the span actually spanned.
+    The pseudo-inverse drops the eigen-directions of the Gram matrix that are zero up to
+    rounding (a basis function that vanishes identically, or two that coincide, as for a
+    symmetric vocabulary), so the result is the projection on the span actually spanned.
     Works on floats and on mpmath numbers.
     """
     G = [[gram[i][j] for j in keep] for i in keep]
     v = [u[i] for i in keep]
-    mp = isinstance(energy, mpmath.mpf)
+    zero = 0 * u[0]
+    mp = isinstance(zero, mpmath.mpf)
     if mp:
         lam, Q = mpmath.eigsy(mpmath.matrix(G))
         lam = [lam[i] for i in range(len(keep))]
@@ -126,36 +139,65 @@ def _project(energy, gram, u, keep):
         Q = Q.tolist()
         rtol = 1e-14
     top = max(abs(x) for x in lam)
-    cut = max(rtol * top, 1e-24 * (abs(energy) + 1))
-    coef = [0 * energy for _ in keep]
-    gain = 0 * energy
+    cut = max(rtol * top, 1e-300 if not mp else mpmath.mpf(10) ** (-mpmath.mp.dps * 3))
+    coef = [zero for _ in keep]
     for k, ev in enumerate(lam):
         if ev <= cut:
             continue
         a = sum(Q[i][k] * v[i] for i in range(len(keep))) / ev
-        gain += a * a * ev
         for i in range(len(keep)):
             coef[i] += a * Q[i][k]
-    return energy - gain, coef
+    return coef
 
 
 def _all_projections(ch):
-    """(upper, lower, spike_span, b_upper, b_lower) from channel data."""
+    """(upper, lower, spike_span, b_upper, b_lower) from (group) channel data.
+
+    The basis is ``mu0^(j)`` (j = 1..K), then ``kappa mu1^(j)``, then the ``z mu1^(j)``
+    directions (docs/theory.md (k.3)); for the uniform readout (K = 1) these are the three
+    functions ``mu0, kappa mu1, z mu1``.  ``b_upper`` has K entries, ``b_lower`` 3K.
+
+    Each distance is evaluated as the mean square of the residual functions,
+    ``E[h2 - h^2 - h1^2] + E[(h - sum b f)^2] + E[(h1 - sum b' mu1)^2]``, not as
+    ``E h2 - u^T G^+ u``: the latter loses every digit below ``1e-16 E h2`` to
+    cancellation, the former keeps tiny bounds (1e-10 with a vocabulary) to relative
+    accuracy (the coefficients enter only at second order)."""
     E = ch.E
-    kmu1 = [k * m for k, m in zip(ch.kappa, ch.mu1)]
-    basis = [ch.mu0, kmu1]
-    energy = E(ch.h2)        # = E sigma_star^2 = mu2* for every gamma
+    groups = ch.groups
+    K = len(groups)
+    kappa = groups[0].kappa
+    mu0 = [g.mu0 for g in groups]
+    kmu1 = [[k * m for k, m in zip(kappa, g.mu1)] for g in groups]
+    mu1 = [g.mu1 for g in groups]
+    basis = mu0 + kmu1
+    h, h1, h2 = groups[0].h, groups[0].h1, groups[0].h2
     gram = [[E([a * b for a, b in zip(f, g)]) for g in basis] for f in basis]
-    u = [E([a * g for a, g in zip(f, ch.h)]) for f in basis]
-    # the z mu1(kappa) direction: orthogonal to every function of kappa, E_z[z sigma*] = h1
-    g22, u2 = E([m * m for m in ch.mu1]), E([a * m for a, m in zip(ch.h1, ch.mu1)])
-    zero = 0 * energy
-    gram = [gram[0] + [zero], gram[1] + [zero], [zero, zero, g22]]
-    u = u + [u2]
-    upper, (b_up,) = _project(energy, gram, u, [0])
-    span, _ = _project(energy, gram, u, [0, 1])
-    lower, b_low = _project(energy, gram, u, [0, 1, 2])
-    return upper, lower, span, b_up, tuple(b_low)
+    u = [E([a * g for a, g in zip(f, h)]) for f in basis]
+    # the z mu1^(j)(kappa) directions: orthogonal to every function of kappa,
+    # E_z[z sigma*] = h1
+    zgram = [[E([a * b for a, b in zip(f, g)]) for g in mu1] for f in mu1]
+    zu = [E([a * m for a, m in zip(h1, f)]) for f in mu1]
+    # the part of the teacher no readout reaches: E_z-variance beyond the z-linear part
+    beyond = E([c2 - a * a - b * b for c2, a, b in zip(h2, h, h1)])
+    zero = 0 * beyond
+
+    def combination(coef, funcs):
+        if ch.precision == "double":
+            return sum((b * np.asarray(f) for b, f in zip(coef, funcs)), np.zeros(len(h)))
+        return [sum((b * f[i] for b, f in zip(coef, funcs)), zero) for i in range(len(h))]
+
+    def distance(coef_k, coef_z):
+        fit, zfit = combination(coef_k, basis), combination(coef_z, mu1)
+        return (beyond + E([(a - b) ** 2 for a, b in zip(h, fit)])
+                + E([(a - b) ** 2 for a, b in zip(h1, zfit)]))
+
+    b_up = _project(gram, u, list(range(K)))
+    b_span = _project(gram, u, list(range(2 * K)))
+    b_z = _project(zgram, zu, list(range(K)))
+    upper = distance(b_up + [zero] * K, [])
+    span = distance(b_span, [])
+    lower = distance(b_span, b_z)
+    return upper, lower, span, tuple(b_up), tuple(b_span + b_z)
 
 
 def _tidy(x, ceiling=None):
@@ -163,7 +205,7 @@ def _tidy(x, ceiling=None):
     span is never above ``ceiling`` (equal up to rounding at worst)."""
     if ceiling is not None and x > ceiling:
         x = ceiling
-    if -1e-12 < x < 0:
+    if x < 0:   # a squared distance: negative only by rounding (noted by the caller)
         x = 0 * x
     return x
 
@@ -178,12 +220,13 @@ def _kernel(teacher, dps=None):
 _LADDER = (60, 90, 135, 200, 300)
 
 
-def _double(student, teacher, r, c, gamma, nodes):
+def _double(student, teacher, r, c, gamma, nodes, voc):
     node_error = None
     if nodes == "auto":
         prev = None
         for K in _LADDER:
-            cur = _all_projections(channel_data(student, teacher, r, c, gamma, nodes=K))
+            cur = _all_projections(group_channel_data(student, teacher, r, c, gamma, voc,
+                                                      nodes=K))
             if prev is not None:
                 node_error = float(max(abs(a - b) for a, b in zip(cur[:3], prev[:3])))
                 if node_error < 1e-13:
@@ -191,17 +234,18 @@ def _double(student, teacher, r, c, gamma, nodes):
             prev = cur
     else:
         K = int(nodes)
-        cur = _all_projections(channel_data(student, teacher, r, c, gamma, nodes=K))
+        cur = _all_projections(group_channel_data(student, teacher, r, c, gamma, voc, nodes=K))
     return cur, K, node_error
 
 
-def _mpmath(student, teacher, r, c, gamma, dps):
+def _mpmath(student, teacher, r, c, gamma, dps, voc):
     """Projections at ``dps`` digits; kappa nodes raised until two counts agree to
     ``dps - 3`` digits."""
     prev = None
     K = max(60, 2 * dps)
     while True:
-        ch = channel_data(student, teacher, str(r), str(c), str(gamma), nodes=K, dps=dps)
+        ch = group_channel_data(student, teacher, str(r), str(c), str(gamma), voc, nodes=K,
+                                dps=dps)
         with mpmath.workdps(dps + 10):
             cur = _all_projections(ch)
         if prev is not None:
@@ -215,7 +259,8 @@ def _mpmath(student, teacher, r, c, gamma, dps):
         K = int(K * 1.5)
 
 
-def bounds(student, teacher, r, c, gamma=1.0, dps=None, nodes="auto") -> Bounds:
+def bounds(student, teacher, r, c, gamma=1.0, dps=None, nodes="auto", *,
+           vocabulary=None) -> Bounds:
     """Upper and lower bounds on the test error and the kernel baseline at sRF parameters
     (r, c, gamma); both bounds hold at every gamma (docs/theory.md (l.4)).
 
@@ -230,6 +275,11 @@ def bounds(student, teacher, r, c, gamma=1.0, dps=None, nodes="auto") -> Bounds:
         fields are then the ``dps``-digit values rounded to double.
     nodes : int or "auto"
         kappa nodes for the double-precision result ("auto": converge to 1e-13).
+    vocabulary : None, list of letters or :class:`~srfsym.vocabulary.Vocabulary`
+        Readout vocabulary (docs/theory.md (k.3)): the bounds project on the span of every
+        group's ``mu0^(j)``, ``kappa mu1^(j)`` (and ``z mu1^(j)``), group j having spike
+        ``r omega_j`` and bulk variance ``1 + omega_j^2 (c - 1)``.  They do not depend on
+        the weights.  ``None`` is the uniform readout.
 
     Examples
     --------
@@ -243,19 +293,30 @@ def bounds(student, teacher, r, c, gamma=1.0, dps=None, nodes="auto") -> Bounds:
     >>> b = bounds("sin", "sin", r=0.8, c=1.1, gamma=0.8)
     >>> b.lower < b.spike_span <= b.upper
     True
+
+    Two letters give the readout a second mean direction (tanh student, sin target):
+
+    >>> u, v = (bounds("tanh", "sin", 1.13406, 1.018973, vocabulary=w) for w in ([1], [1, 2]))
+    >>> round(u.upper, 5), round(v.upper, 5), round(v.lower, 5)
+    (0.02026, 0.00895, 0.00049)
     """
     if dps is not None:
         check_dps(dps, MAX_SOLVER_DPS)
+    voc = make_vocabulary(vocabulary)
     (upper, lower, span, b_up, b_low), K, node_error = _double(student, teacher, r, c,
-                                                               gamma, nodes)
+                                                               gamma, nodes, voc)
+    notes = [f"the {name} projection came out at {float(v):.1e} < 0: it is zero to within "
+             "double-precision rounding (use dps for its value)"
+             for name, v in (("upper", upper), ("lower", lower)) if v <= -1e-12]
     upper = _tidy(upper)
     span = _tidy(span, upper)
     lower = _tidy(lower, span)
-    out = Bounds(float(upper), float(lower), _kernel(teacher), float(b_up),
+    b_up = float(b_up[0]) if voc.K == 1 else tuple(float(b) for b in b_up)
+    out = Bounds(float(upper), float(lower), _kernel(teacher), b_up,
                  tuple(float(b) for b in b_low), float(span), float(r), float(c),
-                 float(gamma), K, node_error)
+                 float(gamma), K, node_error, vocabulary=voc, notes=notes)
     if dps is not None:
-        (upper, lower, span, _, _), K, err = _mpmath(student, teacher, r, c, gamma, dps)
+        (upper, lower, span, _, _), K, err = _mpmath(student, teacher, r, c, gamma, dps, voc)
         with mpmath.workdps(dps):
             upper = _tidy(+upper)
             span = _tidy(+span, upper)
@@ -265,6 +326,7 @@ def bounds(student, teacher, r, c, gamma=1.0, dps=None, nodes="auto") -> Bounds:
         out.upper, out.lower, out.spike_span, out.kernel = (
             float(mp_values[k]) for k in ("upper", "lower", "spike_span_projection", "kernel"))
         out.precision = f"mpmath:{dps}"
+        out.notes = []
         out.nodes, out.node_error = K, float(err)
     return out
 
@@ -310,22 +372,38 @@ class OptimalBounds:
                 "r_upper": self.at_upper.r, "c_upper": self.at_upper.c,
                 "r_lower": self.at_lower.r, "c_lower": self.at_lower.c,
                 "gamma": self.at_upper.gamma, "kernel": self.at_upper.kernel,
+                **({"vocabulary": self.at_upper.vocabulary.to_dict()}
+                   if self.at_upper.vocabulary is not None
+                   and not self.at_upper.vocabulary.is_uniform else {}),
                 "notes": list(self.notes)}
 
     def __str__(self):
+        voc = self.at_upper.vocabulary
         return (f"learning-rate-optimised bounds at alpha0 = {self.alpha0:g} "
+                + ("" if voc is None or voc.is_uniform else f"with the {voc} ")
+                + 
                 f"(gamma = {self.at_upper.gamma:.6g}): "
                 f"lower = {self.lower:.10g} (eta = {self.eta_lower:.8g}), "
                 f"upper = {self.upper:.10g} (eta = {self.eta_upper:.8g})")
 
 
 def optimal_learning_rate_bounds(student, teacher, alpha0=math.inf, eta_max=20.0, *,
-                                 grid=48, mu0_correction=True, xtol=1e-9) -> OptimalBounds:
+                                 grid="auto", mu0_correction=True, xtol=1e-9,
+                                 vocabulary=None, gamma=None, dps=None) -> OptimalBounds:
     """Minimise the upper and the lower bound over the learning rate eta in (0, eta_max].
 
     For each eta the mapping gives (r, c, gamma) at ``alpha0`` (``inf``: gamma = 1, c = 1);
     the bounds are those valid at that gamma (docs/theory.md (l.1), (l.4)).  A grid of
-    ``grid`` points locates each minimum, bounded Brent refines it to ``xtol`` in eta.
+    ``grid`` points locates the local minima, bounded Brent refines each to ``xtol`` in eta
+    and the deepest is kept.  ``grid="auto"`` is 48 points for the uniform readout; with a
+    vocabulary the bounds have several narrow minima (width about 0.05 in eta, where the
+    group functions fit the target), so the grid spacing is at most 0.04.
+
+    ``gamma`` fixes the alignment instead of taking the mapping's (``gamma=1`` with a finite
+    ``alpha0`` is the setting of the papers' optimised bounds, docs/theory.md (l.2)).
+    ``dps`` recomputes the two optimal values at that precision (the optimisation itself
+    runs in double): needed when a bound is near the double-precision resolution (about
+    1e-11 for the lower bound with a vocabulary).
 
     For sigma = sigma_star = erf the upper bound vanishes at a finite learning rate: with
     alpha0 = oo, mu0(kappa) = erf(r kappa / sqrt(3)) is proportional to the target when
@@ -336,31 +414,71 @@ def optimal_learning_rate_bounds(student, teacher, alpha0=math.inf, eta_max=20.0
     (4.081, True)
     >>> import math; round(math.sqrt(3) * 3 * math.pi / 4, 4)   # sqrt(3) / mu1^2
     4.081
+
+    With a readout vocabulary (docs/theory.md (l.5)) letter ``omega_j`` gets the spike
+    ``omega_j r``; two letters lower the optimised upper bound of tanh/sin by orders of
+    magnitude:
+
+    >>> one = optimal_learning_rate_bounds("tanh", "sin", eta_max=10)
+    >>> two = optimal_learning_rate_bounds("tanh", "sin", eta_max=4, vocabulary=[1, 2])
+    >>> f"{one.upper:.2e}", f"{two.upper:.2e}"
+    ('8.40e-03', '1.65e-05')
     """
     from scipy.optimize import minimize_scalar
 
     if not (isinstance(eta_max, (int, float)) and math.isfinite(eta_max) and eta_max > 0):
         raise ValueError(f"eta_max must be a positive finite number, got {eta_max!r}")
 
+    voc = make_vocabulary(vocabulary)
+    if grid == "auto":
+        grid = 48 if voc.K == 1 else max(48, math.ceil(eta_max / 0.04))
+    if isinstance(grid, bool) or not isinstance(grid, (int, np.integer)) or grid < 3:
+        raise ValueError(f"grid must be an integer >= 3 or 'auto', got {grid!r}")
     along = mapping_along_eta(student, teacher, alpha0, mu0_correction=mu0_correction)
 
+    if gamma is not None:
+        from .channel import validate_srf_parameters
+        validate_srf_parameters(0.0, 1.0, gamma)
+
     @lru_cache(maxsize=None)
-    def at(eta):
-        r, c, gamma = (float(v) for v in along(eta))
-        return bounds(student, teacher, r, c, gamma, nodes=135)
+    def at(eta, dps=None):
+        r, c, g = (float(v) for v in along(eta))
+        g = g if gamma is None else float(gamma)
+        return bounds(student, teacher, r, c, g, nodes=135, vocabulary=voc, dps=dps)
 
     etas = np.linspace(eta_max / grid, eta_max, grid)
     found, notes = {}, []
     for key in ("upper", "lower"):
         vals = [getattr(at(float(e)), key) for e in etas]
-        i = int(np.argmin(vals))
-        lo, hi = etas[max(i - 1, 0)], etas[min(i + 1, grid - 1)]
-        res = minimize_scalar(lambda e: getattr(at(float(e)), key), bounds=(lo, hi),
-                              method="bounded", options={"xatol": xtol})
-        eta, val = (float(res.x), float(res.fun)) if res.fun <= vals[i] else (etas[i], vals[i])
-        if i == grid - 1:
+        # every local minimum of the grid is refined (with a vocabulary the bounds have
+        # several, and the deepest on the grid need not be the deepest one)
+        local = [i for i in range(grid) if vals[i] <= vals[max(i - 1, 0)]
+                 and vals[i] <= vals[min(i + 1, grid - 1)]]
+        best = None
+        for i in local:
+            lo, hi = etas[max(i - 1, 0)], etas[min(i + 1, grid - 1)]
+            res = minimize_scalar(lambda e: getattr(at(float(e)), key), bounds=(lo, hi),
+                                  method="bounded", options={"xatol": xtol})
+            cand = (float(res.x), float(res.fun)) if res.fun <= vals[i] else (etas[i], vals[i])
+            if best is None or cand[1] < best[1]:
+                best = cand
+        if best[0] >= etas[-2]:
             notes.append(f"the {key} bound is smallest at eta_max = {eta_max:g}: "
                          "the minimum may lie beyond it (raise eta_max)")
-        found[key] = (float(eta), val)
+        found[key] = (float(best[0]), best[1])
+    # L <= U at every eta, so L* <= U*: the lower bound at the upper optimum is a candidate
+    # too (the two minimisations stop at different rounding levels)
+    if at(found["upper"][0]).lower < found["lower"][1]:
+        found["lower"] = (found["upper"][0], at(found["upper"][0]).lower)
+    if dps is not None:
+        check_dps(dps, MAX_SOLVER_DPS)
+        at_up, at_low = at(found["upper"][0], dps), at(found["lower"][0], dps)
+        found = {"upper": (found["upper"][0], at_up.upper),
+                 "lower": (found["lower"][0], min(at_low.lower, at_up.lower))}
+        notes.append(f"optimal learning rates found in double precision; the bounds at them "
+                     f"computed at {dps} digits")
+    else:
+        at_up, at_low = at(found["upper"][0]), at(found["lower"][0])
+    notes.extend(at_up.notes + [n for n in at_low.notes if n not in at_up.notes])
     return OptimalBounds(float(alpha0), found["upper"][1], found["upper"][0], found["lower"][1],
-                         found["lower"][0], at(found["upper"][0]), at(found["lower"][0]), notes)
+                         found["lower"][0], at_up, at_low, notes)

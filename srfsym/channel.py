@@ -25,7 +25,7 @@ from .cget import cget_coefficients, teacher_functions
 from .gaussian import (GAUSSIAN_HALF_WIDTH, gauss_hermite, gaussian_piecewise_rule,
                        trapezoid_mpmath)
 
-__all__ = ["ChannelData", "channel_data", "gauss_hermite_mpmath", "validate_srf_parameters"]
+__all__ = ["ChannelData", "channel_data", "GroupChannelData", "group_channel_data", "gauss_hermite_mpmath", "validate_srf_parameters"]
 
 
 def validate_srf_parameters(r, c, gamma):
@@ -256,10 +256,12 @@ def channel_data(student, teacher, r, c, gamma, nodes=80, dps=None,
 
 
 @lru_cache(maxsize=64)
-def _channel_data(student, teacher, r, c, gamma, nodes, dps, kind="gauss-hermite") -> ChannelData:
+def _channel_data(student, teacher, r, c, gamma, nodes, dps, kind="gauss-hermite",
+                  cuts=None) -> ChannelData:
     co = cget_coefficients(student)
     te = teacher_functions(teacher)
-    cuts = _kappa_cuts(teacher, gamma, student, r, c)
+    if cuts is None:
+        cuts = _kappa_cuts(teacher, gamma, student, r, c)
     if dps is None:
         kappa, w = kappa_rule(int(nodes), cuts, kind=kind)
         mu0, mu1, mustar2 = co.numpy()(kappa, float(r), float(c))
@@ -283,3 +285,102 @@ def _channel_data(student, teacher, r, c, gamma, nodes, dps, kind="gauss-hermite
                        f"mpmath:{dps}")
 
 
+
+
+# ======================================================================================
+# one channel per letter of a readout vocabulary (docs/theory.md (k.2))
+
+@dataclass(frozen=True)
+class GroupChannelData:
+    """Channel data of a readout vocabulary: the cGET coefficients of every group on one
+    common kappa rule.
+
+    ``mu0, mu1, mustar2`` have one row per letter (shape ``(K, nodes)`` in double
+    precision, a tuple of K tuples in mpmath mode); ``h, h1, h2`` are the teacher functions
+    (one row).  ``groups[j]`` is the :class:`ChannelData` of letter ``j`` (spike
+    ``r omega_j``, bulk variance ``c_j``) and, for the uniform readout, *is* the channel of
+    :func:`channel_data`.  ``E(values)`` takes the kappa-expectation along the last axis.
+    """
+
+    groups: tuple
+    vocabulary: object
+    r: object
+    c: object
+    group_r: tuple
+    group_c: tuple
+
+    @property
+    def K(self) -> int:
+        return len(self.groups)
+
+    def __getattr__(self, name):
+        if name in ("kappa", "weights", "h", "h1", "h2", "gamma", "nodes", "precision"):
+            return getattr(self.groups[0], name)
+        if name in ("mu0", "mu1", "mustar2"):
+            rows = [getattr(g, name) for g in self.groups]
+            return np.array(rows) if self.precision == "double" else tuple(rows)
+        raise AttributeError(name)
+
+    def E(self, values):
+        if self.precision == "double":
+            v = np.asarray(values) @ self.weights
+            return v if np.ndim(v) else (float(v) if np.isrealobj(v) else complex(v))
+        return self.groups[0].E(values)
+
+
+def group_channel_data(student, teacher, r, c, gamma, vocabulary=None, nodes=80, dps=None,
+                       kind="gauss-hermite") -> GroupChannelData:
+    """:func:`channel_data` for every letter of a readout vocabulary, on one kappa rule.
+
+    ``r, c`` are the uniform sRF parameters; group ``j`` gets spike ``r omega_j`` and bulk
+    variance ``1 + omega_j^2 (c - 1)`` (:mod:`srfsym.vocabulary`).  The kappa rule has the
+    cuts of every group.  For the uniform readout the single group is exactly
+    ``channel_data(student, teacher, r, c, gamma, nodes, dps, kind)``.
+
+    >>> g = group_channel_data("tanh", "sin", 1.134, 1.019, 1.0, [1, 2], nodes=60)
+    >>> g.K, g.mu0.shape, g.group_r
+    (2, (2, 60), (1.134, 2.268))
+    >>> u = group_channel_data("tanh", "sin", 1.134, 1.019, 1.0, nodes=60)
+    >>> u.groups[0] is channel_data("tanh", "sin", 1.134, 1.019, 1.0, nodes=60)
+    True
+    """
+    from .vocabulary import vocabulary as make_vocabulary
+    voc = make_vocabulary(vocabulary)
+    validate_srf_parameters(r, c, gamma)
+    if voc.is_uniform:
+        ch = channel_data(student, teacher, r, c, gamma, nodes=nodes, dps=dps, kind=kind)
+        return GroupChannelData((ch,), voc, ch.r, ch.c, (ch.r,), (ch.c,))
+    if isinstance(nodes, bool) or not isinstance(nodes, (int, np.integer)) or nodes < 16:
+        raise ValueError(f"nodes must be an integer >= 16 (kappa quadrature), got {nodes!r}")
+    if kind not in ("gauss-hermite", "trapezoid"):
+        raise ValueError(f"kind must be 'gauss-hermite' or 'trapezoid', got {kind!r}")
+    from .vocabulary import check_student
+    check_student(student, voc)
+    st, te = activation(student), activation(teacher)
+    if dps is None:
+        rs, cs = voc.group_spike_strengths(r), voc.group_bulk_variances(c)
+        g = float(gamma)
+    else:
+        from .vocabulary import group_parameter_expressions
+        e = group_parameter_expressions()
+        fr, fc = (_mpmath_function(e["symbols"], e[k]) for k in ("spike_strength", "bulk_variance"))
+        with mpmath.workdps(int(dps) + 15):
+            r_, c_ = (v if isinstance(v, mpmath.mpf) else mpmath.mpf(str(v)) for v in (r, c))
+            rs = tuple(+fr(mpmath.mpf(repr(w)), r_, c_) for w in voc.letters)
+            cs = tuple(+fc(mpmath.mpf(repr(w)), r_, c_) for w in voc.letters)
+        g = gamma
+    for cj in cs:
+        validate_srf_parameters(0.0, cj, 0.0)
+    cuts = set()
+    for rj, cj in zip(rs, cs):
+        cuts |= set(_kappa_cuts(te, float(g), st, float(rj), float(cj)))
+    cuts = tuple(sorted(cuts))
+    groups = tuple(_channel_data(st, te, rj, cj, g, int(nodes), dps, kind, cuts)
+                   for rj, cj in zip(rs, cs))
+    return GroupChannelData(groups, voc, r, c, rs, cs)
+
+
+def _mpmath_function(symbols, expr):
+    """An mpmath function of a SymPy expression (the group formulas at high precision)."""
+    import sympy as sp
+    return sp.lambdify(symbols, expr, modules="mpmath")

@@ -39,10 +39,11 @@ import numpy as np
 import sympy as sp
 
 from .activations import activation
-from .channel import channel_data
+from .channel import channel_data, group_channel_data
 from .fixed_point import ConvergenceError, _anderson, _Problem
 from .mapping import srf_mapping
 from .spectrum import EigenvalueSpectrum, MarchenkoPastur
+from .vocabulary import vocabulary as make_vocabulary
 
 __all__ = ["FeatureSpectrum", "feature_spectrum", "StieltjesValue", "spectrum_moment_expressions"]
 
@@ -140,9 +141,23 @@ class FeatureSpectrum:
 
     Build it with :func:`feature_spectrum`.  ``spectrum="mp"`` averages over ``varrho ~ c
     MP_beta``; an array of eigenvalues of ``W Pi W^T`` gives the finite-d variant.
+
+    With a readout vocabulary (K letters, docs/theory.md (k.5)) the features of group j have
+    the coefficients of spike ``r omega_j`` and bulk variance ``c_j``; ``s(z)`` then solves the
+    block-Wishart system for the K group traces ``R_j`` (:meth:`_group_map`), and the K giant
+    outliers are :meth:`giant_outliers` (leading order).
     """
 
-    def __init__(self, student, r, c, beta=1.0, p_over_n=1.0, spectrum="mp", tol=1e-10):
+    def __init__(self, student, r, c, beta=1.0, p_over_n=1.0, spectrum="mp", tol=1e-10,
+                 vocabulary=None):
+        self.voc = make_vocabulary(vocabulary)
+        if not self.voc.is_uniform:
+            from .vocabulary import check_student
+            check_student(student, self.voc)
+            if not isinstance(spectrum, str):
+                raise ValueError("a finite-d bulk (an eigenvalue list) is not available with a "
+                                 "readout vocabulary: the groups' bulks differ; use 'mp'")
+        self._use_groups = not self.voc.is_uniform
         self.student = activation(student)
         self.r, self.c = float(r), float(c)
         if not math.isfinite(self.r):
@@ -163,8 +178,14 @@ class FeatureSpectrum:
         self._warm = None
 
     def __repr__(self):
+        voc = "" if self.voc.is_uniform else f", {self.voc}"
         return (f"FeatureSpectrum({self.student.name}, r={self.r:.6g}, c={self.c:.6g}, "
-                f"beta={self.beta:g}, p/n={self.nu:g}, {self.bulk!r})")
+                f"beta={self.beta:g}, p/n={self.nu:g}, {self.bulk!r}{voc})")
+
+    @property
+    def K(self) -> int:
+        """Number of letters of the readout vocabulary (1 for the uniform readout)."""
+        return self.voc.K
 
     # ----------------------------------------------------------------------------------
     # the system
@@ -203,6 +224,114 @@ class FeatureSpectrum:
                                f"converge (last change {residual:.3e}; {last})",
                                residual=residual, iterate=getattr(last, "iterate", None))
 
+    # --- the block-Wishart system of a vocabulary (docs/theory.md (k.5)) -----------------
+    def _group_channel(self, nodes):
+        return group_channel_data(self.student, self.student, self.r, self.c, 0.0, self.voc,
+                                  nodes=nodes, kind="trapezoid")
+
+    def _solve_groups(self, nodes, z, start):
+        """Anderson iteration of the K-group map (docs/theory.md (k.5))::
+
+            delta(k) = nu (v^T M v + sum_j pi_j mu*_j^2 R_j),   v_j = sqrt(c_j) mu1_j(k),
+                       M = Lambda (I + beta Ctilde Lambda)^-1,  Lambda = diag(pi_j R_j)
+            Ctilde = E v v^T / (1 + delta),    D_j = E mu*_j^2 / (1 + delta)
+            R_j' = 1 / (D_j - z + [Ctilde (I + beta Lambda Ctilde)^-1]_jj),  s = sum_j pi_j R_j
+
+        The iterate is (R, Ctilde), so that the map is a function of the iterate alone."""
+        ch = self._group_channel(nodes)
+        K = self.K
+        pi = np.asarray(self.voc.weights)
+        cj = np.asarray(ch.group_c, dtype=float)
+        v = np.sqrt(cj)[:, None] * ch.mu1
+        mus2 = ch.mustar2
+        I = np.eye(K)
+
+        def G(x, z):
+            R, Ct = x[:K], x[K:].reshape(K, K)
+            Lam = np.diag(pi * R)
+            M = Lam @ np.linalg.inv(I + self.beta * Ct @ Lam)
+            delta = self.nu * (np.einsum("jn,jk,kn->n", v, M, v)
+                               + np.einsum("j,jn->n", pi * R, mus2))
+            w = 1 / (1 + delta)
+            Ct_new = np.einsum("jn,kn,n,n->jk", v, v, w, ch.weights)
+            D = np.einsum("jn,n,n->j", mus2, w, ch.weights)
+            B = Ct_new @ np.linalg.inv(I + self.beta * Lam @ Ct_new)
+            R_new = 1 / (D - z + np.diag(B))
+            return np.concatenate([R_new, Ct_new.ravel()])
+
+        def run(x0, zz):
+            x0 = np.asarray(x0, dtype=complex)
+            tol = 1e-14 * max(1.0, float(np.max(np.abs(x0))))
+            last = None
+            for memory, damping, iters in ((5, 0.5, 400), (3, 0.3, 400), (0, 0.5, 20000)):
+                try:
+                    return _anderson(lambda x: G(x, zz), x0, tol, iters, memory=memory,
+                                     damping=damping)[:2]
+                except (ConvergenceError, ValueError, ZeroDivisionError,
+                        np.linalg.LinAlgError) as exc:
+                    last = exc
+            residual = getattr(last, "residual", float("nan"))
+            raise ConvergenceError(f"feature spectrum with the {self.voc} at z = {zz}: the "
+                                   f"group iteration did not converge (last change "
+                                   f"{residual:.3e}; {last})", residual=residual, iterate=None)
+
+        def physical(x, zz):
+            # a Stieltjes transform of a positive measure per group: Im R_j >= 0 above the
+            # axis (R_j > 0 on the negative axis)
+            R = x[:K]
+            return bool(np.all(R.imag >= -1e-10 * np.abs(R)) and
+                        (zz.imag > 0 or np.all(R.real > 0)))
+
+        x, it = run(start, z)
+        if physical(x, z):
+            return x, it
+        # the iteration found another branch: continuation from far above the axis, where
+        # the map contracts, down to Im z
+        y = max(1.0, abs(z.real), 4 * z.imag)
+        x = self._cold(complex(z.real, y))
+        total = 0
+        while True:
+            zz = complex(z.real, max(y, z.imag)) if z.imag > 0 else z
+            x, it = run(x, zz)
+            total += it
+            if zz == z or z.imag <= 0:
+                break
+            y /= 4
+        if not physical(x, z):
+            raise ConvergenceError(f"feature spectrum with the {self.voc} at z = {z}: the group "
+                                   "iteration converged to a non-physical branch (Im R_j < 0) "
+                                   "even by continuation from Im z = 1", residual=float("nan"),
+                                   iterate=x)
+        return x, total
+
+    def _group_g1(self, x):
+        K = self.K
+        pi = np.asarray(self.voc.weights)
+        cj = np.asarray(self.voc.group_bulk_variances(self.c))
+        R, Ct = x[:K], x[K:].reshape(K, K)
+        Lam = np.diag(pi * R)
+        M = Lam @ np.linalg.inv(np.eye(K) + self.beta * Ct @ Lam)
+        sc = np.sqrt(cj)
+        return complex(sc @ M @ sc)          # tr(A Gbar)/p = sum_jl sqrt(c_j c_l) M_jl
+
+    def _cold(self, z):
+        if not self._use_groups:
+            return (self.nu * self.c * (-1 / z), self.nu * (-1 / z))
+        K = self.K
+        return np.concatenate([np.full(K, -1 / z, dtype=complex),
+                               np.zeros(K * K, dtype=complex)])
+
+    def _s_g1(self, V):
+        """(s, g1) from the solver's iterate."""
+        if not self._use_groups:
+            return V[1] / self.nu, V[0] / self.nu
+        return complex(np.dot(self.voc.weights, V[:self.K])), self._group_g1(V)
+
+    def _solve_at_nodes(self, K, z, start):
+        if not self._use_groups:
+            return self._solve(self._problem(K), z, start)
+        return self._solve_groups(K, z, start)
+
     def _start(self, z):
         if self._warm is not None:
             return self._warm
@@ -221,7 +350,7 @@ class FeatureSpectrum:
         z0 = _check_z(z)
         z = z0.conjugate() if z0.imag < 0 else z0
         tol = self.tol if tol is None else tol
-        cold = (self.nu * self.c * (-1 / z), self.nu * (-1 / z))
+        cold = self._cold(z)
         starts = ([self._warm] if warm_start and self._warm is not None else []) + [cold]
         for i, start in enumerate(starts):
             try:
@@ -232,7 +361,7 @@ class FeatureSpectrum:
                     raise
         if warm_start:
             self._warm = tuple(V)
-        s, g1 = V[1] / self.nu, V[0] / self.nu
+        s, g1 = self._s_g1(V)
         if z0.imag < 0:
             s, g1 = s.conjugate(), g1.conjugate()
         return StieltjesValue(z0, complex(s), complex(g1), K, float(err), it)
@@ -240,8 +369,8 @@ class FeatureSpectrum:
     def _ladder(self, z, start, tol):
         prev, err = None, math.inf
         for K in NODE_LADDER:
-            V, it = self._solve(self._problem(K), z, start)
-            s = V[1] / self.nu
+            V, it = self._solve_at_nodes(K, z, start)
+            s = self._s_g1(V)[0]
             if prev is not None:
                 err = abs(s - prev) / abs(s)
                 if err <= tol:
@@ -308,6 +437,9 @@ class FeatureSpectrum:
         """
         from .values import check_dps
         check_dps(dps, 100)
+        if self._use_groups:
+            raise ValueError("the high-precision s(z) is not available with a readout vocabulary "
+                             "(K > 1): use stieltjes_value, whose error estimate is reported")
         z0 = _check_z(z)
         z = z0.conjugate() if z0.imag < 0 else z0
         V0 = self.stieltjes_value(z, warm_start=False)
@@ -354,21 +486,82 @@ class FeatureSpectrum:
     def _formula(self, name):
         return float(_moment_functions()[name](*self._moments, self.c, self.beta, self.nu))
 
+    @cached_property
+    def _group_moments(self):
+        """Per group: E mu1_j^2, E mu*_j^2, and the Gram matrix E mu0_j mu0_l (node count
+        raised until 1e-13 relative)."""
+        prev = None
+        for K in NODE_LADDER:
+            ch = self._group_channel(K)
+            cur = (ch.E(ch.mu1 ** 2), ch.E(ch.mustar2),
+                   np.einsum("jn,kn,n->jk", ch.mu0, ch.mu0, ch.weights))
+            flat = np.concatenate([cur[0], cur[1], cur[2].ravel()])
+            if prev is not None and np.all(np.abs(flat - prev) <= 1e-13 * (np.abs(flat) + 1e-300)
+                                           + 1e-300):
+                break
+            prev = flat
+        return cur
+
+    def _not_for_groups(self, what):
+        if self._use_groups:
+            raise ValueError(f"{what} is derived for the uniform readout only (K = 1); with "
+                             f"the {self.voc} srfsym gives the leading order of the K outliers "
+                             "(giant_outliers) and the bulk mean")
+
+    @property
+    def outliers_per_p(self) -> np.ndarray:
+        """Leading order of the giant outliers divided by p, largest first: the eigenvalues
+        of ``Pi^1/2 Gamma0 Pi^1/2``, ``Gamma0_jl = E mu0_j mu0_l`` (docs/theory.md (k.4));
+        ``[E mu0^2]`` for the uniform readout.
+
+        >>> fs = feature_spectrum("tanh", r=1.13406, c=1.018973, vocabulary=[1, 2])
+        >>> [round(float(v), 4) for v in fs.outliers_per_p]
+        [0.3973, 0.0027]
+        """
+        if not self._use_groups:
+            return np.array([self._moments[0]])
+        root = np.sqrt(np.asarray(self.voc.weights))
+        ev = np.linalg.eigvalsh(root[:, None] * self._group_moments[2] * root[None, :])
+        return np.clip(ev[::-1], 0.0, None)
+
+    def giant_outliers(self, p, kappa=None) -> np.ndarray:
+        """The K giant outliers to leading order, ``p eig(Pi^1/2 Gamma0 Pi^1/2)``; with the
+        realised spike coordinates ``kappa`` the sample Gram matrix over them (which the
+        eigenvalues follow).  For the uniform readout: ``[giant_outlier(p, kappa)]``, which
+        includes the O(1) correction; for K > 1 that correction is not derived."""
+        if not self._use_groups:
+            return np.array([self.giant_outlier(p, kappa) or 0.0])
+        if kappa is None:
+            return float(p) * self.outliers_per_p
+        from .cget import cget_coefficients
+        kap = np.asarray(kappa, float)
+        f = cget_coefficients(self.student).numpy()
+        rows = [np.asarray(f(kap, rj, cj)[0]) for rj, cj in
+                zip(self.voc.group_spike_strengths(self.r), self.voc.group_bulk_variances(self.c))]
+        gram = np.array(rows) @ np.array(rows).T / kap.size
+        root = np.sqrt(np.asarray(self.voc.weights))
+        ev = np.linalg.eigvalsh(root[:, None] * gram * root[None, :])
+        return float(p) * np.clip(ev[::-1], 0.0, None)
+
     @property
     def outlier_per_p(self) -> float:
-        """Leading order of the giant outlier divided by p: ``E mu0(kappa)^2`` (0 when it
-        vanishes to rounding, e.g. an odd student at r = 0)."""
+        """Leading order of the (largest) giant outlier divided by p: ``E mu0(kappa)^2`` (0
+        when it vanishes to rounding, e.g. an odd student at r = 0)."""
+        if self._use_groups:
+            return float(self.outliers_per_p[0]) if self.has_outlier else 0.0
         return self._moments[0] if self.has_outlier else 0.0
 
     @property
     def has_outlier(self) -> bool:
         """Whether ``E mu0^2 > 0`` (to rounding): an odd student at r = 0 has no spike."""
-        return self._moments[0] > 1e-12 * self.bulk_mean
+        top = float(self.outliers_per_p[0]) if self._use_groups else self._moments[0]
+        return top > 1e-12 * self.bulk_mean
 
     @property
     def outlier_correction(self) -> float | None:
         """The O(1) correction Delta of the giant outlier ``lambda_1 = p M2hat + Delta``
         (docs/theory.md (j.5)); ``None`` when there is no outlier."""
+        self._not_for_groups("the O(1) outlier correction Delta")
         if not self.has_outlier:
             return None
         return self._formula("outlier_correction")
@@ -377,12 +570,13 @@ class FeatureSpectrum:
         """Predicted top eigenvalue ``p M2 + Delta``: with the realised spike coordinates
         ``kappa`` of the n inputs, ``M2 = mean mu0(r kappa_i; c)^2`` (the sample mean the
         eigenvalue actually follows); without them, the population value ``E mu0^2``.
-        ``None`` when there is no outlier.
+        ``None`` when there is no outlier.  (With a vocabulary: :meth:`giant_outliers`.)
 
         >>> fs = feature_spectrum("tanh", "sin", alpha0=20, eta=3)
         >>> round(fs.giant_outlier(1000), 2)          # population value; docs/theory.md (j.7)
         275.72
         """
+        self._not_for_groups("giant_outlier (with its correction Delta)")
         if not self.has_outlier:
             return None
         if kappa is None:
@@ -396,12 +590,20 @@ class FeatureSpectrum:
 
     @property
     def bulk_mean(self) -> float:
-        """Mean of the bulk law, ``E t(kappa)``, ``t = c mu1^2 + mu_star^2``."""
+        """Mean of the bulk law, ``E t(kappa)``, ``t = c mu1^2 + mu_star^2``; with a
+        vocabulary the pi-weighted mean of the groups' values (the trace is additive)."""
+        if self._use_groups:
+            f = _moment_functions()["bulk_mean"]
+            mu1sq, mus2, _ = self._group_moments
+            return float(sum(pj * f(0, 0, 0, a, b, 0, cj, self.beta, self.nu) for pj, a, b, cj in
+                             zip(self.voc.weights, mu1sq, mus2,
+                                 self.voc.group_bulk_variances(self.c))))
         return self._formula("bulk_mean")
 
     @property
     def bulk_normalised_variance(self) -> float:
         """``m2 / m1^2 - 1`` of the bulk law (docs/theory.md (j.6))."""
+        self._not_for_groups("the bulk variance formula")
         return self._formula("bulk_normalised_variance")
 
     @cached_property
@@ -436,6 +638,15 @@ class FeatureSpectrum:
 
     def summary(self) -> dict:
         """The scalar characteristics as a dict (JSON-ready)."""
+        if self._use_groups:
+            return {"student": self.student.name, "r": self.r, "c": self.c, "beta": self.beta,
+                    "p_over_n": self.nu, "vocabulary": self.voc.to_dict(),
+                    "r_groups": list(self.voc.group_spike_strengths(self.r)),
+                    "c_groups": list(self.voc.group_bulk_variances(self.c)),
+                    "outlier_per_p": self.outlier_per_p,
+                    "outliers_per_p": [float(v) for v in self.outliers_per_p],
+                    "outlier_correction": None, "bulk_mean": self.bulk_mean,
+                    "bulk_normalised_variance": None, "right_edge": self.right_edge}
         return {"student": self.student.name, "r": self.r, "c": self.c, "beta": self.beta,
                 "p_over_n": self.nu, "outlier_per_p": self.outlier_per_p,
                 "outlier_correction": self.outlier_correction, "bulk_mean": self.bulk_mean,
@@ -445,7 +656,7 @@ class FeatureSpectrum:
 
 def feature_spectrum(student, teacher=None, *, alpha0=None, eta=None, r=None, c=None,
                      beta=1.0, p_over_n=1.0, spectrum="mp", tol=1e-10,
-                     mu0_correction=True) -> FeatureSpectrum:
+                     mu0_correction=True, vocabulary=None) -> FeatureSpectrum:
     """The feature spectrum after one step (``teacher``, ``alpha0``, ``eta`` through the
     mapping) or at given sRF parameters (``r``, ``c``).
 
@@ -460,6 +671,9 @@ def feature_spectrum(student, teacher=None, *, alpha0=None, eta=None, r=None, c=
         Marchenko-Pastur bulk, or the eigenvalues of ``W Pi W^T`` (finite-d variant).
     tol : float
         Relative accuracy of ``s(z)`` targeted by the kappa node ladder.
+    vocabulary : None, list of letters or :class:`~srfsym.vocabulary.Vocabulary`
+        Readout vocabulary before the step (docs/theory.md (k.4), (k.5)); ``r, c`` are the
+        uniform parameters, group j has ``r omega_j`` and ``1 + omega_j^2 (c - 1)``.
 
     Examples
     --------
@@ -470,8 +684,9 @@ def feature_spectrum(student, teacher=None, *, alpha0=None, eta=None, r=None, c=
     if r is not None or c is not None:
         if r is None or c is None or alpha0 is not None or eta is not None:
             raise ValueError("give either r and c, or teacher, alpha0 and eta")
-        return FeatureSpectrum(student, r, c, beta, p_over_n, spectrum, tol)
+        return FeatureSpectrum(student, r, c, beta, p_over_n, spectrum, tol, vocabulary)
     if teacher is None or alpha0 is None or eta is None:
         raise ValueError("give either r and c, or teacher, alpha0 and eta")
-    m = srf_mapping(student, teacher, eta, alpha0, mu0_correction=mu0_correction)
-    return FeatureSpectrum(student, m.r, m.c, beta, p_over_n, spectrum, tol)
+    m = srf_mapping(student, teacher, eta, alpha0, mu0_correction=mu0_correction,
+                    vocabulary=vocabulary)
+    return FeatureSpectrum(student, m.r, m.c, beta, p_over_n, spectrum, tol, vocabulary)

@@ -371,14 +371,17 @@ class FixedPointResult:
     mp_test_error: object = None
     mapping: object = None
     notes: list = field(default_factory=list)
+    vocabulary: object = None   # a readout vocabulary: per-group order parameters (arrays)
+    groups: dict | None = None  # per-group spike strengths, bulk variances, resolvents
 
     @property
     def order_parameters(self) -> dict:
-        return {k: float(v) for k, v in self.state._asdict().items()}
+        """Floats; with a vocabulary, lists (K x K nested lists for V1 and Q1 = ``q1``)."""
+        return {k: _plain(v) for k, v in self.state._asdict().items()}
 
     @property
     def conjugates(self) -> dict:
-        return {k: float(v) for k, v in self.hats._asdict().items()}
+        return {k: _plain(v) for k, v in self.hats._asdict().items()}
 
     def to_dict(self, dps: int = 30) -> dict:
         out = {"alpha": self.alpha, "lam": self.lam, "beta": self.beta,
@@ -391,15 +394,29 @@ class FixedPointResult:
                "precision": self.precision, "notes": list(self.notes)}
         if self.mp_test_error is not None:
             out["test_error_decimal"] = mpmath.nstr(self.mp_test_error, dps)
+        if self.vocabulary is not None:
+            out["vocabulary"] = self.vocabulary.to_dict()
+            out.update({f"group_{k}": v for k, v in (self.groups or {}).items()})
         return out
 
     def __str__(self):
-        op = ", ".join(f"{k} = {v:.6g}" for k, v in self.order_parameters.items())
+        op = ", ".join(f"{k} = {_fmt(v)}" for k, v in self.order_parameters.items())
         return (f"alpha = {self.alpha:g}, lambda = {self.lam:g}, beta = {self.beta:g}: "
                 f"test error = {self.test_error:.10g}, train error = {self.train_error:.10g}\n"
                 f"  {op}\n  [{self.method}, {self.spectrum} spectrum, {self.nodes} kappa nodes"
                 + (f" (node error {self.node_error:.1e})" if self.node_error is not None else "")
                 + f", residual {self.residual:.1e}, {self.precision}]")
+
+
+def _plain(v):
+    """A float, or (per-group order parameters) a possibly nested list of floats."""
+    return float(v) if np.ndim(v) == 0 else np.asarray(v, dtype=float).tolist()
+
+
+def _fmt(v):
+    if isinstance(v, list):
+        return "[" + ", ".join(_fmt(x) for x in v) + "]"
+    return f"{v:.6g}"
 
 
 # ======================================================================================
@@ -450,7 +467,7 @@ _NODE_CACHE: dict = {}
 
 def solve_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp", *,
               d=None, seed=0, nodes="auto", tol=1e-10, method="structured", dps=None,
-              start=None, max_iter=20000):
+              start=None, max_iter=20000, vocabulary=None):
     """Solve the fixed point for given sRF parameters (r, c, gamma).
 
     Parameters
@@ -471,6 +488,13 @@ def solve_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp"
         Exact reduction (default), Anderson-accelerated or plain damped iteration (0.5).
     dps : int or None
         Solve in mpmath at ``dps`` digits (structured method only).
+    vocabulary : None, list of letters or :class:`~srfsym.vocabulary.Vocabulary`
+        Readout vocabulary (docs/theory.md (k.7)).  ``None`` or ``[1]`` is the uniform
+        readout (this function's own code); any other vocabulary solves the K-group
+        equations of :mod:`srfsym.fixed_point_groups` (deterministic spectrum, double
+        precision, structured method; odd students only), with per-group order parameters
+        (``V1``, ``q1`` K x K, the others K-vectors) and the totals ``test_error``,
+        ``train_error``.
 
     Examples
     --------
@@ -478,6 +502,18 @@ def solve_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp"
     >>> res.state.theta == 0.0 and res.test_error > 0
     True
     """
+    if vocabulary is not None:
+        from .vocabulary import vocabulary as make_vocabulary
+        voc = make_vocabulary(vocabulary)
+        if not voc.is_uniform:
+            if spectrum != "mp" or dps is not None or method != "structured":
+                raise ValueError("with a readout vocabulary the fixed point is solved with the "
+                                 "deterministic spectrum ('mp'), in double precision (no dps), "
+                                 "by the structured method")
+            from .fixed_point_groups import solve_srf_groups
+            return solve_srf_groups(student, teacher, r, c, gamma, lam, alpha, beta,
+                                    vocabulary=voc, nodes=nodes, tol=tol, start=start,
+                                    max_iter=max_iter)
     t0 = time.perf_counter()
     _validate(alpha, lam, beta)
     _validate_solver(tol, max_iter)
@@ -615,7 +651,8 @@ def solve(student, teacher, alpha0, eta, lam, alpha, beta=1.0, spectrum="mp", *,
     """Test error after one giant step (``eta``, ``alpha0``) and a ridge readout.
 
     Maps (student, teacher, eta, alpha0) to (r, c, gamma) with :func:`srf_mapping`
-    and solves the fixed point with :func:`solve_srf` (keyword arguments pass through).
+    and solves the fixed point with :func:`solve_srf` (keyword arguments pass through,
+    e.g. ``vocabulary=[1, 2]`` for a readout vocabulary, docs/theory.md (k.7)).
 
     >>> res = solve("tanh", "sin", alpha0=0, eta=3, lam=0.1, alpha=2.0)  # plain RF
     >>> round(res.state.m, 12), round(res.state.theta, 12)
@@ -660,7 +697,8 @@ class LearningCurve:
 def learning_curve(student, teacher, alpha0, eta, lam, alphas, beta=1.0, spectrum="mp", *,
                    progress=False, nodes="auto", **kwargs) -> LearningCurve:
     """:func:`solve` along ``alphas`` with warm starts (which do not change the answer:
-    each point is solved to the same verified tolerance).
+    each point is solved to the same verified tolerance).  Keyword arguments such as
+    ``vocabulary`` pass through to :func:`solve_srf`.
 
     >>> lc = learning_curve("tanh", "sin", 20, 3, 0.1, [0.5, 1.0, 2.0])
     >>> bool(np.all(np.diff(lc.test_error) < 0))
@@ -699,7 +737,8 @@ def optimal_lambda(student, teacher, alpha0, eta, alpha, beta=1.0, spectrum="mp"
     """Minimise the test error over lambda (bounded search in log lambda).
 
     Returns ``(lambda_opt, result)``; ``lambda_opt`` at the lower end of ``lam_range``
-    means the ridgeless limit is optimal.
+    means the ridgeless limit is optimal.  Keyword arguments such as ``vocabulary`` pass
+    through to :func:`solve_srf`.
 
     >>> lam, res = optimal_lambda("tanh", "sin", 20, 3, 1.0)
     >>> res.test_error <= solve("tanh", "sin", 20, 3, 0.1, 1.0).test_error

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 import sympy as sp
@@ -123,6 +123,23 @@ class SRFMapping:
     alignment_value: Value
     constants: dict = field(default_factory=dict)
     notes: tuple = ()
+    vocabulary: object = None
+
+    @property
+    def group_spike_strengths(self) -> tuple:
+        """Spike ``r omega_j`` of each letter's group (``(r,)`` for the uniform readout)."""
+        return self._voc.group_spike_strengths(self.spike_strength)
+
+    @property
+    def group_bulk_variances(self) -> tuple:
+        """Bulk variance ``1 + omega_j^2 (c - 1)`` of each letter's group (``(c,)`` for the
+        uniform readout)."""
+        return self._voc.group_bulk_variances(self.bulk_variance)
+
+    @property
+    def _voc(self):
+        from .vocabulary import UNIFORM
+        return self.vocabulary or UNIFORM
 
     @property
     def spike_strength(self) -> float:
@@ -147,15 +164,27 @@ class SRFMapping:
                 "alignment": self.alignment_value}
 
     def to_dict(self, dps: int = 30) -> dict:
-        return {"student": self.student.name, "teacher": self.teacher.name,
-                "eta": str(self.eta), "alpha0": str(self.alpha0),
-                **{k: v.to_dict(dps) for k, v in self.values().items()},
-                "notes": list(self.notes)}
+        out = {"student": self.student.name, "teacher": self.teacher.name,
+               "eta": str(self.eta), "alpha0": str(self.alpha0),
+               **{k: v.to_dict(dps) for k, v in self.values().items()},
+               "notes": list(self.notes)}
+        if not self._voc.is_uniform:
+            out["vocabulary"] = self._voc.to_dict()
+            out["spike_strength_groups"] = list(self.group_spike_strengths)
+            out["bulk_variance_groups"] = list(self.group_bulk_variances)
+        return out
 
     def __str__(self):
         lines = [f"sRF mapping: student {self.student.name}, teacher {self.teacher.name}, "
                  f"eta = {self.eta}, alpha0 = {self.alpha0}"]
         lines += [f"  {v}" for v in self.values().values()]
+        if not self._voc.is_uniform:
+            lines.append(f"  {self._voc}: per group (letter omega_j) spike r omega_j, bulk "
+                         "variance 1 + omega_j^2 (c - 1)")
+            for w, rj, cj in zip(self._voc.letters, self.group_spike_strengths,
+                                 self.group_bulk_variances):
+                lines.append(f"    omega = {w:g}: spike_strength = {rj:.15g}, "
+                             f"bulk_variance = {cj:.15g}")
         lines += [f"  note: {n}" for n in self.notes]
         return "\n".join(lines)
 
@@ -186,7 +215,8 @@ def _as_number(x, name, allow_inf=False):
     return x
 
 
-def srf_mapping(student, teacher, eta, alpha0, *, mu0_correction: bool = True) -> SRFMapping:
+def srf_mapping(student, teacher, eta, alpha0, *, mu0_correction: bool = True,
+                vocabulary=None) -> SRFMapping:
     """Spike strength r, bulk variance c and alignment gamma after one giant step.
 
     Parameters
@@ -199,6 +229,10 @@ def srf_mapping(student, teacher, eta, alpha0, *, mu0_correction: bool = True) -
         Step samples per dimension n0/d (>= 0; 0 means no step; ``inf`` takes the limit).
     mu0_correction : bool
         Use the residual ``y - mu0`` for students with ``mu0 != 0``.
+    vocabulary : None, list of letters or :class:`~srfsym.vocabulary.Vocabulary`
+        Readout vocabulary before the step (docs/theory.md (k.1)): ``r, c, gamma`` are then
+        the uniform formulas and ``group_spike_strengths``, ``group_bulk_variances`` the
+        per-letter values ``r omega_j``, ``1 + omega_j^2 (c - 1)`` (odd students only).
 
     Examples
     --------
@@ -211,7 +245,13 @@ def srf_mapping(student, teacher, eta, alpha0, *, mu0_correction: bool = True) -
     Traceback (most recent call last):
     ...
     ValueError: student sign has sigma' = 2*DiracDelta(x): check-mu1 is infinite ...
+    >>> m = srf_mapping("tanh", "sin", eta=3, alpha0=20, vocabulary=[1, 2])
+    >>> [round(v, 5) for v in m.group_spike_strengths + m.group_bulk_variances]
+    [1.13406, 2.26811, 1.01897, 1.07589]
     """
+    from .vocabulary import vocabulary as make_vocabulary, check_student
+    voc = make_vocabulary(vocabulary)
+    check_student(student, voc)
     eta_n = _as_number(eta, "eta (learning rate)")
     alpha0_n = _as_number(alpha0, "alpha0", allow_inf=True)
     if eta_n < 0:
@@ -219,6 +259,8 @@ def srf_mapping(student, teacher, eta, alpha0, *, mu0_correction: bool = True) -
     if alpha0_n < 0:
         raise ValueError(f"alpha0 (step samples per dimension) must be >= 0, got {alpha0}")
     out = _mapping(activation(student), activation(teacher), eta_n, alpha0_n, mu0_correction)
+    if not voc.is_uniform:
+        out = replace(out, vocabulary=voc)
     for note in out.notes:   # warn on every call, not only the first (the result is cached)
         if "not odd" in note:
             warnings.warn(note, NonOddActivationWarning, stacklevel=2)

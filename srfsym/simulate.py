@@ -267,14 +267,19 @@ def ridge_readout(features: np.ndarray, y: np.ndarray, lam: float, form: str = "
 # the giant step
 
 def _step_chunk(sig_dsig, sig_star, w0t: np.ndarray, x: np.ndarray, y: np.ndarray | None,
-                out: np.ndarray) -> np.ndarray:
-    """``out <- sum_i (y_i - f(x_i)) sigma'(W0 x_i) x_i^T`` over the rows of ``x`` (p x d)."""
+                out: np.ndarray, omega: np.ndarray | None = None) -> np.ndarray:
+    """``out <- sum_i (y_i - f(x_i)) sigma'(W0 x_i) x_i^T`` over the rows of ``x`` (p x d);
+    with readout letters ``omega`` (one per neuron), ``f = (1/p) sum_k omega_k sigma`` (the
+    caller multiplies row k by omega_k)."""
     z = x @ w0t                                           # (b, p) preactivations
     if y is None:
         y = _apply(sig_star, np.ascontiguousarray(x[:, 0]))
     s, g = sig_dsig(z)
     del z
-    f = s.mean(axis=1)                                    # f(x; a0, W0) = (1/p) sum_k sigma
+    if omega is None:
+        f = s.mean(axis=1)                                # f(x; a0, W0) = (1/p) sum_k sigma
+    else:
+        f = s @ omega.astype(s.dtype, copy=False) / s.shape[1]
     del s
     g *= (y - f).astype(g.dtype, copy=False)[:, None]
     np.matmul(g.T, x, out=out)
@@ -282,7 +287,7 @@ def _step_chunk(sig_dsig, sig_star, w0t: np.ndarray, x: np.ndarray, y: np.ndarra
 
 
 def giant_step(student, W0: np.ndarray, X: np.ndarray, y: np.ndarray, eta: float,
-               chunk_rows: int = 4096) -> np.ndarray:
+               chunk_rows: int = 4096, omega=None) -> np.ndarray:
     r"""One giant gradient step of docs/theory.md (a) on given data; returns ``W1``.
 
     ``w1_k = w0_k + (eta/n0) sum_i (y_i - f(x_i; a0, W0)) sigma'(<w0_k, x_i>) x_i`` with
@@ -297,6 +302,9 @@ def giant_step(student, W0: np.ndarray, X: np.ndarray, y: np.ndarray, eta: float
     X : ndarray, shape (n0, d)
     y : ndarray, shape (n0,)
     eta : float
+    omega : ndarray, shape (p,), optional
+        Readout letters (``a0_k = omega_k / sqrt(p)``, docs/theory.md (k.1)); the default is
+        the uniform readout ``omega_k = 1``.
 
     Examples
     --------
@@ -317,10 +325,13 @@ def giant_step(student, W0: np.ndarray, X: np.ndarray, y: np.ndarray, eta: float
     w0t = np.ascontiguousarray(W0.T)
     acc = np.zeros_like(W0)
     buf = np.empty_like(W0)
+    om = None if omega is None else np.asarray(omega, dtype=float)
     for lo in range(0, n0, chunk_rows):
         acc += _step_chunk(_value_and_derivative(act), None, w0t, X[lo:lo + chunk_rows],
-                           y[lo:lo + chunk_rows], buf)
+                           y[lo:lo + chunk_rows], buf, om)
     acc *= eta / n0
+    if om is not None:
+        acc *= om[:, None]
     acc += W0
     return acc
 
@@ -331,7 +342,8 @@ def _chunk_rows(d: int, p: int, itemsize: int) -> int:
 
 
 def _network_step(student: Activation, teacher: Activation, W0: np.ndarray, n0: int, eta: float,
-                  ss_step: np.random.SeedSequence, dtype, threads: int, tick=None) -> np.ndarray:
+                  ss_step: np.random.SeedSequence, dtype, threads: int, tick=None,
+                  omega=None) -> np.ndarray:
     """W1 from W0 with n0 fresh samples drawn blockwise from ``ss_step`` (threaded over chunks)."""
     if n0 == 0:
         return W0.copy()
@@ -356,7 +368,7 @@ def _network_step(student: Activation, teacher: Activation, W0: np.ndarray, n0: 
                 nb = min(BLOCK_ROWS, n0 - b * BLOCK_ROWS)
                 np.random.default_rng(block_seqs[b]).standard_normal(out=x[m:m + nb], dtype=dtype)
                 m += nb
-            acc += _step_chunk(sig_dsig, sig_star, w0t, x[:m], None, buf)
+            acc += _step_chunk(sig_dsig, sig_star, w0t, x[:m], None, buf, omega)
             if tick is not None:
                 tick()
         return acc
@@ -372,16 +384,19 @@ def _network_step(student: Activation, teacher: Activation, W0: np.ndarray, n0: 
             acc += part
         del parts
     acc *= eta / n0
+    if omega is not None:
+        acc *= np.asarray(omega, dtype=float)[:, None]
     acc += W0
     return acc
 
 
 def network_first_layer(student, teacher, alpha0: float, eta: float, d: int, beta: float = 1.0,
-                        seed=0, step_dtype="float32", workers: int | None = 1):
+                        seed=0, step_dtype="float32", workers: int | None = 1, omega=None):
     r"""Initial and trained first layers ``(W0, W1)`` of docs/theory.md (a) for one seed.
 
     Uses the same random streams as :func:`simulate` (``seed`` may be an int or a
     ``numpy.random.SeedSequence``; the latter is what :func:`simulate` passes per seed).
+    ``omega``: readout letters, one per neuron (docs/theory.md (k.1)).
 
     Examples
     --------
@@ -398,16 +413,18 @@ def network_first_layer(student, teacher, alpha0: float, eta: float, d: int, bet
         raise ValueError(f"student {student.name!r} has a Dirac mass in sigma' and cannot take a step")
     with _blas_threads(1):        # parallel over sample chunks only, as in simulate
         W1 = _network_step(student, teacher, W0, n0, eta, ss_step, step_dtype,
-                           workers or _cores())
+                           workers or _cores(), omega=omega)
     return W0, W1
 
 
-def srf_first_layer(r: float, c: float, gamma: float, d: int, beta: float = 1.0, seed=0):
+def srf_first_layer(r: float, c: float, gamma: float, d: int, beta: float = 1.0, seed=0,
+                    omega=None):
     r"""Frozen sRF weights of docs/theory.md (c): ``(W_bulk, W_bulk + r 1 vhat^T, vhat)``.
 
     Rows of ``W_bulk`` are uniform on the sphere of radius ``sqrt(c)``;
     ``vhat = gamma e1 + sqrt(1 - gamma^2) e_perp`` with ``e_perp`` a uniformly random unit vector
-    orthogonal to ``e1``.
+    orthogonal to ``e1``.  With readout letters ``omega`` (one per neuron, docs/theory.md
+    (k.1)) row k has spike ``r omega_k`` and bulk radius ``sqrt(1 + omega_k^2 (c - 1))``.
 
     Examples
     --------
@@ -423,7 +440,16 @@ def srf_first_layer(r: float, c: float, gamma: float, d: int, beta: float = 1.0,
     e_perp /= np.linalg.norm(e_perp)
     vhat = math.sqrt(max(0.0, 1.0 - gamma * gamma)) * e_perp
     vhat[0] = gamma
-    W = Wb + r * vhat[None, :]
+    if omega is None:
+        W = Wb + r * vhat[None, :]
+    else:
+        from .vocabulary import group_parameter_expressions
+        import sympy as sp
+        e = group_parameter_expressions()
+        radius = sp.lambdify(e["symbols"], sp.sqrt(e["bulk_variance"]), modules="numpy")
+        om = np.asarray(omega, dtype=float)
+        Wb *= (radius(om, 0.0, c) / math.sqrt(c))[:, None]
+        W = Wb + r * om[:, None] * vhat[None, :]
     return Wb, W, vhat
 
 
@@ -494,6 +520,54 @@ def empirical_srf_parameters(W0: np.ndarray, W1: np.ndarray, theta=None, n_singu
         c = sq_norms / p
     sv = _top_singular_values(W0, W1, n_singular)
     return {"r": r, "c": c, "gamma": gamma, "vhat": vhat, "singular_values": sv}
+
+
+def empirical_group_parameters(W0: np.ndarray, W1: np.ndarray, omega, theta=None) -> dict:
+    r"""Per-letter sRF parameters measured on a first layer trained with readout letters
+    ``omega`` (one per neuron; docs/theory.md (k.6)).
+
+    ``vhat`` is the top right singular vector of ``W1 - W0`` (the mean update vanishes for a
+    symmetric vocabulary), signed so that ``sum_k omega_k <w1_k - w0_k, vhat> > 0``;
+    group j's spike is the mean over its neurons of ``<w1_k - w0_k, vhat>`` (it carries the
+    letter's sign), its bulk variance the mean of ``|(I - vhat vhat^T) w1_k|^2``;
+    ``gamma = |<vhat, theta>|``.
+
+    Returns
+    -------
+    dict
+        ``letters``, ``r`` (per letter), ``c`` (per letter), ``gamma``, ``vhat``.
+
+    Examples
+    --------
+    >>> om = np.repeat([1.0, 2.0], 20)
+    >>> Wb, W, v = srf_first_layer(0.7, 1.0, 0.9, d=40, seed=1, omega=om)
+    >>> e = empirical_group_parameters(Wb, W, om)
+    >>> [round(x, 10) for x in e["r"]], round(e["gamma"], 10)
+    ([0.7, 1.4], 0.9)
+    """
+    W0 = np.asarray(W0, dtype=float)
+    W1 = np.asarray(W1, dtype=float)
+    om = np.asarray(omega, dtype=float)
+    p, d = W1.shape
+    D = W1 - W0
+    _, _, vt = np.linalg.svd(D, full_matrices=False) if min(p, d) <= 2000 else (None, None, None)
+    if vt is None:  # pragma: no cover - large: ARPACK
+        from scipy.sparse.linalg import svds
+        _, _, vt = svds(D, k=1, v0=np.random.default_rng(2024).standard_normal(min(p, d)))
+    vhat = vt[0]
+    proj = D @ vhat
+    if float(om @ proj) < 0:
+        vhat, proj = -vhat, -proj
+    if theta is None:
+        theta = np.zeros(d)
+        theta[0] = 1.0
+    gamma = float(abs(vhat @ np.asarray(theta, dtype=float)))
+    w1v = W1 @ vhat
+    bulk = np.einsum("ij,ij->i", W1, W1) - w1v * w1v
+    letters = list(dict.fromkeys(om.tolist()))
+    r = [float(np.mean(proj[om == w])) for w in letters]
+    c = [float(np.mean(bulk[om == w])) for w in letters]
+    return {"letters": letters, "r": r, "c": c, "gamma": gamma, "vhat": vhat}
 
 
 # --------------------------------------------------------------------------------------
@@ -585,6 +659,9 @@ class SimulationResult:
     gamma: float | None = None
     wall_time: float = float("nan")
     settings: dict = field(default_factory=dict)
+    vocabulary: dict | None = None
+    r_emp_groups: np.ndarray | None = None
+    c_emp_groups: np.ndarray | None = None
 
     @property
     def r_emp_mean(self) -> float:
@@ -637,6 +714,14 @@ class SimulationResult:
             lines.append(f"  sRF parameters used: r={self.r:.6g}, c={self.c:.6g}, "
                          f"gamma={self.gamma:.6g}")
         sem = (lambda a: "" if a.size < 2 else f" +- {np.std(a, ddof=1)/math.sqrt(a.size):.2g}")
+        if self.vocabulary is not None:
+            lines.append(f"  readout vocabulary: letters {self.vocabulary['letters']}, "
+                         f"weights {self.vocabulary['weights']}")
+            for j, w in enumerate(self.vocabulary["letters"]):
+                lines.append(f"    letter {w:g}: spike r_j={np.mean(self.r_emp_groups[:, j]):.6f}"
+                             f"{sem(self.r_emp_groups[:, j])}, bulk c_j="
+                             f"{np.mean(self.c_emp_groups[:, j]):.6f}"
+                             f"{sem(self.c_emp_groups[:, j])}")
         lines.append(f"  measured: r={self.r_emp_mean:.6f}{sem(self.r_emp)}, "
                      f"c={self.c_emp_mean:.6f}{sem(self.c_emp)}, "
                      f"gamma={self.gamma_emp_mean:.6f}{sem(self.gamma_emp)}, "
@@ -686,18 +771,23 @@ def _first_layer(task: dict, ss: np.random.SeedSequence, student: Activation,
     """The first layer of one seed and its measured sRF parameters: ``(W1, emp)``."""
     ss_init, ss_step = _children(ss, 2)
     d, p = task["d"], task["p"]
+    omega = task.get("omega")
     if task["model"] == "network":
         W0 = sphere_rows(np.random.default_rng(ss_init), p, d)
         W1 = _network_step(student, teacher, W0, task["n0"], task["eta"], ss_step,
-                           task["step_dtype"], task["threads"], task.get("tick"))
+                           task["step_dtype"], task["threads"], task.get("tick"), omega)
     else:
-        W0, W1, _ = srf_first_layer(task["r"], task["c"], task["gamma"], d, p / d, ss)
+        W0, W1, _ = srf_first_layer(task["r"], task["c"], task["gamma"], d, p / d, ss, omega)
     if not np.all(np.isfinite(W1)):
         raise FloatingPointError("the trained first layer W1 is not finite (the step overflowed: "
                                  "eta too large for this activation/teacher?)")
     with _blas_threads(task.get("serial_blas_threads", 1)):   # ARPACK: BLAS-2, memory bound
         emp = empirical_srf_parameters(W0, W1)
-    return W1, {k: emp[k] for k in ("r", "c", "gamma", "singular_values")}
+        out = {k: emp[k] for k in ("r", "c", "gamma", "singular_values")}
+        if omega is not None:
+            grp = empirical_group_parameters(W0, W1, omega)
+            out.update(r_groups=grp["r"], c_groups=grp["c"], gamma=grp["gamma"])
+    return W1, out
 
 
 def _run_seed(task: dict) -> dict:
@@ -734,7 +824,8 @@ def _run_seed(task: dict) -> dict:
             if tick is not None:
                 tick()
     return {"test": test, "train": train, "r": emp["r"], "c": emp["c"], "gamma": emp["gamma"],
-            "sv": emp["singular_values"]}
+            "sv": emp["singular_values"], "r_groups": emp.get("r_groups"),
+            "c_groups": emp.get("c_groups")}
 
 
 def _portable(act: Activation):
@@ -782,7 +873,8 @@ def simulate(student, teacher, alpha0: float, eta: float, lam: float, alpha, d: 
              r: float | None = None, c: float | None = None, gamma: float | None = None,
              seed: int = 0, workers: int | None = None, progress: bool = False,
              max_memory_gb: float = 8.0, parallel: str = "chunks",
-             step_dtype="float32", shared_first_layer: bool = False) -> SimulationResult:
+             step_dtype="float32", shared_first_layer: bool = False,
+             vocabulary=None) -> SimulationResult:
     r"""Simulate one giant step + ridge readout (or the sRF model) at finite ``d``.
 
     Parameters
@@ -841,6 +933,12 @@ def simulate(student, teacher, alpha0: float, eta: float, lam: float, alpha, d: 
         (``Simulations.ipynb``), ``seeds`` times cheaper in the step.  The standard errors then
         measure the readout/test sampling given that one ``W1``, not the first layer's
         fluctuations, and ``r_emp`` etc. have a single entry.
+    vocabulary : None, list of letters or :class:`~srfsym.vocabulary.Vocabulary`
+        Readout before the step ``a0_k = omega_k / sqrt(p)`` (docs/theory.md (k.1)); group j
+        is a block of ``round(pi_j p)`` neurons (:meth:`Vocabulary.group_sizes`).  For
+        ``model="srf"`` group j gets spike ``r omega_j`` and bulk variance ``1 + omega_j^2
+        (c - 1)`` with the given (uniform) ``r, c``.  ``r_emp_groups``, ``c_emp_groups`` are
+        then measured per letter along the top singular direction of ``W1 - W0``.
 
     Returns
     -------
@@ -900,6 +998,10 @@ def simulate(student, teacher, alpha0: float, eta: float, lam: float, alpha, d: 
     if np.dtype(step_dtype) not in (np.float32, np.float64):
         raise ValueError(f"step_dtype must be float32 or float64, got {step_dtype!r}")
     max_memory_gb = _finite_real("max_memory_gb", max_memory_gb)
+    from .vocabulary import vocabulary as make_vocabulary, check_student
+    voc = make_vocabulary(vocabulary)
+    check_student(student, voc)
+    omega = None if voc.is_uniform else voc.neuron_letters(p)
     student_act, teacher_act = activation(student), activation(teacher)
     _require_second_moment(teacher_act)
     n0 = int(math.floor(alpha0 * d))
@@ -948,7 +1050,8 @@ def simulate(student, teacher, alpha0: float, eta: float, lam: float, alpha, d: 
     base = {"model": model, "student": _portable(student_act), "teacher": _portable(teacher_act),
             "d": d, "p": p, "n0": n0, "eta": eta, "lam": lam, "ns": [int(v) for v in ns],
             "n_test": n_test, "r": r, "c": c, "gamma": gamma,
-            "step_dtype": np.dtype(step_dtype).name, "serial_blas_threads": serial_blas_threads}
+            "step_dtype": np.dtype(step_dtype).name, "serial_blas_threads": serial_blas_threads,
+            "omega": omega}
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -1016,6 +1119,9 @@ def simulate(student, teacher, alpha0: float, eta: float, lam: float, alpha, d: 
         gamma_emp=np.array([o["gamma"] for o in layers]),
         singular_values=np.array([o["sv"] for o in layers]),
         r=r, c=c, gamma=gamma, wall_time=time.perf_counter() - t_start,
+        vocabulary=None if voc.is_uniform else voc.to_dict(),
+        r_emp_groups=None if voc.is_uniform else np.array([o["r_groups"] for o in layers]),
+        c_emp_groups=None if voc.is_uniform else np.array([o["c_groups"] for o in layers]),
         settings={"workers": workers, "parallel": parallel,
                   "step_dtype": np.dtype(step_dtype).name, "memory_estimate_gb": est,
                   "shared_first_layer": bool(shared_first_layer),

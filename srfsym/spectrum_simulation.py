@@ -23,8 +23,9 @@ import numpy as np
 
 from .activations import activation
 from .feature_spectrum import FeatureSpectrum, feature_spectrum
-from .simulate import (_as_seed_sequence, _children, empirical_srf_parameters,
-                       network_first_layer, srf_first_layer)
+from .simulate import (_as_seed_sequence, _children, empirical_group_parameters,
+                       empirical_srf_parameters, network_first_layer, srf_first_layer)
+from .vocabulary import vocabulary as make_vocabulary
 from .mapping import srf_mapping
 
 __all__ = ["SpectrumSimulation", "simulate_feature_spectrum", "DEFAULT_Z",
@@ -65,6 +66,8 @@ class SpectrumSimulation:
     theory: FeatureSpectrum
     seconds: float
     notes: list = field(default_factory=list)
+    outliers: np.ndarray | None = None            # (seeds, K) top K eigenvalues (vocabulary)
+    outliers_predicted: np.ndarray | None = None  # (seeds, K) p eig(Pi^1/2 Gamma0hat Pi^1/2)
 
     @property
     def stieltjes_mean(self) -> np.ndarray:
@@ -99,6 +102,9 @@ class SpectrumSimulation:
                 "top_eigenvalue": self.top.tolist(),
                 "top_predicted": self.top_predicted.tolist(),
                 "r_emp": self.r_emp.tolist(), "c_emp": self.c_emp.tolist(),
+                **({} if self.outliers is None else
+                   {"outliers": self.outliers.tolist(),
+                    "outliers_predicted": self.outliers_predicted.tolist()}),
                 "seconds": self.seconds, "notes": list(self.notes)}
 
 
@@ -110,7 +116,7 @@ def _positive_int(name, v, minimum=1):
 
 def simulate_feature_spectrum(student, teacher, alpha0, eta, d, beta=1.0, p_over_n=1.0,
                               seeds=4, z=DEFAULT_Z, model="network", seed=0,
-                              max_gb=8.0) -> SpectrumSimulation:
+                              max_gb=8.0, vocabulary=None) -> SpectrumSimulation:
     """Eigenvalues of ``Phi^T Phi / n`` for the trained network (``model="network"``) or the
     sRF model with the formula's (r, c, gamma) (``model="srf"``), over ``seeds`` seeds.
 
@@ -122,13 +128,19 @@ def simulate_feature_spectrum(student, teacher, alpha0, eta, d, beta=1.0, p_over
         Points where the empirical Stieltjes transform is evaluated.
     max_gb : float
         Refuse sizes whose arrays would exceed this many GiB (before any work).
+    vocabulary : None, list of letters or :class:`~srfsym.vocabulary.Vocabulary`
+        Readout letters of the step (docs/theory.md (k)).  The K outliers are then compared
+        with ``p eig(Pi^1/2 Gamma0hat Pi^1/2)`` over the realised ``kappa_i`` (leading order),
+        at the (r, c) fitted to the measured group spikes and bulk variances.
     """
     st, te = activation(student), activation(teacher)
     d = _positive_int("d", d, 2)
     seeds = _positive_int("seeds", seeds)
     if model not in ("network", "srf"):
         raise ValueError(f"model must be 'network' or 'srf', got {model!r}")
-    theory = feature_spectrum(st, te, alpha0=alpha0, eta=eta, beta=beta, p_over_n=p_over_n)
+    voc = make_vocabulary(vocabulary)
+    theory = feature_spectrum(st, te, alpha0=alpha0, eta=eta, beta=beta, p_over_n=p_over_n,
+                              vocabulary=voc)
     p = max(1, int(round(theory.beta * d)))
     n = max(1, int(round(p / theory.nu)))
     n0 = int(math.floor(float(alpha0) * d))
@@ -140,17 +152,30 @@ def simulate_feature_spectrum(student, teacher, alpha0, eta, d, beta=1.0, p_over
     m = srf_mapping(st, te, eta, alpha0)
     sig = st.numpy
     t0 = time.perf_counter()
+    omega = None if voc.is_uniform else voc.neuron_letters(p)
     eigs, S, top, pred, r_emp, c_emp = [], [], [], [], [], []
+    outl, outl_pred = [], []
     for ss in _children(_as_seed_sequence(seed), seeds):
         ss_layer, ss_data = _children(ss, 2)
         if model == "network":
-            W0, W1 = network_first_layer(st, te, alpha0, eta, d, beta=p / d, seed=ss_layer)
-            emp = empirical_srf_parameters(W0, W1, n_singular=1)
-            vhat = emp["vhat"]
-            r_emp.append(emp["r"])
-            c_emp.append(emp["c"])
+            W0, W1 = network_first_layer(st, te, alpha0, eta, d, beta=p / d, seed=ss_layer,
+                                         omega=omega)
+            if omega is None:
+                emp = empirical_srf_parameters(W0, W1, n_singular=1)
+                vhat = emp["vhat"]
+                r_emp.append(emp["r"])
+                c_emp.append(emp["c"])
+            else:   # the uniform (r, c) fitted to the groups: r_j = omega_j r, c_j - 1 = omega_j^2 (c - 1)
+                emp = empirical_group_parameters(W0, W1, omega)
+                vhat = emp["vhat"]
+                w = np.asarray(emp["letters"])
+                pj = np.array([np.sum(omega == x) for x in w], dtype=float)
+                r_emp.append(float(np.sum(pj * w * emp["r"]) / np.sum(pj * w * w)))
+                c_emp.append(1 + float(np.sum(pj * w**2 * (np.asarray(emp["c"]) - 1))
+                                       / np.sum(pj * w**4)))
         else:
-            _, W1, vhat = srf_first_layer(m.r, m.c, m.gamma, d, beta=p / d, seed=ss_layer)
+            _, W1, vhat = srf_first_layer(m.r, m.c, m.gamma, d, beta=p / d, seed=ss_layer,
+                                          omega=omega)
             r_emp.append(m.r)
             c_emp.append(m.c)
         X = np.random.default_rng(ss_data).standard_normal((n, d))
@@ -159,13 +184,23 @@ def simulate_feature_spectrum(student, teacher, alpha0, eta, d, beta=1.0, p_over
         eigs.append(lam)
         S.append(empirical_stieltjes(lam, zs))
         top.append(lam[-1])
-        if theory.has_outlier and np.all(np.isfinite(vhat)):
+        if omega is not None:
+            realised = FeatureSpectrum(st, r_emp[-1], c_emp[-1], p / d, p / n, vocabulary=voc)
+            outl.append(lam[::-1][:voc.K])
+            outl_pred.append(realised.giant_outliers(p, X @ vhat))
+            pred.append(outl_pred[-1][0])
+        elif theory.has_outlier and np.all(np.isfinite(vhat)):
             # the spike this seed actually got: its measured (r, c) and kappa_i = <vhat, x_i>
             realised = FeatureSpectrum(st, r_emp[-1], c_emp[-1], p / d, p / n)
             pred.append(realised.giant_outlier(p, X @ vhat))
     notes = []
     if not pred:
         notes.append("no giant outlier (E mu0^2 = 0): the top eigenvalue is the bulk edge")
+    if omega is not None:
+        notes.append(f"{voc}: the K outliers are predicted to leading order "
+                     "(p eig(Pi^1/2 Gamma0hat Pi^1/2)); the O(1) correction is not derived")
     return SpectrumSimulation(st.name, te.name, model, d, p, n, zs, eigs, np.array(S),
                               np.array(top), np.array(pred), np.array(r_emp),
-                              np.array(c_emp), theory, time.perf_counter() - t0, notes)
+                              np.array(c_emp), theory, time.perf_counter() - t0, notes,
+                              np.array(outl) if outl else None,
+                              np.array(outl_pred) if outl_pred else None)

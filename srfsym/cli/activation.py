@@ -6,7 +6,8 @@ import warnings
 import mpmath
 import sympy as sp
 
-from .common import add_output, emit_csv, emit_json, out, status, table_row
+from .common import (add_output, add_vocabulary, emit_csv, emit_json, out, status, table_row,
+                     vocabulary_arg)
 
 
 # activation / coefficients / mapping
@@ -110,13 +111,15 @@ def cmd_mapping(args):
     with warnings.catch_warnings(record=True):
         warnings.simplefilter("always")
         m = srf_mapping(args.student, args.teacher, args.eta, args.alpha0,
-                        mu0_correction=not args.no_mu0_correction)
+                        mu0_correction=not args.no_mu0_correction,
+                        vocabulary=vocabulary_arg(args))
     detail = m.to_dict(args.dps)
     row = table_row("mapping", m.student.name, m.teacher.name, alpha0=args.alpha0, eta=args.eta,
                     r=m.r, c=m.c, gamma=m.gamma,
                     method=" ".join(sorted({v.method for v in m.values().values()})))
     if args.json:
-        emit_json({**row, **{k: detail[k] for k in m.values()}, "notes": detail["notes"]})
+        emit_json({**row, **{k: v for k, v in detail.items()
+                             if k not in row and k not in ("eta", "alpha0")}})
         return
     if args.csv:
         emit_csv([row])
@@ -126,6 +129,12 @@ def cmd_mapping(args):
     for key, v in m.values().items():
         closed = f"   = {v.expr}" if v.expr is not None and not v.expr.is_Number else ""
         out(f"  {key:15s} = {v.decimal(args.dps)}   [{v.method}]{closed}")
+    if m.vocabulary is not None:
+        out(f"  {m.vocabulary}: group j has spike r omega_j and bulk variance "
+            "1 + omega_j^2 (c - 1)")
+        for w, rj, cj in zip(m.vocabulary.letters, m.group_spike_strengths,
+                             m.group_bulk_variances):
+            out(f"    omega = {w:g}: spike_strength = {rj:.15g}, bulk_variance = {cj:.15g}")
     for n in m.notes:
         out(f"  note: {n}")
 
@@ -171,4 +180,5 @@ def register(sub):
                    help="drop the y - mu0 corrections for students with mu0 != 0 (the papers' "
                         "formulas)")
     add_output(p)
+    add_vocabulary(p)
     p.set_defaults(func=cmd_mapping)

@@ -258,3 +258,27 @@ def add_output(p):
     g.add_argument("--json", action="store_true", help="machine-readable output")
     g.add_argument("--csv", action="store_true", help="one CSV row per point")
 
+
+
+def add_vocabulary(p):
+    """``--vocabulary OMEGA ... [--weights PI ...]``: a readout vocabulary (docs/theory.md (k))."""
+    p.add_argument("--vocabulary", type=float, nargs="+", metavar="OMEGA", default=None,
+                   help="readout letters omega_j before the step (a0_k = omega_k / sqrt(p)); "
+                        "default: the uniform readout {1}")
+    p.add_argument("--weights", type=float, nargs="+", metavar="PI", default=None,
+                   help="weights pi_j of the letters (positive, summing to 1; not normalised "
+                        "for you); default: equal")
+
+
+def vocabulary_arg(args):
+    """The checked vocabulary of ``--vocabulary/--weights`` (``None``: uniform)."""
+    letters, weights = getattr(args, "vocabulary", None), getattr(args, "weights", None)
+    if letters is None:
+        if weights is not None:
+            raise CLIError("--weights needs --vocabulary (the letters they weigh)")
+        return None
+    from ..vocabulary import vocabulary
+    try:
+        return vocabulary(letters, weights)
+    except ValueError as exc:
+        raise CLIError(f"--vocabulary: {exc}") from None

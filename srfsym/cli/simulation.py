@@ -3,20 +3,25 @@ from __future__ import annotations
 
 import math
 
-from .common import (SHARED_HELP, add_output, add_physics, emit_csv, emit_json, out, status,
-                     table_row)
+from .common import (SHARED_HELP, add_output, add_physics, add_vocabulary, emit_csv, emit_json,
+                     out, status, table_row, vocabulary_arg)
 
 
 def _theory(sim):
     """The d -> infinity theory at the simulation's parameters, one result per alpha."""
     from ..fixed_point import solve_srf
     from ..mapping import srf_mapping
+    voc = getattr(sim, "vocabulary", None)
+    if voc is not None:
+        from ..vocabulary import vocabulary
+        voc = vocabulary(voc["letters"], voc["weights"])
     if sim.model == "srf":
         r, c, gamma = sim.r, sim.c, sim.gamma
     else:
         m = srf_mapping(sim.student, sim.teacher, sim.eta, sim.alpha0)
         r, c, gamma = m.r, m.c, m.gamma
-    return [solve_srf(sim.student, sim.teacher, r, c, gamma, sim.lam, float(a), sim.beta)
+    return [solve_srf(sim.student, sim.teacher, r, c, gamma, sim.lam, float(a), sim.beta,
+                      **({} if voc is None else {"vocabulary": voc}))
             for a in sim.alphas]
 
 
@@ -49,7 +54,8 @@ def cmd_simulate(args):
                    d=args.d, beta=args.beta, seeds=args.seeds, model=args.model, seed=args.seed,
                    n_test=args.n_test, workers=args.workers,
                    shared_first_layer=args.shared_first_layer,
-                   progress=not (args.json or args.csv or args.quiet))
+                   progress=not (args.json or args.csv or args.quiet),
+                   vocabulary=vocabulary_arg(args))
     with status("the theory at the same parameters (docs/theory.md (f))"):
         rows = simulation_rows(res)
     if args.json:
@@ -87,5 +93,6 @@ def register(sub):
     p.add_argument("--n-test", type=int, default=5000, help="fresh test points per seed")
     p.add_argument("--workers", type=int, default=None, help="cores to use (default: all)")
     p.add_argument("--shared-first-layer", action="store_true", help=SHARED_HELP)
+    add_vocabulary(p)
     add_output(p)
     p.set_defaults(func=cmd_simulate)

@@ -6,7 +6,7 @@ import math
 import mpmath
 import numpy as np
 
-from .common import CLIError, emit_json, out, status
+from .common import CLIError, add_vocabulary, emit_json, out, status, vocabulary_arg
 
 
 def _parse_z(text):
@@ -20,7 +20,7 @@ def _parse_z(text):
 
 def _spectra(args):
     from ..feature_spectrum import feature_spectrum
-    kw = dict(beta=args.beta, p_over_n=args.p_over_n)
+    kw = dict(beta=args.beta, p_over_n=args.p_over_n, vocabulary=vocabulary_arg(args))
     if args.r is not None or args.c is not None:
         if args.r is None or args.c is None or args.alpha0 is not None or args.eta is not None:
             raise CLIError("give either --r and --c, or --teacher, --alpha0 and --eta")
@@ -50,10 +50,12 @@ def cmd_spectrum(args):
         with status(f"simulating the network's features: d = {args.d}, {args.seeds} seeds, "
                     "eigenvalues of Phi^T Phi / n"):
             sim = simulate_feature_spectrum(args.student, args.teacher, args.alpha0, args.eta,
-                                            args.d, args.beta, args.p_over_n, args.seeds, zs)
+                                            args.d, args.beta, args.p_over_n, args.seeds, zs,
+                                            vocabulary=fs.voc)
             if args.plot:
                 sim0 = simulate_feature_spectrum(args.student, args.teacher, args.alpha0, 0.0,
-                                                 args.d, args.beta, args.p_over_n, 1, zs)
+                                                 args.d, args.beta, args.p_over_n, 1, zs,
+                                                 vocabulary=fs.voc)
     mp_vals = None
     if args.dps is not None:
         with status(f"s(z) in mpmath at {args.dps} digits"):
@@ -79,13 +81,20 @@ def cmd_spectrum(args):
         return
     out(f"feature spectrum of {fs.student.name} at r = {fs.r:.6g}, c = {fs.c:.6g}, "
         f"beta = p/d = {fs.beta:g}, p/n = {fs.nu:g}")
-    if fs.has_outlier:
-        out(f"  giant outlier: lambda_1 = p * {fs.outlier_per_p:.8g} + {fs.outlier_correction:.8g}"
-            " (+ O(1) random)")
+    if fs.K > 1:
+        out(f"  readout {fs.voc}")
+        out("  giant outliers (leading order): p * ["
+            + ", ".join(f"{v:.8g}" for v in fs.outliers_per_p) + "] (O(1) correction not derived "
+            "for K > 1)")
+        out(f"  bulk mean = {fs.bulk_mean:.8g}, right edge = {fs.right_edge:.6g}")
     else:
-        out("  no giant outlier (E mu0^2 = 0)")
-    out(f"  bulk mean = {fs.bulk_mean:.8g}, m2/m1^2 - 1 = {fs.bulk_normalised_variance:.8g}, "
-        f"right edge = {fs.right_edge:.6g}")
+        if fs.has_outlier:
+            out(f"  giant outlier: lambda_1 = p * {fs.outlier_per_p:.8g} + "
+                f"{fs.outlier_correction:.8g} (+ O(1) random)")
+        else:
+            out("  no giant outlier (E mu0^2 = 0)")
+        out(f"  bulk mean = {fs.bulk_mean:.8g}, m2/m1^2 - 1 = {fs.bulk_normalised_variance:.8g}, "
+            f"right edge = {fs.right_edge:.6g}")
     head = f"{'z':>14s} {'s(z)':>30s} {'rel. error est.':>16s}"
     if sim is not None:
         head += f" {'network (mean +- s.e.)':>44s}"
@@ -102,7 +111,12 @@ def cmd_spectrum(args):
     if sim is not None:
         out(f"network: d = {sim.d}, p = {sim.p}, n = {sim.n}, {len(sim.eigenvalues)} seeds; "
             f"max relative error of s(z) {100 * sim.max_relative_error():.2f} %")
-        if sim.top_predicted.size:
+        if sim.outliers is not None:
+            for j in range(sim.outliers.shape[1]):
+                out(f"  outlier {j + 1}: " + ", ".join(f"{a:.2f}" for a in sim.outliers[:, j])
+                    + "; predicted (leading order, realised kappa): "
+                    + ", ".join(f"{b:.2f}" for b in sim.outliers_predicted[:, j]))
+        elif sim.top_predicted.size:
             out("  top eigenvalue: " + ", ".join(f"{a:.2f}" for a in sim.top)
                 + "; predicted p M2hat + Delta: "
                 + ", ".join(f"{b:.2f}" for b in sim.top_predicted))
@@ -169,4 +183,5 @@ def register(sub):
                    help="eigenvalues of finite networks beside the theory")
     p.add_argument("--d", type=int, default=1000, help="input dimension of the simulation")
     p.add_argument("--seeds", type=int, default=4, help="seeds of the simulation (default 4)")
+    add_vocabulary(p)
     p.set_defaults(func=cmd_spectrum)

@@ -8,7 +8,8 @@ import numpy as np
 
 from .simulation import simulation_rows
 from .common import (SHARED_HELP, CLIError, add_output, add_physics, add_spectrum,
-                     emit_csv, emit_json, out, status, table_row)
+                     add_vocabulary, emit_csv, emit_json, out, status, table_row,
+                     vocabulary_arg)
 
 
 def _solve_kwargs(args):
@@ -74,8 +75,11 @@ def cmd_error(args):
 def _bounds_mode(args):
     """'fixed' (--r --c [--gamma]), 'eta' (--alpha0 --eta) or 'optimize' (--alpha0
     --optimize-eta); anything else is a clear error."""
-    srf = [n for n in ("r", "c", "gamma") if getattr(args, n) is not None]
+    srf = [n for n in ("r", "c") if getattr(args, n) is not None]
     step = [n for n in ("alpha0", "eta") if getattr(args, n) is not None]
+    if args.gamma is not None and args.eta is not None:
+        raise CLIError("--gamma fixes the alignment of given sRF parameters or of --optimize-eta; "
+                       "with --eta the mapping gives gamma")
     if srf and (step or args.optimize_eta):
         raise CLIError("give either sRF parameters (--r --c [--gamma]) or a step (--alpha0 with "
                        "--eta or --optimize-eta), not both")
@@ -94,13 +98,13 @@ def cmd_bounds(args):
     from ..bounds import bounds, optimal_learning_rate_bounds
     from ..mapping import srf_mapping
     mode = _bounds_mode(args)
+    voc = vocabulary_arg(args)
     if mode == "optimize":
-        if args.dps is not None:
-            raise CLIError("--dps is not available with --optimize-eta (the optimum is found in "
-                           "double precision); evaluate at the printed eta with --eta and --dps")
-        with status(f"minimising the bounds over eta in (0, {args.eta_max:g}]"):
+        with status(f"minimising the bounds over eta in (0, {args.eta_max:g}]"
+                    + (f", then at {args.dps} digits" if args.dps else "")):
             opt = optimal_learning_rate_bounds(args.student, args.teacher, args.alpha0,
-                                               eta_max=args.eta_max)
+                                               eta_max=args.eta_max, vocabulary=voc,
+                                               gamma=args.gamma, dps=args.dps)
         row = table_row("bounds", args.student, args.teacher, **opt.to_dict())
         if args.json:
             emit_json(row)
@@ -126,7 +130,7 @@ def cmd_bounds(args):
         r, c, gamma = args.r, args.c, 1.0 if args.gamma is None else args.gamma
     with (status(f"bounds at {args.dps} digits (mpmath Gauss-Hermite quadrature, node count "
                  "raised until two counts agree)") if args.dps else contextlib.nullcontext()):
-        b = bounds(args.student, args.teacher, r, c, gamma, dps=args.dps)
+        b = bounds(args.student, args.teacher, r, c, gamma, dps=args.dps, vocabulary=voc)
     row = table_row("bounds", args.student, args.teacher, **head, **b.to_dict(args.dps or 30))
     if args.json:
         emit_json(row)
@@ -134,6 +138,9 @@ def cmd_bounds(args):
         emit_csv([row])
     else:
         out(str(b))
+        if voc is not None and not voc.is_uniform:
+            out(f"  groups: r_j = {', '.join(f'{v:.8g}' for v in voc.group_spike_strengths(b.r))}"
+                f"; c_j = {', '.join(f'{v:.8g}' for v in voc.group_bulk_variances(b.c))}")
         out(f"  spike-only projection on span{{mu0, kappa mu1}} = {b.spike_span:.10g}"
             + ("" if b.gamma == 1 else "  (not a bound at gamma < 1)"))
         if b.mp_values:
@@ -266,7 +273,9 @@ def register(sub):
     p.add_argument("--teacher", required=True, help="teacher activation")
     p.add_argument("--r", type=float, help="spike strength r (fixed sRF parameters)")
     p.add_argument("--c", type=float, help="bulk variance c > 0 (fixed sRF parameters)")
-    p.add_argument("--gamma", type=float, help="alignment gamma in [-1, 1] (default 1)")
+    p.add_argument("--gamma", type=float, help="alignment gamma in [-1, 1] (default 1 with "
+                   "--r --c; with --optimize-eta it replaces the mapping's gamma, e.g. 1 for the "
+                   "papers' optimised bounds)")
     p.add_argument("--alpha0", type=float, help="step samples per dimension n0/d (inf allowed)")
     p.add_argument("--eta", type=float, help="learning rate eta-tilde of the step")
     p.add_argument("--optimize-eta", action="store_true",
@@ -276,6 +285,7 @@ def register(sub):
     p.add_argument("--dps", type=int, default=None,
                    help="also evaluate at this many digits with mpmath (the float fields are "
                    "then these values rounded)")
+    add_vocabulary(p)
     add_output(p)
     p.set_defaults(func=cmd_bounds)
 

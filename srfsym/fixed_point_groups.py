@@ -1,0 +1,561 @@
+r"""The ridge fixed point with a finite readout vocabulary: one set of order parameters
+per letter (docs/theory.md (k.7)).
+
+Group ``j`` (the neurons with letter ``omega_j``, weight ``pi_j``) has the cGET
+coefficients ``mu0^(j), mu1^(j), mu*^(j)`` of spike ``r omega_j`` and bulk variance
+``c_j`` (:func:`srfsym.channel.group_channel_data`).  The order parameters are K x K
+symmetric matrices ``V1, Q1`` (cross-group overlaps) and K-vectors ``V2, q2, m, theta,
+psi``; the conjugates have the same shapes.  The equations are written **once**, in
+:class:`_GroupProblem`, vectorised over the groups::
+
+    V(k)   = mu1^T V1 mu1 + sum_j mu*_j^2 V2_j,   w = 1/(1+V)
+    b(k)   = sum_j (mu0_j m_j + k mu1_j theta_j),  s(k) = sum_j mu1_j psi_j
+    eps(k) = h2 - 2 b h - 2 s h1 + b^2 + mu1^T Q1 mu1 + sum_j mu*_j^2 q2_j
+    V1^_jl = (alpha/beta) E mu1_j mu1_l w          V2^_j = (alpha/beta) E mu*_j^2 w
+    Q1^_jl = (alpha/beta) E mu1_j mu1_l eps w^2    q2^_j = (alpha/beta) E mu*_j^2 eps w^2
+    th^_j  = (alpha/sqrt beta) E k mu1_j (h-b) w    psi^_j = (alpha/sqrt beta) E mu1_j h1 w
+    m      : E mu0_j (h - b) w = 0  (j = 1..K; minimum-norm solution)
+
+and the prior (block-Wishart deterministic equivalent) with ``B = C^1/2 V1^ C^1/2``,
+``Lambda = diag(pi_j r_j)``::
+
+    r_j = 1 / (lambda + V2^_j + [B (I + beta Lambda B)^-1]_jj)      (K unknowns r_j)
+    V2_j = pi_j r_j,   V1 = C^1/2 (I + beta Lambda B)^-1 Lambda C^1/2
+    theta_j = sqrt(beta) c_j V2_j th^_j,   psi = sqrt(beta) V1 psi^
+    (Q1, q2) = -J[Q1^, q2^] - grad G,  G = sum_j c_j th^_j^2 V2_j + psi^T V1 psi^
+
+where ``J = d(V1, V2)/d(V1^, V2^)`` is obtained exactly by differentiating the
+r-equation implicitly (:meth:`_GroupProblem.prior_derivative`).  For the uniform readout
+(K = 1, omega = 1) this is the system of :mod:`srfsym.fixed_point` with the
+Marchenko-Pastur closed forms; ``derivations/12_vocabulary_test_error.py`` states and
+checks each step.
+
+**Solver.** As for the uniform readout: Newton on the closed (V1, V2) subsystem (exact
+Jacobian: channel derivatives times the implicit prior derivative; fallback Anderson),
+then the affine parts (m, theta), psi and (Q1, q2) by linear solves read off the same
+sweep, then one verifying full sweep.
+
+>>> from srfsym.fixed_point import solve_srf
+>>> from srfsym.bounds import bounds
+>>> res = solve_srf("tanh", "sin", 1.134, 1.019, 1.0, lam=0.1, alpha=1.0, vocabulary=[1, 2])
+>>> res.state.V1.shape, res.state.m.shape
+((2, 2), (2,))
+>>> bounds("tanh", "sin", 1.134, 1.019, 1.0, vocabulary=[1, 2]).lower < res.test_error
+True
+
+For an odd student ``{+1, -1}`` is the uniform readout (docs/theory.md (k.7.7)):
+
+>>> sym = solve_srf("tanh", "sin", 1.134, 1.019, 1.0, 0.1, 1.0, vocabulary=[1, -1])
+>>> uni = solve_srf("tanh", "sin", 1.134, 1.019, 1.0, 0.1, 1.0)
+>>> abs(sym.test_error - uni.test_error) < 1e-12
+True
+"""
+from __future__ import annotations
+
+import math
+import time
+from typing import NamedTuple
+
+import numpy as np
+
+from .activations import activation
+from .channel import group_channel_data, validate_srf_parameters
+from .fixed_point import (ConvergenceError, FixedPointResult, Hats, State, _NODE_LADDER,
+                          _anderson, _validate, _validate_solver)
+from .vocabulary import vocabulary as make_vocabulary
+
+__all__ = ["solve_srf_groups", "GroupPrior"]
+
+#: relative eigenvalue cut of the pseudo-inverse for the mean directions m (the mu0^(j)
+#: are linearly dependent for symmetric vocabularies, e.g. {+1, -1}, exactly).
+_PINV_RTOL = 1e-12
+
+
+class GroupPrior(NamedTuple):
+    """Solution of the block-Wishart prior at given (V1hat, V2hat).
+
+    ``r`` the K resolvent values, ``Lam = pi r``, ``T = B (I + beta Lambda B)^-1``,
+    ``N = (I + beta Lambda B)^-1``, ``X = N Lambda``, ``V1 = C^1/2 X C^1/2``, ``V2 = pi r``
+    and ``Phi_r_inv`` the inverse Jacobian of the r-equation (for implicit derivatives).
+    """
+    r: np.ndarray
+    Lam: np.ndarray
+    B: np.ndarray
+    T: np.ndarray
+    N: np.ndarray
+    X: np.ndarray
+    V1: np.ndarray
+    V2: np.ndarray
+    Phi_r_inv: np.ndarray
+    iterations: int
+
+
+def _sym_index(K):
+    """Ordered list of (j, l), j <= l: the coordinates of a symmetric K x K matrix."""
+    return [(j, l) for j in range(K) for l in range(j, K)]
+
+
+class _GroupProblem:
+    """Group channel data + (alpha, lam, beta): the K-group equations (written once)."""
+
+    def __init__(self, gch, alpha, lam, beta):
+        self.ch = gch
+        self.K = gch.K
+        self.pi = np.asarray(gch.vocabulary.weights, dtype=float)
+        self.c = np.asarray(gch.group_c, dtype=float)
+        self.sqc = np.sqrt(self.c)
+        self.alpha, self.lam, self.beta = float(alpha), float(lam), float(beta)
+        self.a_b = self.alpha / self.beta
+        self.a_sb = self.alpha / math.sqrt(self.beta)
+        self.wq = np.asarray(gch.weights, dtype=float)
+        self.kappa = np.asarray(gch.kappa, dtype=float)
+        self.mu0 = np.asarray(gch.mu0, dtype=float)
+        self.mu1 = np.asarray(gch.mu1, dtype=float)
+        self.mus2 = np.asarray(gch.mustar2, dtype=float)
+        self.h, self.h1, self.h2 = (np.asarray(getattr(gch, k), dtype=float)
+                                    for k in ("h", "h1", "h2"))
+        self.kmu1 = self.kappa * self.mu1
+        self.E_h2 = self.E(self.h2)
+        self.sym = _sym_index(self.K)
+
+    # --- kappa expectations ----------------------------------------------------------
+    def E(self, values):
+        """kappa-expectation along the last axis."""
+        return np.asarray(values) @ self.wq
+
+    def outer_E(self, f, g, weight):
+        """``E[f_j g_l weight]`` (a K x K matrix)."""
+        return np.einsum("jn,ln,n->jl", f, g, weight * self.wq)
+
+    # --- channel ---------------------------------------------------------------------
+    def variance(self, V1, V2):
+        """``V(kappa) = mu1^T V1 mu1 + sum_j mu*_j^2 V2_j``."""
+        return np.einsum("jn,jl,ln->n", self.mu1, V1, self.mu1) + V2 @ self.mus2
+
+    def weights(self, V1, V2):
+        return 1 / (1 + self.variance(V1, V2))
+
+    def v_hats(self, V1, V2):
+        w = self.weights(V1, V2)
+        return self.a_b * self.outer_E(self.mu1, self.mu1, w), self.a_b * self.E(self.mus2 * w), w
+
+    def mean_part(self, m, theta):
+        """``b(kappa) = sum_j mu0_j m_j + kappa mu1_j theta_j``."""
+        return m @ self.mu0 + theta @ self.kmu1
+
+    def m_update(self, theta, w):
+        """m from ``E[mu0_j (h - b) w] = 0`` (minimum-norm solution)."""
+        G = self.outer_E(self.mu0, self.mu0, w)
+        u = self.E(self.mu0 * ((self.h - theta @ self.kmu1) * w))
+        ev, Q = np.linalg.eigh(G)
+        cut = max(_PINV_RTOL * max(float(np.max(np.abs(ev))), 0.0), 1e-24 * (self.E_h2 + 1))
+        keep = ev > cut
+        return Q[:, keep] @ ((Q[:, keep].T @ u) / ev[keep])
+
+    def conditional_error(self, s: State):
+        b = self.mean_part(s.m, s.theta)
+        sz = s.psi @ self.mu1
+        return (self.h2 - 2 * b * self.h - 2 * sz * self.h1 + b * b
+                + np.einsum("jn,jl,ln->n", self.mu1, s.q1, self.mu1) + s.q2 @ self.mus2)
+
+    def hats(self, s: State):
+        V1hat, V2hat, w = self.v_hats(s.V1, s.V2)
+        eps = self.conditional_error(s)
+        w2eps = w * w * eps
+        b = self.mean_part(s.m, s.theta)
+        return Hats(self.a_b * self.outer_E(self.mu1, self.mu1, w2eps),
+                    self.a_b * self.E(self.mus2 * w2eps), V1hat, V2hat,
+                    self.a_sb * self.E(self.kmu1 * ((self.h - b) * w)),
+                    self.a_sb * self.E(self.mu1 * (self.h1 * w))), w
+
+    # --- prior: block-Wishart --------------------------------------------------------
+    def _prior_parts(self, r, B):
+        Lam = self.pi * r
+        M = np.eye(self.K) + self.beta * Lam[:, None] * B          # I + beta Lambda B
+        N = np.linalg.inv(M)
+        T = B @ N
+        return Lam, T, N
+
+    def _r_map(self, r, B, V2hat):
+        _, T, _ = self._prior_parts(r, B)
+        return 1 / (self.lam + V2hat + np.diag(T))
+
+    def _phi_r(self, r, Lam, T):
+        """Jacobian of Phi(r) = 1/r - lambda - V2hat - diag T(r) with respect to r."""
+        return -np.diag(1 / r**2) + self.beta * (T * T.T) * self.pi[None, :]
+
+    def prior(self, V1hat, V2hat, r_start=None) -> GroupPrior:
+        """Solve the K r-equations: monotone iteration from the upper bound, then Newton."""
+        V1hat = np.asarray(V1hat, dtype=float)
+        V2hat = np.asarray(V2hat, dtype=float)
+        base = self.lam + V2hat
+        if not np.all(base > 0) or not np.all(np.isfinite(base)):
+            raise ConvergenceError(
+                f"the resolvent diverges: lambda + V2hat = {base.tolist()} must be > 0 for "
+                "every group (with a vocabulary the ridgeless limit needs mu_star != 0)",
+                residual=float("inf"))
+        B = self.sqc[:, None] * V1hat * self.sqc[None, :]
+        upper = 1 / base
+        r = upper.copy()
+        it = 0
+        # monotone (decreasing) iteration from the upper bound: a safe start for Newton
+        for it in range(1, 60):
+            new = self._r_map(r, B, V2hat)
+            change = np.max(np.abs(new - r) / r)
+            r = new
+            if change < 1e-3:
+                break
+        if r_start is not None and np.all(np.asarray(r_start) > 0) and np.all(
+                np.asarray(r_start) <= upper):
+            r0 = np.asarray(r_start, dtype=float)
+            if np.max(np.abs(self._r_map(r0, B, V2hat) / r0 - 1)) < change:
+                r = r0
+        for k in range(1, 100):
+            Lam, T, N = self._prior_parts(r, B)
+            phi = 1 / r - base - np.diag(T)
+            J = self._phi_r(r, Lam, T)
+            step = -np.linalg.solve(J, phi)
+            t = 1.0
+            while np.any(r + t * step <= 0):
+                t /= 2
+            r_new = r + t * step
+            done = np.max(np.abs(r_new - r) / r) < 1e-15
+            r = r_new
+            if done or (k > 3 and np.max(np.abs(t * step) / r) < 4e-16):
+                break
+        else:
+            raise ConvergenceError("the block-Wishart r-equation did not converge",
+                                   residual=float(np.max(np.abs(phi))), iterate=r)
+        Lam, T, N = self._prior_parts(r, B)
+        X = N * Lam[None, :]                                        # N Lambda
+        X = (X + X.T) / 2                                           # symmetric (rounding)
+        V1 = self.sqc[:, None] * X * self.sqc[None, :]
+        V2 = self.pi * r
+        Phi_r_inv = np.linalg.inv(self._phi_r(r, Lam, T))
+        return GroupPrior(r, Lam, B, T, N, X, V1, V2, Phi_r_inv, it + k)
+
+    def prior_derivative(self, pr: GroupPrior, dV1hat, dV2hat):
+        """Directional derivative ``(dV1, dV2)`` of the prior map along ``(dV1hat, dV2hat)``
+        (any K x K direction, symmetric or not): implicit differentiation of the r-equation,
+        ``dT = (I - beta T Lambda) dB N - beta T dLambda T``,
+        ``dX = N dLambda - N beta (dLambda B + Lambda dB) X``."""
+        dB = self.sqc[:, None] * np.asarray(dV1hat, dtype=float) * self.sqc[None, :]
+        left = np.eye(self.K) - self.beta * pr.T * pr.Lam[None, :]     # I - beta T Lambda
+        dphi = -np.asarray(dV2hat, dtype=float) - np.einsum("jk,kl,lj->j", left, dB, pr.N)
+        dr = -pr.Phi_r_inv @ dphi
+        dLam = self.pi * dr
+        dX = (pr.N * dLam[None, :]
+              - self.beta * pr.N @ (dLam[:, None] * pr.B + pr.Lam[:, None] * dB) @ pr.X)
+        return self.sqc[:, None] * dX * self.sqc[None, :], self.pi * dr
+
+    def second_moments(self, pr: GroupPrior, hat: Hats):
+        """``(Q1, q2) = -J[Q1hat, q2hat] - grad G`` (G with thetahat, psihat fixed)."""
+        K = self.K
+        dV1, dV2 = self.prior_derivative(pr, hat.q1hat, hat.q2hat)
+        Q1, q2 = -dV1, -dV2
+        wth = self.c * hat.thetahat**2
+        for m in range(K):
+            for n in range(K):
+                E = np.zeros((K, K))
+                E[m, n] = 1.0
+                g1, g2 = self.prior_derivative(pr, E, np.zeros(K))
+                Q1[m, n] -= wth @ g2 + hat.psihat @ g1 @ hat.psihat
+            g1, g2 = self.prior_derivative(pr, np.zeros((K, K)), np.eye(K)[m])
+            q2[m] -= wth @ g2 + hat.psihat @ g1 @ hat.psihat
+        return (Q1 + Q1.T) / 2, q2
+
+    def overlaps(self, hat: Hats, m_new, pr: GroupPrior | None = None) -> State:
+        if pr is None:
+            pr = self.prior(hat.V1hat, hat.V2hat)
+        sb = math.sqrt(self.beta)
+        Q1, q2 = self.second_moments(pr, hat)
+        return State(q1=Q1, q2=q2, V1=pr.V1, V2=pr.V2,
+                     theta=sb * self.c * pr.V2 * hat.thetahat, psi=sb * pr.V1 @ hat.psihat,
+                     m=m_new)
+
+    def sweep(self, s: State) -> State:
+        hat, w = self.hats(s)
+        return self.overlaps(hat, self.m_update(s.theta, w))
+
+    def errors(self, s: State):
+        w = self.weights(s.V1, s.V2)
+        eps = self.conditional_error(s)
+        return float(self.E(eps)), float(self.E(eps * w * w))
+
+    # --- (V1, V2) as one vector --------------------------------------------------------
+    def pack(self, V1, V2):
+        return np.concatenate([[V1[j, l] for j, l in self.sym], V2])
+
+    def unpack(self, x):
+        K = self.K
+        V1 = np.zeros((K, K))
+        for v, (j, l) in zip(x, self.sym):
+            V1[j, l] = V1[l, j] = v
+        return V1, np.asarray(x[len(self.sym):], dtype=float)
+
+
+# ======================================================================================
+# solver
+
+def _v_map(P: _GroupProblem, x, with_jacobian=False):
+    """(V1, V2) -> hats -> prior -> (V1, V2), packed; optionally its exact Jacobian."""
+    V1, V2 = P.unpack(x)
+    V1hat, V2hat, w = P.v_hats(V1, V2)
+    if not np.all(w > 0):
+        raise ConvergenceError("1 + V(kappa) <= 0: the variance matrix left its domain",
+                               residual=float("inf"), iterate=x)
+    pr = P.prior(V1hat, V2hat)
+    G = P.pack(pr.V1, pr.V2)
+    if not with_jacobian:
+        return G
+    w2 = w * w
+    cols = []
+    for i in range(len(x)):
+        e = np.zeros(len(x))
+        e[i] = 1.0
+        dV1, dV2 = P.unpack(e)
+        dV = P.variance(dV1, dV2)                        # linear in (V1, V2)
+        dV1hat = -P.a_b * P.outer_E(P.mu1, P.mu1, w2 * dV)
+        dV2hat = -P.a_b * P.E(P.mus2 * (w2 * dV))
+        g1, g2 = P.prior_derivative(pr, dV1hat, dV2hat)
+        cols.append(P.pack((g1 + g1.T) / 2, g2))
+    return G, np.array(cols).T
+
+
+def _to_log_cholesky(P: _GroupProblem, x):
+    """Packed (V1, V2) -> u: the Cholesky factor of V1 with log diagonal, log V2.
+
+    Newton in u keeps V1 positive definite and V2 positive (for K = 1, ``u`` is
+    ``(log V1 / 2, log V2)``: the uniform solver's log variables)."""
+    V1, V2 = P.unpack(x)
+    L = np.linalg.cholesky(V1)
+    return np.concatenate([[math.log(L[j, j]) if j == l else L[l, j] for j, l in P.sym],
+                           np.log(V2)])
+
+
+def _from_log_cholesky(P: _GroupProblem, u, with_jacobian=False):
+    """u -> packed (V1, V2) and, optionally, its Jacobian dx/du."""
+    K, nsym = P.K, len(P.sym)
+    L = np.zeros((K, K))
+    for v, (j, l) in zip(u, P.sym):
+        if j == l:
+            L[j, j] = math.exp(v)
+        else:
+            L[l, j] = v
+    V2 = np.exp(u[nsym:])
+    x = P.pack(L @ L.T, V2)
+    if not with_jacobian:
+        return x
+    D = np.zeros((len(u), len(u)))
+    for i, (j, l) in enumerate(P.sym):
+        dL = np.zeros((K, K))
+        if j == l:
+            dL[j, j] = L[j, j]
+        else:
+            dL[l, j] = 1.0
+        D[:nsym, i] = P.pack(dL @ L.T + L @ dL.T, np.zeros(K))[:nsym]
+    D[nsym:, nsym:] = np.diag(V2)
+    return x, D
+
+
+def _solve_v_newton(P: _GroupProblem, x, max_iter=80):
+    """Newton on the log-Cholesky variables of (V1, V2) with the exact Jacobian and
+    backtracking: F(u) = phi(G(psi(u))) - u with psi the log-Cholesky map, phi = psi^-1."""
+    n = len(x)
+
+    def F(u):
+        return _to_log_cholesky(P, _v_map(P, _from_log_cholesky(P, u))) - u
+
+    u = _to_log_cholesky(P, x)
+    f = F(u)
+    for it in range(1, max_iter + 1):
+        nf = np.max(np.abs(f))
+        if nf < 1e-15:
+            return _from_log_cholesky(P, u), it
+        xu, Dpsi = _from_log_cholesky(P, u, with_jacobian=True)
+        G, JG = _v_map(P, xu, with_jacobian=True)
+        _, Dpsi_G = _from_log_cholesky(P, _to_log_cholesky(P, G), with_jacobian=True)
+        J = np.linalg.solve(Dpsi_G, JG @ Dpsi) - np.eye(n)
+        step = np.linalg.solve(J, -f)
+        t = 1.0
+        while t > 1e-4:
+            un = u + t * step
+            try:
+                fn = F(un)
+            except (ConvergenceError, np.linalg.LinAlgError, FloatingPointError, OverflowError):
+                fn = None
+            if fn is not None and np.all(np.isfinite(fn)) and np.max(np.abs(fn)) < (
+                    1 - 1e-4 * t) * nf:
+                break
+            t /= 2
+        else:
+            break
+        u, f = un, fn
+    if np.max(np.abs(f)) < 1e-13:
+        return _from_log_cholesky(P, u), max_iter
+    raise ConvergenceError("Newton on (V1, V2) did not converge",
+                           residual=float(np.max(np.abs(f))), iterate=_from_log_cholesky(P, u))
+
+
+def _affine_solve(T, n):
+    """Fixed point of an affine map T: R^n -> R^n read off T at 0 and the unit vectors;
+    returns ``(x, det(I - A))``."""
+    b = np.asarray(T(np.zeros(n)), dtype=float)
+    A = np.empty((n, n))
+    for j in range(n):
+        e = np.zeros(n)
+        e[j] = 1.0
+        A[:, j] = np.asarray(T(e), dtype=float) - b
+    IA = np.eye(n) - A
+    det = float(np.linalg.det(IA))
+    if det == 0 or not np.isfinite(det):
+        raise ConvergenceError("the linear part of the fixed point is singular "
+                               "(e.g. the interpolation peak at lambda = 0)", residual=abs(det))
+    return np.linalg.solve(IA, b), det
+
+
+def _complete(P: _GroupProblem, V1, V2):
+    """Given (V1, V2): (m, theta), psi, (Q1, q2) by affine solves on the same sweep."""
+    K = P.K
+    z, zz = np.zeros(K), np.zeros((K, K))
+    hat0, _ = P.hats(State(zz, z, V1, V2, z, z, z))
+    pr = P.prior(hat0.V1hat, hat0.V2hat)
+    sb = math.sqrt(P.beta)
+
+    def T_mt(x):
+        m, th = x[:K], x[K:]
+        hat, w_ = P.hats(State(zz, z, V1, V2, th, z, m))
+        theta_new = sb * P.c * pr.V2 * hat.thetahat
+        return np.concatenate([P.m_update(th, w_), theta_new])
+
+    mt, _ = _affine_solve(T_mt, 2 * K)
+    m, theta = mt[:K], mt[K:]
+    psi = sb * pr.V1 @ hat0.psihat
+    nsym = len(P.sym)
+
+    def T_q(x):
+        Q1, _ = P.unpack(np.concatenate([x[:nsym], z]))
+        hat, _ = P.hats(State(Q1, x[nsym:], V1, V2, theta, psi, m))
+        Q1n, q2n = P.second_moments(pr, hat)
+        return np.concatenate([P.pack(Q1n, z)[:nsym], q2n])
+
+    x, det = _affine_solve(T_q, nsym + K)
+    if det <= 0:
+        raise ConvergenceError(
+            "no finite fixed point: the (Q1, q2) system is past its stability limit "
+            "(test error diverges; increase lambda or move away from alpha = beta)",
+            residual=float(det))
+    Q1, _ = P.unpack(np.concatenate([x[:nsym], z]))
+    return State(Q1, x[nsym:], V1, V2, theta, psi, m), pr
+
+
+def _residual(P: _GroupProblem, s: State):
+    new = P.sweep(s)
+    res = 0.0
+    for a, b in zip(new, s):
+        a, b = np.asarray(a, float), np.asarray(b, float)
+        res = max(res, float(np.max(np.abs(a - b) / np.maximum(1.0, np.abs(b)))))
+    return res, new
+
+
+def _start_vector(P: _GroupProblem, start):
+    """A warm start of matching shape, else one application of the (V1, V2) map at 0."""
+    if start is not None:
+        V1, V2 = np.asarray(start.V1, dtype=float), np.asarray(start.V2, dtype=float)
+        if V1.shape == (P.K, P.K) and V2.shape == (P.K,):
+            return P.pack(V1, V2)
+    return _v_map(P, np.zeros(len(P.sym) + P.K))
+
+
+def _solve_at(student, teacher, r, c, gamma, lam, alpha, beta, voc, nodes, tol, start,
+              max_iter):
+    t0 = time.perf_counter()
+    gch = group_channel_data(student, teacher, r, c, gamma, voc, nodes=nodes)
+    P = _GroupProblem(gch, alpha, lam, beta)
+    notes = []
+    x0 = _start_vector(P, start)
+    try:
+        x, iterations = _solve_v_newton(P, x0)
+    except (ConvergenceError, np.linalg.LinAlgError) as exc:
+        notes.append(f"Newton failed ({exc}); Anderson iteration on (V1, V2)")
+        try:
+            x, iterations, _ = _anderson(lambda v: _v_map(P, v), _start_vector(P, None),
+                                         tol * 1e-2, max_iter)
+        except ConvergenceError as exc2:
+            hint = ("; with lambda = 0 and alpha <= beta the ridgeless (interpolating) limit may "
+                    "have no finite fixed point: use lambda > 0") if P.lam == 0 else ""
+            raise ConvergenceError(f"no fixed point for (V1, V2): Newton failed ({exc}), then "
+                                   f"the Anderson iteration failed ({exc2}){hint}",
+                                   residual=exc2.residual, iterate=exc2.iterate) from None
+    V1, V2 = P.unpack(x)
+    state, pr = _complete(P, V1, V2)
+    res, _ = _residual(P, state)
+    if not res < tol:
+        raise ConvergenceError(f"fixed point not verified: final sweep moves the order "
+                               f"parameters by {res:.3e} > tol = {tol:g}", residual=res,
+                               iterate=state)
+    test, train = P.errors(state)
+    hat, _ = P.hats(state)
+    out = FixedPointResult(
+        test_error=test, train_error=train, state=state, hats=hat, alpha=float(alpha),
+        lam=float(lam), beta=float(beta), r=float(r), c=float(c), gamma=float(gamma),
+        spectrum="block-mp", nodes=nodes, residual=res, method="structured-groups",
+        iterations=iterations, seconds=time.perf_counter() - t0, notes=notes)
+    out.vocabulary = voc
+    out.groups = {"spike_strength": [float(v) for v in gch.group_r],
+                  "bulk_variance": [float(v) for v in gch.group_c],
+                  "resolvent": pr.r.tolist()}
+    return out
+
+
+def solve_srf_groups(student, teacher, r, c, gamma, lam, alpha, beta=1.0, *, vocabulary=None,
+                     nodes="auto", tol=1e-10, start=None, max_iter=20000):
+    """The K-group fixed point of docs/theory.md (k.7) at sRF parameters (r, c, gamma).
+
+    Always runs the K-group equations, also for the uniform readout (that is the check
+    against :func:`srfsym.fixed_point.solve_srf`, which runs today's uniform code for
+    ``vocabulary=None`` or ``[1]`` and calls this function otherwise).  The spectrum is
+    the deterministic block-Wishart equivalent (``d -> infinity``); double precision.
+
+    Non-odd students are refused unless the vocabulary is uniform: the ``mu0 != 0``
+    correction of the step (``f0 -> mu0 E omega``, docs/theory.md (k.1)) is not derived.
+
+    >>> res = solve_srf_groups("tanh", "sin", 1.134, 1.019, 1.0, 0.1, 1.0, vocabulary=[1])
+    >>> from srfsym.fixed_point import solve_srf
+    >>> abs(res.test_error - solve_srf("tanh", "sin", 1.134, 1.019, 1.0, 0.1, 1.0).test_error) < 1e-12
+    True
+    """
+    t0 = time.perf_counter()
+    _validate(alpha, lam, beta)
+    _validate_solver(tol, max_iter)
+    validate_srf_parameters(r, c, gamma)
+    voc = make_vocabulary(vocabulary)
+    if not voc.is_uniform and not activation(student).is_odd:
+        raise ValueError(
+            f"student {activation(student).name} is not odd: the test error with a readout "
+            "vocabulary is derived for odd students only (the mu0 correction of the step is "
+            "not derived there, docs/theory.md (k.1)); use the uniform readout")
+    r, c, gamma = float(r), float(c), float(gamma)
+    node_error = None
+    if nodes == "auto":
+        res = None
+        for n in _NODE_LADDER:
+            new = _solve_at(student, teacher, r, c, gamma, lam, alpha, beta, voc, n, tol, start,
+                            max_iter)
+            if res is not None:
+                node_error = abs(new.test_error - res.test_error)
+                if node_error < 1e-11:
+                    break
+            res = new
+            start = new.state
+        else:
+            res.notes.append(f"kappa quadrature not converged to 1e-11 with {res.nodes} nodes "
+                             f"(last change {node_error:.1e})")
+        res.node_error = node_error
+    else:
+        if isinstance(nodes, bool) or not isinstance(nodes, (int, np.integer)):
+            raise ValueError(f"nodes must be an integer or 'auto', got {nodes!r}")
+        res = _solve_at(student, teacher, r, c, gamma, lam, alpha, beta, voc, int(nodes), tol,
+                        start, max_iter)
+    res.seconds = time.perf_counter() - t0
+    return res
