@@ -71,7 +71,8 @@ def test_every_theory_reference_resolves():
     assert missing == []
 
 
-@pytest.mark.parametrize("page", ["README.md", "docs/theory.md", "docs/bounds.md"])
+@pytest.mark.parametrize("page", ["README.md", "docs/theory.md", "docs/bounds.md",
+                                  "docs/vocabulary.md", "docs/index.md"])
 def test_relative_links_resolve(page):
     text = (ROOT / page).read_text(encoding="utf-8")
     base = (ROOT / page).parent
