@@ -105,7 +105,7 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
     def _get_help_string(self, action):
         text = action.help or ""
         if (not action.option_strings or action.default is argparse.SUPPRESS
-                or "default" in text or "%(default)" in text):
+                or "default" in text or "required" in text or "%(default)" in text):
             return text
         if action.required:
             return f"{text} (required)"
@@ -235,7 +235,9 @@ def add_physics(p, need_lam=True, alpha_nargs="+"):
         p.add_argument("--lam", type=float, required=True, help="ridge penalty lambda (sum loss)")
     if alpha_nargs:
         p.add_argument("--alpha", type=float, nargs=alpha_nargs,
-                       help="readout samples per dimension n/d (one or more)")
+                       help="readout samples per dimension n/d (one or more; required)"
+                       if alpha_nargs == "+" else "readout samples per dimension n/d (default: "
+                       "--points values from --alpha-min to --alpha-max)")
     p.add_argument("--beta", type=float, default=1.0, help="width ratio p/d (default 1)")
 
 
