@@ -29,8 +29,9 @@ of (k.7.2)-(k.7.5) that are algebra and checks them, and checks the library agai
    (the formula of ``derivations/08_width_ratio.py``), beta in {0.5, 1};
 8. the special cases of (k.7.7): K = 1 equals the uniform solver, {+1, -1} equals the
    uniform readout for an odd student, two letters with identical groups (r = 0, c = 1)
-   equal the uniform readout, lambda -> infinity gives the upper bound U_K, and the test
-   error stays above the lower bound L_K (the table of docs/theory.md (k.7.7)).
+   equal the uniform readout, at r = 0 the test error does not depend on gamma (the theta
+   and psi parts of the equations agree), lambda -> infinity gives the upper bound U_K, and
+   the test error stays above the lower bound L_K (the table of docs/theory.md (k.7.7)).
 """
 from functools import partial
 import math

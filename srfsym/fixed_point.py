@@ -81,7 +81,22 @@ class ConvergenceError(RuntimeError):
 # ======================================================================================
 # the equations (the only place they are written)
 
-class _Problem:
+class _Sweep:
+    """The order of one sweep, shared by the uniform and the per-letter problems: all hats
+    from the old overlaps, ``m`` from its stationarity condition, then the overlaps."""
+
+    def sweep(self, s: State) -> State:
+        hat, w = self.hats(s)
+        return self.overlaps(hat, self.m_update(s.theta, w))
+
+    def errors(self, s: State):
+        """(test error, train error) = (E eps, E eps w^2)."""
+        w = self.weights(s.V1, s.V2)
+        eps = self.conditional_error(s)
+        return self.E(eps), self.E(eps * w * w)
+
+
+class _Problem(_Sweep):
     """Channel data + spectrum + (alpha, lam, beta): evaluates the sweep."""
 
     def __init__(self, ch: ChannelData, spectrum, alpha, lam, beta):
@@ -151,15 +166,6 @@ class _Problem:
             q2=hat.q1hat * mom.rho2 + hat.q2hat * mom.inv2 + th2 * mom.F2 + ps2 * mom.H2,
             V1=mom.rho, V2=mom.inv,
             theta=sb * hat.thetahat * mom.F, psi=sb * hat.psihat * mom.H, m=m_new)
-
-    def sweep(self, s: State) -> State:
-        hat, w = self.hats(s)
-        return self.overlaps(hat, self.m_update(s.theta, w))
-
-    def errors(self, s: State):
-        w = self.weights(s.V1, s.V2)
-        eps = self.conditional_error(s)
-        return self.E(eps), self.E(eps * w * w)
 
 
 def sweep(problem: _Problem, state: State) -> State:

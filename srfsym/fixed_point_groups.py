@@ -58,11 +58,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .activations import activation
 from .channel import group_channel_data, validate_srf_parameters
-from .fixed_point import (ConvergenceError, FixedPointResult, Hats, State, _NODE_LADDER,
+from .fixed_point import (ConvergenceError, FixedPointResult, Hats, State, _NODE_LADDER, _Sweep,
                           _anderson, _validate, _validate_solver)
-from .vocabulary import vocabulary as make_vocabulary
+from .vocabulary import check_student, vocabulary as make_vocabulary
 
 __all__ = ["solve_srf_groups", "GroupPrior"]
 
@@ -88,6 +87,7 @@ class GroupPrior(NamedTuple):
     V2: np.ndarray
     Phi_r_inv: np.ndarray
     iterations: int
+    cache: dict   # the derivatives along the unit directions, computed once (prior_units)
 
 
 def _sym_index(K):
@@ -95,7 +95,7 @@ def _sym_index(K):
     return [(j, l) for j in range(K) for l in range(j, K)]
 
 
-class _GroupProblem:
+class _GroupProblem(_Sweep):
     """Group channel data + (alpha, lam, beta): the K-group equations (written once)."""
 
     def __init__(self, gch, alpha, lam, beta):
@@ -152,6 +152,15 @@ class _GroupProblem:
         keep = ev > cut
         return Q[:, keep] @ ((Q[:, keep].T @ u) / ev[keep])
 
+    def mean_condition(self):
+        """Condition number of the Gram matrix ``E[mu0_j mu0_l]`` on the directions the
+        minimum-norm m keeps (1 without mean directions).  Nearly coinciding letters make it
+        large: the unregularised ``m_j`` then fit a difference quotient of ``mu0``."""
+        ev = np.linalg.eigvalsh(self.outer_E(self.mu0, self.mu0, np.ones_like(self.kappa)))
+        cut = max(_PINV_RTOL * max(float(np.max(np.abs(ev))), 0.0), 1e-24 * (self.E_h2 + 1))
+        kept = ev[ev > cut]
+        return float(kept.max() / kept.min()) if kept.size else 1.0
+
     def conditional_error(self, s: State):
         b = self.mean_part(s.m, s.theta)
         sz = s.psi @ self.mu1
@@ -184,7 +193,7 @@ class _GroupProblem:
         """Jacobian of Phi(r) = 1/r - lambda - V2hat - diag T(r) with respect to r."""
         return -np.diag(1 / r**2) + self.beta * (T * T.T) * self.pi[None, :]
 
-    def prior(self, V1hat, V2hat, r_start=None) -> GroupPrior:
+    def prior(self, V1hat, V2hat) -> GroupPrior:
         """Solve the K r-equations: monotone iteration from the upper bound, then Newton."""
         V1hat = np.asarray(V1hat, dtype=float)
         V2hat = np.asarray(V2hat, dtype=float)
@@ -203,27 +212,25 @@ class _GroupProblem:
             new = self._r_map(r, B, V2hat)
             change = np.max(np.abs(new - r) / r)
             r = new
-            if change < 1e-3:
+            if change < 1e-3:   # close enough for Newton
                 break
-        if r_start is not None and np.all(np.asarray(r_start) > 0) and np.all(
-                np.asarray(r_start) <= upper):
-            r0 = np.asarray(r_start, dtype=float)
-            if np.max(np.abs(self._r_map(r0, B, V2hat) / r0 - 1)) < change:
-                r = r0
+        polished = False
         for k in range(1, 100):
             Lam, T, N = self._prior_parts(r, B)
             phi = 1 / r - base - np.diag(T)
-            J = self._phi_r(r, Lam, T)
-            step = -np.linalg.solve(J, phi)
+            step = -np.linalg.solve(self._phi_r(r, Lam, T), phi)
+            if not np.all(np.isfinite(step)):
+                break
             t = 1.0
             while np.any(r + t * step <= 0):
                 t /= 2
-            r_new = r + t * step
-            done = np.max(np.abs(r_new - r) / r) < 1e-15
-            r = r_new
-            if done or (k > 3 and np.max(np.abs(t * step) / r) < 4e-16):
+            r = r + t * step
+            if polished:            # one Newton step after the 1e-12 level: rounding level
                 break
+            polished = t == 1.0 and np.max(np.abs(step) / r) < 1e-12
         else:
+            polished = False
+        if not polished:
             raise ConvergenceError("the block-Wishart r-equation did not converge",
                                    residual=float(np.max(np.abs(phi))), iterate=r)
         Lam, T, N = self._prior_parts(r, B)
@@ -232,36 +239,53 @@ class _GroupProblem:
         V1 = self.sqc[:, None] * X * self.sqc[None, :]
         V2 = self.pi * r
         Phi_r_inv = np.linalg.inv(self._phi_r(r, Lam, T))
-        return GroupPrior(r, Lam, B, T, N, X, V1, V2, Phi_r_inv, it + k)
+        return GroupPrior(r, Lam, B, T, N, X, V1, V2, Phi_r_inv, it + k, {})
 
     def prior_derivative(self, pr: GroupPrior, dV1hat, dV2hat):
         """Directional derivative ``(dV1, dV2)`` of the prior map along ``(dV1hat, dV2hat)``
-        (any K x K direction, symmetric or not): implicit differentiation of the r-equation,
+        (any K x K direction, symmetric or not; leading axes are a batch of directions):
+        implicit differentiation of the r-equation,
         ``dT = (I - beta T Lambda) dB N - beta T dLambda T``,
         ``dX = N dLambda - N beta (dLambda B + Lambda dB) X``."""
-        dB = self.sqc[:, None] * np.asarray(dV1hat, dtype=float) * self.sqc[None, :]
+        dV1hat, dV2hat = np.asarray(dV1hat, dtype=float), np.asarray(dV2hat, dtype=float)
+        dB = self.sqc[:, None] * dV1hat * self.sqc[None, :]
         left = np.eye(self.K) - self.beta * pr.T * pr.Lam[None, :]     # I - beta T Lambda
-        dphi = -np.asarray(dV2hat, dtype=float) - np.einsum("jk,kl,lj->j", left, dB, pr.N)
-        dr = -pr.Phi_r_inv @ dphi
+        dphi = -dV2hat - np.einsum("jk,...kl,lj->...j", left, dB, pr.N)
+        dr = -np.einsum("jk,...k->...j", pr.Phi_r_inv, dphi)
         dLam = self.pi * dr
-        dX = (pr.N * dLam[None, :]
-              - self.beta * pr.N @ (dLam[:, None] * pr.B + pr.Lam[:, None] * dB) @ pr.X)
+        dX = (pr.N * dLam[..., None, :]
+              - self.beta * pr.N @ (dLam[..., :, None] * pr.B + pr.Lam[:, None] * dB) @ pr.X)
         return self.sqc[:, None] * dX * self.sqc[None, :], self.pi * dr
+
+    def prior_units(self, pr: GroupPrior):
+        """``(g1, g2)``: the derivatives of ``(V1, V2)`` along the K^2 ordered entries of
+        ``V1hat`` (m-major) and then the K entries of ``V2hat``; shapes ``(K^2 + K, K, K)``
+        and ``(K^2 + K, K)``.  Every other derivative is a linear combination of these."""
+        if "units" not in pr.cache:
+            K = self.K
+            d1 = np.zeros((K * K + K, K, K))
+            d1[:K * K] = np.eye(K * K).reshape(K * K, K, K)
+            d2 = np.zeros((K * K + K, K))
+            d2[K * K:] = np.eye(K)
+            pr.cache["units"] = self.prior_derivative(pr, d1, d2)
+        return pr.cache["units"]
+
+    def prior_linear(self, pr: GroupPrior, dV1hat, dV2hat):
+        """:meth:`prior_derivative` as a combination of :meth:`prior_units` (same numbers up
+        to rounding; cheap once the units are known)."""
+        g1, g2 = self.prior_units(pr)
+        coef = np.concatenate([np.ravel(dV1hat), dV2hat])
+        return np.einsum("d,dab->ab", coef, g1), coef @ g2
 
     def second_moments(self, pr: GroupPrior, hat: Hats):
         """``(Q1, q2) = -J[Q1hat, q2hat] - grad G`` (G with thetahat, psihat fixed)."""
         K = self.K
-        dV1, dV2 = self.prior_derivative(pr, hat.q1hat, hat.q2hat)
-        Q1, q2 = -dV1, -dV2
-        wth = self.c * hat.thetahat**2
-        for m in range(K):
-            for n in range(K):
-                E = np.zeros((K, K))
-                E[m, n] = 1.0
-                g1, g2 = self.prior_derivative(pr, E, np.zeros(K))
-                Q1[m, n] -= wth @ g2 + hat.psihat @ g1 @ hat.psihat
-            g1, g2 = self.prior_derivative(pr, np.zeros((K, K)), np.eye(K)[m])
-            q2[m] -= wth @ g2 + hat.psihat @ g1 @ hat.psihat
+        g1, g2 = self.prior_units(pr)
+        dV1, dV2 = self.prior_linear(pr, hat.q1hat, hat.q2hat)
+        grad = (g2 @ (self.c * hat.thetahat**2)
+                + np.einsum("a,dab,b->d", hat.psihat, g1, hat.psihat))   # dG along each unit
+        Q1 = -dV1 - grad[:K * K].reshape(K, K)
+        q2 = -dV2 - grad[K * K:]
         return (Q1 + Q1.T) / 2, q2
 
     def overlaps(self, hat: Hats, m_new, pr: GroupPrior | None = None) -> State:
@@ -272,15 +296,6 @@ class _GroupProblem:
         return State(q1=Q1, q2=q2, V1=pr.V1, V2=pr.V2,
                      theta=sb * self.c * pr.V2 * hat.thetahat, psi=sb * pr.V1 @ hat.psihat,
                      m=m_new)
-
-    def sweep(self, s: State) -> State:
-        hat, w = self.hats(s)
-        return self.overlaps(hat, self.m_update(s.theta, w))
-
-    def errors(self, s: State):
-        w = self.weights(s.V1, s.V2)
-        eps = self.conditional_error(s)
-        return float(self.E(eps)), float(self.E(eps * w * w))
 
     # --- (V1, V2) as one vector --------------------------------------------------------
     def pack(self, V1, V2):
@@ -317,7 +332,7 @@ def _v_map(P: _GroupProblem, x, with_jacobian=False):
         dV = P.variance(dV1, dV2)                        # linear in (V1, V2)
         dV1hat = -P.a_b * P.outer_E(P.mu1, P.mu1, w2 * dV)
         dV2hat = -P.a_b * P.E(P.mus2 * (w2 * dV))
-        g1, g2 = P.prior_derivative(pr, dV1hat, dV2hat)
+        g1, g2 = P.prior_linear(pr, dV1hat, dV2hat)
         cols.append(P.pack((g1 + g1.T) / 2, g2))
     return G, np.array(cols).T
 
@@ -490,11 +505,17 @@ def _solve_at(student, teacher, r, c, gamma, lam, alpha, beta, voc, nodes, tol, 
     V1, V2 = P.unpack(x)
     state, pr = _complete(P, V1, V2)
     res, _ = _residual(P, state)
+    cond = P.mean_condition()
+    ill = (f"the letters' mean functions mu0^(j) are nearly linearly dependent (Gram condition "
+           f"number {cond:.1e}): the unregularised m_j are large and ill-conditioned "
+           "(nearly coinciding letters)") if cond > 1e8 else ""
     if not res < tol:
         raise ConvergenceError(f"fixed point not verified: final sweep moves the order "
-                               f"parameters by {res:.3e} > tol = {tol:g}", residual=res,
-                               iterate=state)
-    test, train = P.errors(state)
+                               f"parameters by {res:.3e} > tol = {tol:g}"
+                               + (f"; {ill}" if ill else ""), residual=res, iterate=state)
+    if ill:
+        notes.append(ill)
+    test, train = (float(v) for v in P.errors(state))
     hat, _ = P.hats(state)
     out = FixedPointResult(
         test_error=test, train_error=train, state=state, hats=hat, alpha=float(alpha),
@@ -530,11 +551,7 @@ def solve_srf_groups(student, teacher, r, c, gamma, lam, alpha, beta=1.0, *, voc
     _validate_solver(tol, max_iter)
     validate_srf_parameters(r, c, gamma)
     voc = make_vocabulary(vocabulary)
-    if not voc.is_uniform and not activation(student).is_odd:
-        raise ValueError(
-            f"student {activation(student).name} is not odd: the test error with a readout "
-            "vocabulary is derived for odd students only (the mu0 correction of the step is "
-            "not derived there, docs/theory.md (k.1)); use the uniform readout")
+    check_student(student, voc)
     r, c, gamma = float(r), float(c), float(gamma)
     node_error = None
     if nodes == "auto":

@@ -10,7 +10,7 @@ import mpmath
 import numpy as np
 import pytest
 
-from srfsym import bounds, srf_mapping
+from srfsym import bounds, solve, srf_mapping
 from srfsym.bounds import optimal_learning_rate_bounds
 from srfsym.channel import channel_data, group_channel_data
 from srfsym.vocabulary import UNIFORM, vocabulary
@@ -252,3 +252,63 @@ def test_docs_vocabulary_examples_run():
     path = Path(__file__).resolve().parent.parent / "docs" / "vocabulary.md"
     result = doctest.testfile(str(path), module_relative=False)
     assert result.attempted >= 3 and result.failed == 0
+
+
+# --------------------------------------------------------------------------- CLI
+
+def _run(capsys, *argv):
+    from srfsym.cli import main
+    try:
+        code = main(list(argv))
+    except SystemExit as exc:          # argparse errors
+        code = exc.code
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_cli_bounds_with_a_vocabulary_json(capsys):
+    code, out, _ = _run(capsys, "bounds", "--student", "tanh", "--teacher", "sin", "--r", "1.134",
+                        "--c", "1.019", "--gamma", "1", "--vocabulary", "1", "2", "--json")
+    assert code == 0
+    import json
+    data = json.loads(out)
+    ref = bounds("tanh", "sin", 1.134, 1.019, 1.0, vocabulary=[1, 2])
+    assert data["upper"] == ref.upper and data["lower"] == ref.lower
+    assert data["vocabulary"] == {"letters": [1.0, 2.0], "weights": [0.5, 0.5]}
+    assert len(data["b_upper"]) == 2 and len(data["r_groups"]) == 2
+
+
+def test_cli_error_and_simulate_with_a_vocabulary(capsys):
+    import json
+    code, out, _ = _run(capsys, "error", "--student", "tanh", "--teacher", "sin", "--alpha0", "20",
+                        "--eta", "3", "--lam", "0.1", "--alpha", "1", "--vocabulary", "1", "-1",
+                        "--weights", "0.3", "0.7", "--json")
+    assert code == 0
+    uniform = solve("tanh", "sin", 20, 3, 0.1, 1.0).test_error
+    rows = json.loads(out)
+    row = rows[0] if isinstance(rows, list) else rows["rows"][0]
+    assert row["test_error"] == pytest.approx(uniform, rel=1e-12)
+    code, out, _ = _run(capsys, "simulate", "--student", "tanh", "--teacher", "sin", "--alpha0",
+                        "2", "--eta", "1", "--lam", "0.1", "--alpha", "1", "--d", "60",
+                        "--seeds", "2", "--vocabulary", "1", "2", "--json")
+    assert code == 0
+
+
+@pytest.mark.parametrize("extra, match", [
+    (["--vocabulary", "1", "0"], "non-zero"),
+    (["--vocabulary", "1", "2", "--weights", "0.5"], "one weight per letter"),
+    (["--vocabulary", "1", "2", "--weights", "0.5", "0.6"], "sum to 1"),
+    (["--vocabulary", "1", "2", "--weights", "1.5", "-0.5"], "positive"),
+    (["--vocabulary", "1", "nan"], "finite"),
+    (["--weights", "1"], "needs --vocabulary"),
+])
+def test_cli_bad_vocabulary_exits_2(capsys, extra, match):
+    code, out, err = _run(capsys, "bounds", "--student", "tanh", "--teacher", "sin", "--r", "1",
+                          "--c", "1.02", *extra)
+    assert code == 2 and match in err and out == ""
+
+
+def test_cli_empty_vocabulary_is_an_argparse_error(capsys):
+    code, _, err = _run(capsys, "mapping", "--student", "tanh", "--teacher", "sin", "--eta", "1",
+                        "--alpha0", "2", "--vocabulary")
+    assert code == 2 and "--vocabulary" in err

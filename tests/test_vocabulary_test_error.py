@@ -134,6 +134,22 @@ def test_vanishing_weight_of_a_letter():
     assert abs(s6.test_error - s.test_error) < 1e-5 * s.test_error
 
 
+def test_nearly_coinciding_letters_keep_a_derivative_direction():
+    """{1, 1 + e}: as e -> 0 the two unregularised mean directions span mu0 and the difference
+    quotient (mu0^(2) - mu0^(1))/e -> d mu0/d omega, so the asymptotic test error tends to a
+    limit (at rate e) *below* the uniform readout's, with m_1 = -m_2 ~ 1/e; the exact
+    splitting {1, 1} (identical groups) is the uniform readout.  Like the vanishing weight,
+    this is the p -> infinity-first order of limits of docs/theory.md (k.7)."""
+    u = solve_srf("tanh", "sin", R, C, GAMMA, 0.1, 1.3, nodes=NODES)
+    res = [solve_srf("tanh", "sin", R, C, GAMMA, 0.1, 1.3, nodes=NODES,
+                     vocabulary=vocabulary([1, 1 + e], [0.3, 0.7])) for e in (1e-3, 1e-4)]
+    assert abs(res[0].test_error / res[1].test_error - 1) < 1e-3
+    assert res[1].test_error < 0.8 * u.test_error
+    assert abs(res[1].state.m[0]) > 1e3 and abs(res[1].state.m[0] + res[1].state.m[1]) < 1
+    assert any("nearly linearly dependent" in n for n in res[1].notes)
+    assert not res[0].notes
+
+
 # the (k.7.7) table: tanh/sin, alpha0 = 20, eta = 3, gamma = 1, eps_g(lambda = 1e6)
 UPPER_TABLE = {(1.0,): 0.0202587, (1.0, 2.0): 0.0089544, (1.0, 3.0): 0.0115271,
                (1.0, 2.0, 3.0): 0.0053077}
@@ -147,16 +163,20 @@ def test_large_lambda_gives_the_vocabulary_upper_bound(letters):
     assert abs(res.test_error - UPPER_TABLE[letters]) < 1e-7
 
 
-@pytest.mark.parametrize("letters, weights", [((1, 2), (0.7, 0.3)), ((1, 3), (0.5, 0.5)),
-                                              ((1, 2, 3), (0.2, 0.3, 0.5))])
-def test_test_error_stays_above_the_lower_bound(letters, weights):
-    b = bounds("tanh", "sin", R, C, 1.0, vocabulary=list(letters))
+@pytest.mark.parametrize("letters, weights, gamma", [((1, 2), (0.7, 0.3), 1.0),
+                                                     ((1, 3), (0.5, 0.5), 1.0),
+                                                     ((1, 2, 3), (0.2, 0.3, 0.5), 1.0),
+                                                     ((1, 2), (0.7, 0.3), 0.6),
+                                                     ((1, -2), (0.5, 0.5), GAMMA)])
+def test_test_error_stays_above_the_lower_bound(letters, weights, gamma):
+    # at gamma < 1 the lower bound includes the z mu1^(j) directions (docs/theory.md (l.4))
+    b = bounds("tanh", "sin", R, C, gamma, vocabulary=list(letters))
     voc = vocabulary(letters, weights)
-    errs = [solve_srf("tanh", "sin", R, C, 1.0, lam, alpha, beta, nodes=NODES,
+    errs = [solve_srf("tanh", "sin", R, C, gamma, lam, alpha, beta, nodes=NODES,
                       vocabulary=voc).test_error
             for alpha in (0.5, 4.0) for lam in (1e-3, 0.1, 10.0) for beta in (0.5, 2.0)]
     assert min(errs) >= b.lower
-    assert max(errs) < 0.5
+    assert np.all(np.isfinite(errs))
 
 
 def test_solver_against_a_plain_iteration_of_the_equations():

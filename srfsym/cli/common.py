@@ -239,6 +239,7 @@ def add_physics(p, need_lam=True, alpha_nargs="+"):
                        if alpha_nargs == "+" else "readout samples per dimension n/d (default: "
                        "--points values from --alpha-min to --alpha-max)")
     p.add_argument("--beta", type=float, default=1.0, help="width ratio p/d (default 1)")
+    add_vocabulary(p)
 
 
 def add_spectrum(p):

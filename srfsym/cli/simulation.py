@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import math
 
-from .common import (SHARED_HELP, add_output, add_physics, add_vocabulary, emit_csv, emit_json,
-                     out, status, table_row, vocabulary_arg)
+from .common import (SHARED_HELP, add_output, add_physics, emit_csv, emit_json, out, status,
+                     table_row, vocabulary_arg)
 
 
 def _theory(sim):
@@ -93,6 +93,5 @@ def register(sub):
     p.add_argument("--n-test", type=int, default=5000, help="fresh test points per seed")
     p.add_argument("--workers", type=int, default=None, help="cores to use (default: all)")
     p.add_argument("--shared-first-layer", action="store_true", help=SHARED_HELP)
-    add_vocabulary(p)
     add_output(p)
     p.set_defaults(func=cmd_simulate)

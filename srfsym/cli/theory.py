@@ -13,7 +13,7 @@ from .common import (SHARED_HELP, CLIError, add_output, add_physics, add_spectru
 
 
 def _solve_kwargs(args):
-    kw = {"spectrum": args.spectrum}
+    kw = {"spectrum": args.spectrum, "vocabulary": vocabulary_arg(args)}
     if args.spectrum == "sample":
         if not args.d:
             raise CLIError("--spectrum sample needs --d")
@@ -164,7 +164,8 @@ def cmd_curve(args):
                         beta=args.beta, progress=not (args.json or args.csv or args.quiet),
                         **_solve_kwargs(args))
     mp = lc.results[0].mapping
-    b = bounds(args.student, args.teacher, mp.r, mp.c, mp.gamma)
+    voc = vocabulary_arg(args)
+    b = bounds(args.student, args.teacher, mp.r, mp.c, mp.gamma, vocabulary=voc)
     sim = None
     if args.simulate:
         from ..simulate import simulate
@@ -172,7 +173,7 @@ def cmd_curve(args):
                        list(np.asarray(args.sim_alpha or alphas[:: max(1, len(alphas) // 6)])),
                        d=args.d_sim, beta=args.beta, seeds=args.seeds,
                        progress=not args.quiet,
-                       shared_first_layer=args.shared_first_layer)
+                       shared_first_layer=args.shared_first_layer, vocabulary=voc)
     # both bounds hold at this gamma (docs/theory.md (l.4))
     rows = [_theory_row(args, res, upper_bound=b.upper, lower_bound=b.lower,
                         kernel_baseline=b.kernel) for res in lc.results]
