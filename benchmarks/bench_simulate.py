@@ -11,7 +11,7 @@ d = 2000) and under 4 GB at d = 4000.  Two points, alpha = 1, n_test = 5000, 3 s
 
 * ``notebook``: the reference notebook's own setting (``Simulations.ipynb`` defaults): tanh
   student, tanh teacher, alpha0 = 0.5, eta = 1, lam = 0.01;
-* ``tanh_sin``: MATH.md (c), first row: tanh / sin, alpha0 = 20, eta = 3, lam = 0.1 (40 times
+* ``tanh_sin``: docs/theory.md (c), first row: tanh / sin, alpha0 = 20, eta = 3, lam = 0.1 (40 times
   more step samples; the expensive one).
 
 For each, srfsym with independent seeds (the default: three first-layer steps), srfsym with

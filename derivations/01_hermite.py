@@ -1,4 +1,4 @@
-"""Hermite expansion of an activation and the constants mu0, mu1, mu_star (MATH.md (b), (i)).
+"""Hermite expansion of an activation and the constants mu0, mu1, mu_star (docs/theory.md (b), (i)).
 
 For ``z ~ N(0, 1)`` the probabilists' Hermite polynomials ``He_k`` are orthogonal,
 ``E[He_j He_k] = k! delta_jk``, so every ``sigma`` with ``E sigma^2 < oo`` expands as
@@ -142,11 +142,11 @@ def main():
     # 4. Parseval ----------------------------------------------------------------------------
     series = sp.summation(sp.exp(-1) / sp.factorial(2 * J + 1), (J, 0, sp.oo))
     _step(n, "Parseval for sin: sum_k mu_k^2/k! = e^{-1} sum_j 1/(2j+1)! = e^{-1} sinh 1", series)
-    assert _is_zero(series.rewrite(sp.exp) - hs.mu2.expr)
-    print(f"    = (1 - e^-2)/2 = E sin^2 (library mu2 = {hs.mu2.expr})   [asserted, symbolic]")
+    assert _is_zero(series.rewrite(sp.exp) - hs.second_moment.expr)
+    print(f"    = (1 - e^-2)/2 = E sin^2 (library second_moment = {hs.second_moment.expr})   [asserted, symbolic]")
     print("    partial sums S_K = sum_{k<=K} mu_k^2/k!  vs  E sin^2 (40 digits):")
     with mpmath.workdps(DPS + 10):
-        target = hs.mu2.mpmath(DPS + 5)
+        target = hs.second_moment.mpmath(DPS + 5)
         partial = mpmath.mpf(0)
         prev_err = None
         for k in range(0, 32):
@@ -171,7 +171,7 @@ def main():
     _step(n, "mu_star^2 = E sigma^2 - mu0^2 - mu1^2 = sum_{k >= 2} mu_k^2/k!; for sin "
              "e^{-1}(sinh 1 - 1)", above1)
     assert _is_zero(above1.rewrite(sp.exp) - hs.mustar2.expr)
-    assert _is_zero(hs.mustar2.expr - (hs.mu2.expr - hs.mu0.expr**2 - hs.mu1.expr**2))
+    assert _is_zero(hs.mustar2.expr - (hs.second_moment.expr - hs.mu0.expr**2 - hs.mu1.expr**2))
     print(f"    = library mustar2 = {hs.mustar2.expr} = {hs.mustar2.decimal(30)}   [asserted]")
     assert hs.mustar2.decimal(30) == "0.0644529172102513324574764823523"
     kern = bounds("sin", "sin", r=0.0, c=1.0, gamma=1.0, nodes=60).kernel

@@ -1,6 +1,6 @@
 """Spike/bulk decomposition of the giant step: spike strength r, bulk variance c, alignment gamma.
 
-MATH.md (c).  The row update of the first layer is
+docs/theory.md (c).  The row update of the first layer is
 
     w1_k - w0_k = (eta/n0) sum_i (y_i - f(x_i)) sigma'(<w0_k, x_i>) x_i .
 
@@ -11,7 +11,7 @@ script
 1. derives ``|s|^2 -> mu1*^2 + E(y - mu0)^2/alpha0`` and the alignment ``gamma`` with SymPy
    (``n0 = alpha0 d``, ``d -> oo``), and the bulk norm ``eta^2 E(y - mu0)^2 checkmu1^2/alpha0``;
 2. asserts that the result *is* :func:`srfsym.mapping.mapping_expressions` (with and without the
-   ``y - mu0`` residual correction of MATH.md (c));
+   ``y - mu0`` residual correction of docs/theory.md (c));
 3. shows why the bulk variance involves ``sigma'`` and not ``z sigma`` (the slides' variant),
    with the library's expectation engine: ``E[(z tanh z - mu1)^2] = 0.391011`` against
    ``E[(tanh' - mu1)^2] = 0.097524``, i.e. ``c = 1.11313`` (slides) against ``1.076906``;
@@ -36,7 +36,7 @@ from srfsym.activations import X
 from srfsym.mapping import (ALPHA0, CHECKMU1_SQ, ETA, MU0, MU0_STAR, MU1, MU1_STAR, MU2_STAR,
                             NonOddActivationWarning, mapping_expressions)
 
-TITLE = "Spike/bulk decomposition of the giant step: r, c, gamma (MATH.md (c))"
+TITLE = "Spike/bulk decomposition of the giant step: r, c, gamma (docs/theory.md (c))"
 
 DPS = 30
 D = sp.Symbol("d", positive=True)
@@ -57,13 +57,13 @@ _is_zero = is_zero
 
 
 # --------------------------------------------------------------------------------------------
-# the real first-layer step, independent numpy implementation of MATH.md (a)
+# the real first-layer step, independent numpy implementation of docs/theory.md (a)
 
 def empirical_step(student, teacher, d, p, alpha0, eta, seed):
     """One giant step on a freshly drawn network; returns the measured (r, c, gamma, bulk norm).
 
     ``r = |mean_k (w1_k - w0_k)|``, ``vhat`` its direction,
-    ``c = mean_k |(I - vhat vhat^T) w1_k|^2``, ``gamma = |<vhat, e1>|`` (MATH.md (c),
+    ``c = mean_k |(I - vhat vhat^T) w1_k|^2``, ``gamma = |<vhat, e1>|`` (docs/theory.md (c),
     "Numerical check"), and the mean squared norm of the row updates with the spike projected out.
     """
     rng = np.random.default_rng(seed)
@@ -164,7 +164,7 @@ def main():
         direct = gaussian_expectation((sp.diff(tanh.expr, X) - sp.Float(str(mu1), DPS + 10))**2,
                                       known_closed_form=False).mpmath(0, 1, DPS)
         assert abs(direct - var_dsigma) < mpmath.mpf(10)**(-DPS + 5)
-        mu2s = hc.mu2.mpmath(DPS)                         # teacher tanh: mu2* = E tanh^2
+        mu2s = hc.second_moment.mpmath(DPS)                         # teacher tanh: mu2* = E tanh^2
     c_tanh = lib["bulk_variance"].subs({ETA: 1, ALPHA0: sp.Rational(1, 2), MU0: 0, MU0_STAR: 0,
                                         MU2_STAR: sp.Float(str(mu2s), 40)})
     c_of = sp.lambdify((CHECKMU1_SQ,), c_tanh, "mpmath")
@@ -221,7 +221,7 @@ def main():
         assert _is_zero(mu2h_relu - 1 / sp.sqrt(2 * sp.pi))
         consts = {ETA: 1, ALPHA0: 2, MU0: hr.mu0.expr, MU0_STAR: hsin.mu0.expr, MU2H: mu2h_relu,
                   CHECKMU1_SQ: hr.checkmu1_sq.expr, M2: m2.subs(
-                      {MU0: hr.mu0.expr, MU0_STAR: hsin.mu0.expr, MU2_STAR: hsin.mu2.expr})}
+                      {MU0: hr.mu0.expr, MU0_STAR: hsin.mu0.expr, MU2_STAR: hsin.second_moment.expr})}
         c_relu = float(c_full.subs(consts))
         assert abs(c_relu - m_rs.c) < 1e-12    # the library carries the rescaling term
         d, p = 400, 200

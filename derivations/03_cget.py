@@ -1,4 +1,4 @@
-"""Conditional Gaussian-equivalence (cGET) coefficients and teacher functions (MATH.md (d), (e)).
+"""Conditional Gaussian-equivalence (cGET) coefficients and teacher functions (docs/theory.md (d), (e)).
 
 Conditionally on the spike coordinate ``kappa``, a neuron of the sRF model sees
 ``sigma(a + s xi)`` with ``a = r kappa``, ``s = sqrt(c)``, ``xi ~ N(0, 1)``, and the features are
@@ -12,14 +12,14 @@ relu, He3 and sin and asserts:
 
 1. the parities in kappa for odd sigma (mu0 odd, mu1 and mu_star^2 even), symbolically, and
    their failure for relu (``mu0(k) - mu0(-k) = r k``, ``mu1(k) + mu1(-k) = 1``);
-2. the Hermite expansion of ``He3(a + s xi)`` in MATH.md (d) and the coefficients read off it;
+2. the Hermite expansion of ``He3(a + s xi)`` in docs/theory.md (d) and the coefficients read off it;
 3. the ``r -> 0`` limit (SymPy ``limit``): kappa-independent constants equal to the random-features
    Gaussian-equivalence constants with bulk variance c (40-digit quadrature at c = 13/10, and
    :func:`srfsym.hermite_constants` at c = 1);
 4. the slides' sign example (``r = c = 1``);
 5. the teacher functions h, h1 = rho E sigma*' (Stein), h2 of :func:`srfsym.teacher_functions`,
    their relation to the cGET integrals at ``(r kappa, c) -> (gamma kappa, rho^2)`` and the sin
-   closed forms of MATH.md (e).
+   closed forms of docs/theory.md (e).
 """
 from functools import partial
 import mpmath
@@ -185,7 +185,7 @@ def main():
               (1 - sp.exp(-2 * rho2) * sp.cos(2 * GAMMA * k)) / 2)
     for mine, lib in zip(math_e, (te.h, te.h1, te.h2)):
         assert _is_zero(mine - lib)
-    _step(n, "sin teacher, MATH.md (e): h = e^{-rho^2/2} sin(gamma k), h1 = rho e^{-rho^2/2} "
+    _step(n, "sin teacher, docs/theory.md (e): h = e^{-rho^2/2} sin(gamma k), h1 = rho e^{-rho^2/2} "
              "cos(gamma k), h2 = (1 - e^{-2 rho^2} cos 2 gamma k)/2   [asserted]",
           sp.Tuple(te.h, te.h1, te.h2))
     # tanh (no closed form): the generated mpmath evaluator against direct quadrature

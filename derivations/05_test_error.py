@@ -1,7 +1,7 @@
 """Conditional test error eps(kappa) and the L2 projections behind the bounds (docs/bounds.md).
 
 Conditionally on the spike coordinate kappa, the test label is ``sigma*(gamma kappa + rho z)`` and
-the Gaussian-equivalent predictor of MATH.md (f) is
+the Gaussian-equivalent predictor of docs/theory.md (f) is
 
     yhat = b + mu1 (psi z + sqrt(q1 - psi^2) g) + mu* sqrt(q2) g',   b = mu0 m + mu1 kappa theta,
 
@@ -9,7 +9,7 @@ with ``z, g, g'`` independent standard Gaussians (``z`` is the teacher's directi
 spike).  The script
 
 1. derives ``eps(kappa) = E_{z,g,g'}(sigma* - yhat)^2`` with SymPy, using only the joint moments
-   ``E sigma* = h``, ``E z sigma* = h1``, ``E sigma*^2 = h2`` (MATH.md (e)), and shows that the
+   ``E sigma* = h``, ``E z sigma* = h1``, ``E sigma*^2 = h2`` (docs/theory.md (e)), and shows that the
    ``+- mu1^2 psi^2`` terms cancel;
 2. asserts that this is the conditional error the fixed point uses
    (``srfsym.fixed_point._Problem.conditional_error``, evaluated on symbols) and checks it against a

@@ -1,4 +1,4 @@
-"""Marchenko--Pastur closed forms of the spectral moments (MATH.md (g), (h) "Consistency").
+"""Marchenko--Pastur closed forms of the spectral moments (docs/theory.md (g), (h) "Consistency").
 
 For ``varrho ~ c MP_beta`` (mean ``c``, atom ``(1 - 1/beta)_+`` at 0) and
 ``S = lambda' + Vhat_1 varrho`` the deterministic spectral sums are
@@ -18,7 +18,7 @@ This script walks through the derivation that :mod:`srfsym.spectrum` performs on
 
 and checks every closed form against 40-digit mpmath quadrature of the MP density
 (``x = a + (b - a) sin^2(theta)`` removes the square-root edges) for ``beta in {0.5, 1, 2}``,
-then the MP identity ``E varrho/S = c E(1/S) (1 - beta Vhat_1 E varrho/S)`` of MATH.md (h).
+then the MP identity ``E varrho/S = c E(1/S) (1 - beta Vhat_1 E varrho/S)`` of docs/theory.md (h).
 """
 import mpmath
 import sympy as sp
@@ -159,10 +159,10 @@ def main():
     assert _is_zero(e0["rho2"] + sp.diff(e0["inv"], V1HAT))
     assert _is_zero(e0["rho2"] + sp.diff(e0["rho"], LAM_PRIME))
     _step(n, "E varrho^2/S^2 = -d/dVhat_1 E varrho/S", e0["rhosq2"])
-    # the forms of MATH.md (g), which divide by Vhat_1
+    # the forms of docs/theory.md (g), which divide by Vhat_1
     assert _is_zero(e0["rho2"] - (e0["inv"] - LAM_PRIME * e0["inv2"]) / V1HAT)
     assert _is_zero(e0["rhosq2"] - (e0["rho"] - LAM_PRIME * e0["rho2"]) / V1HAT)
-    print("    MATH.md (g): E rho/S^2 = (E 1/S - lambda' E 1/S^2)/Vhat_1 and "
+    print("    docs/theory.md (g): E rho/S^2 = (E 1/S - lambda' E 1/S^2)/Vhat_1 and "
           "E rho^2/S^2 = (E rho/S - lambda' E rho/S^2)/Vhat_1   [asserted, symbolic zero]")
     at0 = {f: sp.simplify(e0[f].subs(V1HAT, 0)) for f in MOMENTS}
     _step(n, "At Vhat_1 = 0 (S = lambda'): E varrho^k / lambda'^j, MP moments 1, c, c^2(1+beta)",
@@ -199,12 +199,12 @@ def main():
     print(f"    beta in {BETAS}, (c, lambda', Vhat_1) in {POINTS}: "
           f"max relative deviation {mpmath.nstr(worst, 3)}")
 
-    # 7. MP identity of MATH.md (h) ------------------------------------------------------------
+    # 7. MP identity of docs/theory.md (h) ------------------------------------------------------------
     lhs, rhs = e0["rho"], C * e0["inv"] * (1 - BETA * V1HAT * e0["rho"])
     e_rho_s, e_inv_s = sp.Symbol("E[varrho/S]"), sp.Symbol("E[1/S]")
     _LATEX_NAMES_LOCAL[e_rho_s] = r"\mathbb{E}\frac{\varrho}{S}"
     _LATEX_NAMES_LOCAL[e_inv_s] = r"\mathbb{E}\frac{1}{S}"
-    _step(n, "MATH.md (h), consistency: E varrho/S = c E(1/S) (1 - beta Vhat_1 E varrho/S)",
+    _step(n, "docs/theory.md (h), consistency: E varrho/S = c E(1/S) (1 - beta Vhat_1 E varrho/S)",
           sp.Eq(e_rho_s, C * e_inv_s * (1 - BETA * V1HAT * e_rho_s)))
     assert _is_zero(lhs - rhs)
     print("    symbolic zero with the closed forms")

@@ -1,4 +1,4 @@
-"""Sherman--Morrison reduction of the finite-d spectral sums (MATH.md (h)).
+"""Sherman--Morrison reduction of the finite-d spectral sums (docs/theory.md (h)).
 
 ``Omega = W Pi W^T = W W^T - b b^T`` with ``b = W vhat``.  With ``X = W W^T`` (diagonalised
 once, eigenvalues ``varrho_i``, eigenvectors ``e_i``), ``A = lambda' I + Vhat_1 X`` and
@@ -13,9 +13,9 @@ with weights ``w_i`` = 1, ``b_i^2``, ``b_i z_i``, ``z_i^2`` (``b_i = e_i^T W vha
 
 1. Sherman--Morrison on explicit symbolic 3 x 3 matrices;
 2. the two scalar rules (trace rule, quadratic-form rule) that :mod:`srfsym.spectrum` applies;
-3. the first-order sums (MATH.md (h)) and the second-order ones by differentiation in
+3. the first-order sums (docs/theory.md (h)) and the second-order ones by differentiation in
    ``lambda'`` and ``Vhat_1`` (``M`` is linear in both, ``Omega`` fixed);
-4. the explicit forms of MATH.md (h) (``F/S^2``, ``DF/S^2``, ``y = M^{-1} W zeta``) and
+4. the explicit forms of docs/theory.md (h) (``F/S^2``, ``DF/S^2``, ``y = M^{-1} W zeta``) and
    ``tr M^{-2}`` agree with the derived ones (symbolic zero);
 5. exact rational check of all eleven against ``M^{-1}`` computed by matrix inversion;
 6. real random ``W``: the library's ``O(p)`` reduction equals the explicit ``Omega``
@@ -105,7 +105,7 @@ def main():
     assert sp.simplify(e["rho2"] + sp.diff(e["rho"], lam)) == 0
     print("    also sum D/S^2 = -d/dlambda' sum D/S   [asserted, symbolic zero]")
 
-    # 4. explicit forms of MATH.md (h) -----------------------------------------------------------
+    # 4. explicit forms of docs/theory.md (h) -----------------------------------------------------------
     t2, t3 = _sw(KIND_BB, 0, 2), _sw(KIND_BB, 1, 2)
     u = _sw(KIND_BZ, 0, 1)
     one_minus = 1 - v * t
@@ -123,7 +123,7 @@ def main():
         # tr M^{-2} = tr A^{-2} + 2 kk b^T A^{-3} b + kk^2 (b^T A^{-2} b)^2
         "inv2": _sw(KIND_ONE, 0, 2) + 2 * kk * _sw(KIND_BB, 0, 3) + kk**2 * t2**2,
     }
-    _step(n, "MATH.md (h) forms and the y = M^{-1} W zeta forms, e.g. sum H/S^2 = |y|^2 =",
+    _step(n, "docs/theory.md (h) forms and the y = M^{-1} W zeta forms, e.g. sum H/S^2 = |y|^2 =",
           math_h["H2"])
     for f, expr in math_h.items():
         assert sp.simplify(e[f] - expr) == 0, f

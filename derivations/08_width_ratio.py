@@ -1,6 +1,6 @@
-"""Width ratio beta = p/d: the beta factors of the fixed point (MATH.md "Open derivations" 1).
+"""Width ratio beta = p/d: the beta factors of the fixed point (docs/theory.md (f), "Width ratio").
 
-The reference fixed point (MATH.md (f)) is written for ``p = d``.  For general ``beta = p/d`` the
+The reference fixed point (docs/theory.md (f)) is written for ``p = d``.  For general ``beta = p/d`` the
 overlaps ``q1, q2, V1, V2`` are normalised by ``p`` and ``theta, psi`` by ``sqrt(p d)``
 (docstring of :mod:`srfsym.fixed_point`).  This script
 
@@ -134,7 +134,7 @@ def main():
     # 2. beta = 1 and the library ---------------------------------------------------------------
     factors = sp.Tuple(al / be, al / sp.sqrt(be), sp.sqrt(be))
     _step(cnt, "Factors (on Vhat, qhat; on thetahat, psihat; on the prior theta, psi); "
-          "at beta = 1 they are (alpha, alpha, 1): the reference system of MATH.md (f)",
+          "at beta = 1 they are (alpha, alpha, 1): the reference system of docs/theory.md (f)",
           expr=factors)
     assert factors.subs(be, 1) == sp.Tuple(al, al, 1)
     ch = channel_data(STUDENT, TEACHER, 0.0, 1.0, 0.0, nodes=20)
@@ -177,7 +177,7 @@ def main():
     # 4. numerics on the same W ------------------------------------------------------------------
     hs, ht = hermite_constants(STUDENT), hermite_constants(TEACHER)
     mu1, mus2 = float(hs.mu1), float(hs.mustar2)
-    mu1_t, mu2_t = float(ht.mu1), float(ht.mu2)
+    mu1_t, mu2_t = float(ht.mu1), float(ht.second_moment)
     nn = ALPHA * D_DIM
     _step(cnt, f"{STUDENT} student, {TEACHER} teacher (odd), lambda = {LAM}, alpha = {ALPHA}, "
           f"d = {D_DIM}, seed {SEED}; theory = solve_srf(r=0, c=1, gamma=0) on "

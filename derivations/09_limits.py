@@ -188,7 +188,7 @@ def main():
     reduced = f"{TEACHER}(x) - {k_lin!r}*x"
     hr = hermite_constants(reduced)
     assert abs(float(hr.mu1) - rho * float(ht_.mu1)) < 1e-15
-    assert abs(float(hr.mu2) - (float(ht_.mu2) - (gam * float(ht_.mu1))**2)) < 1e-15
+    assert abs(float(hr.second_moment) - (float(ht_.second_moment) - (gam * float(ht_.mu1))**2)) < 1e-15
     lim0 = solve_srf(STUDENT, reduced, 0.0, 1.0, 0.0, LAM, ALPHA, nodes=48).test_error
     mu1_st = float(hs.mu1)
     diffs, mr = {}, {}

@@ -393,7 +393,7 @@ def end_to_end_plain_rf(n):
     ridge_de = _ridge_deterministic_equivalent()
     c, lam, alpha, d, seeds = 1.5, 0.1, 1.5, 800, 4
     ht = hermite_constants(TEACHER)
-    mu1t, mu2t = float(ht.mu1), float(ht.mu2)
+    mu1t, mu2t = float(ht.mu1), float(ht.second_moment)
     _step(n, f"r = 0, gamma = 0, c = {c} (group j: bulk variance 1 + omega_j^2 (c - 1)), lambda = "
              f"{lam}, alpha = {alpha}: the K-group theory against the Gaussian-equivalence "
              f"deterministic equivalent of ridge on features f = (mu1_j (W x)_k + mu*_j xi_k)/sqrt(p), "

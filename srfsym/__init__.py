@@ -5,9 +5,9 @@ readout fitted by ridge regression.  The package follows the derivation chain:
 
 =======================  ==============================================================
 ``activation``           parse / look up an activation (safe ``ast`` parser, registry)
-``hermite_constants``    mu0, mu1, E sigma^2, mu_star^2, check-mu1^2, mu_k (MATH (b))
-``cget_coefficients``    mu0(kappa), mu1(kappa), mu_star(kappa)^2 (MATH (d))
-``teacher_functions``    h, h1, h2 (MATH (e))
+``hermite_constants``    mu0, mu1, E sigma^2, mu_star^2, check-mu1^2, mu_k (docs/theory.md (b))
+``cget_coefficients``    mu0(kappa), mu1(kappa), mu_star(kappa)^2 (docs/theory.md (d))
+``teacher_functions``    h, h1, h2 (docs/theory.md (e))
 ``srf_mapping``          (eta, alpha0) -> spike strength r, bulk variance c, alignment gamma
 ``solve``                the fixed point of Result 3.3: test/train error, order parameters
 ``learning_curve``       solve along a list of alpha
@@ -17,7 +17,10 @@ readout fitted by ridge regression.  The package follows the derivation chain:
 ``feature_spectrum``     spectrum of the learned features: s(z), giant outlier(s), bulk
 ``vocabulary``           a finite readout vocabulary, a parameter of every step above
                          (docs/vocabulary.md)
+``symbols``              the SymPy symbols of the expressions (kappa, r, c, gamma, eta, ...)
 =======================  ==============================================================
+
+The equations are stated, with their sources, in ``docs/theory.md``.
 
 Every number carries how it was obtained: ``exact`` (a closed form checked against
 30-digit quadrature) or ``numeric`` (quadrature, with its precision).
@@ -34,6 +37,7 @@ from .bounds import (Bounds, OptimalBounds, bounds, optimal_learning_rate_bounds
 from .simulate import SimulationResult, simulate
 from .feature_spectrum import FeatureSpectrum, feature_spectrum
 from .values import Value
+from . import symbols
 
 __version__ = "0.1.0"
 
@@ -43,5 +47,5 @@ __all__ = ["Activation", "ActivationError", "activation", "parse_activation",
            "ConvergenceError", "FixedPointResult", "solve", "learning_curve", "optimal_lambda",
            "Bounds", "OptimalBounds", "bounds", "optimal_learning_rate_bounds",
            "spike_projections", "SimulationResult", "simulate",
-           "Value", "__version__", "Vocabulary", "vocabulary", "FeatureSpectrum",
+           "Value", "symbols", "__version__", "Vocabulary", "vocabulary", "FeatureSpectrum",
            "feature_spectrum"]

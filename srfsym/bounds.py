@@ -281,6 +281,8 @@ def bounds(student, teacher, r, c, gamma=1.0, dps=None, nodes="auto", *,
         ``r omega_j`` and bulk variance ``1 + omega_j^2 (c - 1)``.  They do not depend on
         the weights.  ``None`` is the uniform readout.
 
+    Examples
+    --------
     >>> b = bounds("sign", "sign", r=5.0, c=1.0)
     >>> round(b.upper, 10), b.lower <= b.upper, b.node_error < 1e-13
     (0.0709747694, True, True)

@@ -1,4 +1,4 @@
-r"""Conditional Gaussian-equivalence coefficients and teacher functions (MATH.md (d), (e)).
+r"""Conditional Gaussian-equivalence coefficients and teacher functions (docs/theory.md (d), (e)).
 
 Conditionally on the spike coordinate kappa, the features of the sRF model are
 equivalent to ``mu0(kappa) 1 + mu1(kappa) W x + mu_star(kappa) xi`` with, for
@@ -96,6 +96,8 @@ class _Family:
 
     def __init__(self, act, templates, params, a_expr, s_expr, table=None):
         self.activation = act
+        #: the SymPy symbols of the expressions, in the order the evaluators take them
+        #: (see :mod:`srfsym.symbols`)
         self.params = params
         table = _table(act) if table is None else table
         self.set = FormulaSet(templates, params, table, a_expr, s_expr)
@@ -240,7 +242,7 @@ def _checked(compute, dps, cap, exact):
 
 
 class CGETCoefficients(_Family):
-    """mu0(kappa), mu1(kappa), mu_star(kappa)^2 of MATH.md (d) in the symbols kappa, r, c."""
+    """mu0(kappa), mu1(kappa), mu_star(kappa)^2 of docs/theory.md (d) in the symbols kappa, r, c."""
 
     names = ("mu0", "mu1", "mustar2")
 
@@ -275,7 +277,7 @@ class CGETCoefficients(_Family):
 
 
 class TeacherFunctions(_Family):
-    """h(kappa), h1(kappa), h2(kappa) of MATH.md (e) in the symbols kappa, gamma."""
+    """h(kappa), h1(kappa), h2(kappa) of docs/theory.md (e) in the symbols kappa, gamma."""
 
     names = ("h", "h1", "h2")
     nonnegative = ("h2",)
@@ -305,7 +307,7 @@ def _teacher(act):
 
 
 def cget_coefficients(act) -> CGETCoefficients:
-    """Conditional Gaussian-equivalence coefficients of an activation (MATH.md (d)).
+    """Conditional Gaussian-equivalence coefficients of an activation (docs/theory.md (d)).
 
     >>> cget_coefficients("he3").mustar2
     6*c**2*(c + 3*kappa**2*r**2)
@@ -316,7 +318,7 @@ def cget_coefficients(act) -> CGETCoefficients:
 
 
 def teacher_functions(act) -> TeacherFunctions:
-    """Teacher auxiliary functions h, h1, h2 of MATH.md (e).
+    """Teacher auxiliary functions h, h1, h2 of docs/theory.md (e).
 
     >>> teacher_functions("sin").h
     exp(gamma**2/2 - 1/2)*sin(gamma*kappa)

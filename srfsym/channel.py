@@ -1,4 +1,4 @@
-r"""The channel side: kappa-quadrature of the conditional coefficients (MATH.md (f), (i)).
+r"""The channel side: kappa-quadrature of the conditional coefficients (docs/theory.md (f), (i)).
 
 Every kappa-expectation of the fixed point and of the bounds is a Gauss-Hermite sum
 over nodes kappa_j with weights w_j (sum w_j = 1).  The conditional coefficients

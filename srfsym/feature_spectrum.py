@@ -675,6 +675,8 @@ def feature_spectrum(student, teacher=None, *, alpha0=None, eta=None, r=None, c=
         Readout vocabulary before the step (docs/theory.md (k.4), (k.5)); ``r, c`` are the
         uniform parameters, group j has ``r omega_j`` and ``1 + omega_j^2 (c - 1)``.
 
+    Examples
+    --------
     >>> fs = feature_spectrum("tanh", "sin", alpha0=20, eta=8)
     >>> round(fs.r, 3), round(fs.outlier_per_p, 3), round(fs.bulk_mean, 4)
     (3.024, 0.619, 0.1418)

@@ -1,6 +1,6 @@
 r"""The fixed point of Result 3.3: test error of the sRF model with a ridge readout.
 
-The equations (MATH.md (f), general width ratio ``beta = p/d``) are written **once**,
+The equations (docs/theory.md (f), general width ratio ``beta = p/d``) are written **once**,
 in :func:`sweep`: conjugates ("hats") from the overlaps through kappa-expectations,
 then overlaps from the hats through the spectral sums of :mod:`srfsym.spectrum`::
 
@@ -502,6 +502,8 @@ def solve_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp"
         (``V1``, ``q1`` K x K, the others K-vectors) and the totals ``test_error``,
         ``train_error``.
 
+    Examples
+    --------
     >>> res = solve_srf("sin", "sin", r=0.0, c=1.0, gamma=0.0, lam=0.1, alpha=2.0)
     >>> res.state.theta == 0.0 and res.test_error > 0
     True

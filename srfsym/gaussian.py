@@ -35,6 +35,7 @@ Examples
 """
 from __future__ import annotations
 
+import logging
 import math
 import signal
 import threading
@@ -644,6 +645,11 @@ def _integrate_with_timeout(g, seconds):
 
     def handler(signum, frame):
         raise _Timeout()
+
+    text = str(g)
+    logging.getLogger(__name__).info(
+        "trying sympy.integrate on E[%s] (time limit %g s)",
+        text if len(text) <= 60 else text[:57] + "...", seconds)
 
     old = signal.signal(signal.SIGALRM, handler)
     signal.setitimer(signal.ITIMER_REAL, seconds)

@@ -1,9 +1,10 @@
-r"""Hermite-type constants of an activation (MATH.md section (b)).
+r"""Hermite-type constants of an activation (docs/theory.md (b)).
 
 For z ~ N(0, 1):
 
 * ``mu0 = E sigma(z)``, ``mu1 = E z sigma(z) = E sigma'(z)``,
-* ``mu2 = E sigma(z)^2`` (a second moment, not a Hermite coefficient),
+* ``second_moment = E sigma(z)^2`` (not a Hermite coefficient; the old name ``mu2`` still works
+  and warns),
 * ``mustar2 = E sigma^2 - mu0^2 - mu1^2`` (energy above degree 1),
 * ``checkmu1_sq = E sigma'(z)^2 - mu1^2`` (infinite when sigma jumps, e.g. sign),
 * ``mu_k(k) = E[sigma(z) He_k(z)]`` (probabilists' Hermite polynomials).
@@ -21,6 +22,7 @@ oo
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -54,7 +56,7 @@ def _at_standard(exp_: Expectation, name: str) -> Value:
 
 
 def mustar2_from_moments(E0, E1, E2):
-    """``mu_star^2 = E2 - E0^2 - E1^2``: the energy of sigma above degree 1 (MATH (b), (d)).
+    """``mu_star^2 = E2 - E0^2 - E1^2``: the energy of sigma above degree 1 (docs/theory.md (b), (d)).
 
     ``E0 = E sigma(u)``, ``E1 = E z sigma(u)``, ``E2 = E sigma(u)^2`` for ``u = a + s z``,
     ``z ~ N(0, 1)``; the one definition used for the constants here (``a = 0, s = 1``) and
@@ -82,14 +84,31 @@ def _combine(name, template, parts: dict) -> Value:
 
 @dataclass(frozen=True)
 class HermiteConstants:
-    """The constants of MATH.md (b) for one activation (see module docstring)."""
+    """The constants of docs/theory.md (b) for one activation (see module docstring).
+
+    One meaning per name: ``second_moment`` is ``E sigma(z)^2``; ``mu_k(k)`` is the Hermite
+    coefficient ``E[sigma(z) He_k(z)]``.
+
+    >>> hc = hermite_constants("relu")
+    >>> hc.second_moment.expr, hc.mu_k(2).expr
+    (1/2, sqrt(2)/(2*sqrt(pi)))
+    """
 
     activation: Activation
     mu0: Value
     mu1: Value
-    mu2: Value
+    second_moment: Value
     mustar2: Value
     checkmu1_sq: Value
+
+    @property
+    def mu2(self) -> Value:
+        """Deprecated name of :attr:`second_moment` (``E sigma^2``, not the Hermite coefficient
+        ``mu_k(2)``)."""
+        warnings.warn("HermiteConstants.mu2 is E[sigma^2]; it is now called second_moment "
+                      "(the Hermite coefficient of order 2 is mu_k(2))", DeprecationWarning,
+                      stacklevel=2)
+        return self.second_moment
 
     def mu_k(self, k: int) -> Value:
         """``E[sigma(z) He_k(z)]`` for the probabilists' Hermite polynomial He_k.
@@ -102,7 +121,7 @@ class HermiteConstants:
         return _mu_k(self.activation, int(k))
 
     def as_dict(self) -> dict:
-        return {"mu0": self.mu0, "mu1": self.mu1, "mu2": self.mu2,
+        return {"mu0": self.mu0, "mu1": self.mu1, "second_moment": self.second_moment,
                 "mustar2": self.mustar2, "checkmu1_sq": self.checkmu1_sq}
 
     def __str__(self):
@@ -126,7 +145,8 @@ def _hermite_constants(act: Activation) -> HermiteConstants:
     kcf = act.known_closed_form
     mu0 = _at_standard(gaussian_expectation(act.expr, 0, known_closed_form=kcf), "mu0")
     mu1 = _at_standard(gaussian_expectation(act.expr, 1, known_closed_form=kcf), "mu1")
-    mu2 = _at_standard(gaussian_expectation(act.expr**2, 0, known_closed_form=kcf), "mu2")
+    mu2 = _at_standard(gaussian_expectation(act.expr**2, 0, known_closed_form=kcf),
+                       "second_moment")
     P0, P1, P2, Q = sp.symbols("P0 P1 P2 Q")
     mustar2 = _combine("mustar2", mustar2_from_moments(P0, P1, P2), {P0: mu0, P1: mu1, P2: mu2})
     if act.has_dirac_derivative:
@@ -140,12 +160,12 @@ def _hermite_constants(act: Activation) -> HermiteConstants:
 
 
 def hermite_constants(act) -> HermiteConstants:
-    """Hermite-type constants (MATH.md (b)) of an activation name, expression or object.
+    """Hermite-type constants (docs/theory.md (b)) of an activation name, expression or object.
 
     >>> hc = hermite_constants("erf")
     >>> hc.mu1.expr
     2*sqrt(3)/(3*sqrt(pi))
-    >>> hc.mu2.expr   # = (2/pi) asin(2/3)
+    >>> hc.second_moment.expr   # E erf(z)^2 = (2/pi) asin(2/3)
     (pi - 4*atan(sqrt(5)/5))/pi
     >>> hermite_constants("tanh").mu1.decimal(30)
     '0.605705509602158825583540227556'

@@ -1,4 +1,4 @@
-r"""The sRF mapping (MATH.md (c)): one giant step -> spike strength, bulk variance, alignment.
+r"""The sRF mapping (docs/theory.md (c)): one giant step -> spike strength, bulk variance, alignment.
 
 .. math::
     r = \tilde\eta\,\mu_1\sqrt{(\mu_1^\star)^2 + \mu_2^\star/\alpha_0},\qquad
@@ -7,10 +7,10 @@ r"""The sRF mapping (MATH.md (c)): one giant step -> spike strength, bulk varian
 
 and ``r = 0, c = 1, gamma = 0`` at ``alpha0 = 0`` (no step: plain random features).
 For a student with ``mu0 != 0`` the residual of the step is ``y - mu0``: ``mu2_star``
-becomes ``E(sigma_star - mu0)^2`` (the correction of MATH.md (c)), and the mean of the
+becomes ``E(sigma_star - mu0)^2`` (the correction of docs/theory.md (c)), and the mean of the
 residual rescales every row by ``1 + eta (mu0_star - mu0) E[sigma He_2]``, so
 ``c = (1 + eta (mu0_star - mu0) mu_He2)^2 + eta^2 E(sigma_star - mu0)^2 checkmu1^2 / alpha0``.
-The rescaling term is not in MATH.md (c) nor in the reference implementation; it is
+The rescaling term is in neither the papers nor the reference implementation; it is
 confirmed by simulation (relu/sin, alpha0 = 2, eta = 1: measured c = 0.780 +- 0.004, this
 formula 0.781, without it 1.074; ``derivations/02_spike_bulk.py``).  Both corrections
 vanish for odd students; ``mu0_correction=False`` switches them off.
@@ -285,10 +285,10 @@ def _mapping(st, te, eta_n, alpha0_n, mu0_correction):
             "one-step mapping does not exist (it can still be used directly as an sRF activation)")
     hs, ht = hermite_constants(st), hermite_constants(te)
     consts = {MU0: hs.mu0, MU1: hs.mu1, CHECKMU1_SQ: hs.checkmu1_sq, MU_HE2: hs.mu_k(2),
-              MU0_STAR: ht.mu0, MU1_STAR: ht.mu1, MU2_STAR: ht.mu2}
+              MU0_STAR: ht.mu0, MU1_STAR: ht.mu1, MU2_STAR: ht.second_moment}
     if st.parity != "odd":
         notes.append(f"student {st.name} is not odd: the theory assumes an odd student"
-                     + ("; the y - mu0 corrections are applied (MATH.md (c) and the row "
+                     + ("; the y - mu0 corrections are applied (docs/theory.md (c) and the row "
                         "rescaling of srfsym.mapping; not in the reference implementation; "
                         "checked against simulation in derivations/02_spike_bulk.py)"
                         if mu0_correction and float(hs.mu0) != 0 else ""))
@@ -297,7 +297,7 @@ def _mapping(st, te, eta_n, alpha0_n, mu0_correction):
     exprs = mapping_expressions(mu0_correction)
     if alpha0_n is sp.oo:   # infinitely many step samples: the SymPy limit alpha0 -> oo
         exprs = {k: sp.limit(v, ALPHA0, sp.oo) for k, v in exprs.items()}
-        notes.append("alpha0 = oo: the limit alpha0 -> oo of the mapping")
+        notes.append("alpha0 = inf: the limit alpha0 -> infinity of the mapping")
     out = {}
     for key, expr in exprs.items():
         expr = expr.subs({ETA: eta_n, ALPHA0: alpha0_n})
@@ -325,6 +325,8 @@ def mapping_along_eta(student, teacher, alpha0, *, mu0_correction: bool = True):
     and teacher constants substituted as floats once, lambdified to numpy (no SymPy work per
     eta).  ``eta`` may be a scalar or an array.
 
+    Examples
+    --------
     >>> f = mapping_along_eta("tanh", "sin", alpha0=20)
     >>> [round(float(v), 6) for v in f(3.0)]
     [1.134056, 1.018973, 0.971854]
@@ -349,7 +351,7 @@ def _along_eta(st, te, alpha0_n, mu0_correction):
     hs, ht = hermite_constants(st), hermite_constants(te)
     consts = {MU0: float(hs.mu0), MU1: float(hs.mu1), CHECKMU1_SQ: float(hs.checkmu1_sq),
               MU_HE2: float(hs.mu_k(2)), MU0_STAR: float(ht.mu0), MU1_STAR: float(ht.mu1),
-              MU2_STAR: float(ht.mu2)}
+              MU2_STAR: float(ht.second_moment)}
     exprs = mapping_expressions(mu0_correction)
     if alpha0_n is sp.oo:
         exprs = {k: sp.limit(v, ALPHA0, sp.oo) for k, v in exprs.items()}

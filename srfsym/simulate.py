@@ -1,21 +1,21 @@
 """Finite-size simulation: the one-giant-step network and the sRF model it maps to.
 
-This module runs the experiment of MATH.md section (a) on actual random
+This module runs the experiment of docs/theory.md (a) on actual random
 matrices and measures, from the trained first layer, the spiked-RF parameters
 of section (c).  It imports only :mod:`srfsym.activations` and (for the default
 sRF parameters) :mod:`srfsym.mapping`.
 
 Two models share one ridge readout:
 
-``model="network"`` (MATH (a))
+``model="network"`` (docs/theory.md (a))
     Rows ``w0_k`` i.i.d. uniform on the unit sphere, ``a0 = 1/sqrt(p)``,
     teacher ``theta* = e1``, noiseless labels ``y = sigma_star(x_1)``,
     ``x ~ N(0, I_d)``.  One step on ``n0 = floor(alpha0 d)`` fresh samples::
 
         w1_k = w0_k + (eta/n0) sum_i (y_i - f(x_i; a0, W0)) sigma'(<w0_k, x_i>) x_i
 
-    (``eta`` is MATH's tilde-eta; ``alpha0 = 0`` means no step, ``W1 = W0``).
-``model="srf"`` (MATH (c))
+    (``eta`` is the tilde-eta of docs/theory.md (a); ``alpha0 = 0`` means no step, ``W1 = W0``).
+``model="srf"`` (docs/theory.md (c))
     Frozen weights ``W + r 1 vhat^T`` with rows of ``W`` uniform on the sphere
     of radius ``sqrt(c)`` and ``vhat = gamma e1 + sqrt(1 - gamma^2) e_perp``.
 
@@ -153,7 +153,7 @@ def _as_seed_sequence(seed) -> np.random.SeedSequence:
 def sphere_rows(rng: np.random.Generator, p: int, d: int, radius: float = 1.0) -> np.ndarray:
     """``p`` i.i.d. rows uniform on the sphere of radius ``radius`` in R^d (float64).
 
-    Drawn as Gaussian rows, then normalised (MATH (a)).
+    Drawn as Gaussian rows, then normalised (docs/theory.md (a)).
 
     >>> w = sphere_rows(np.random.default_rng(0), 3, 5, radius=2.0)
     >>> np.allclose(np.linalg.norm(w, axis=1), 2.0)
@@ -205,7 +205,7 @@ def _blas_threads(n: int | None):
 # ridge readout
 
 def ridge_readout(features: np.ndarray, y: np.ndarray, lam: float, form: str = "auto") -> np.ndarray:
-    r"""Ridge readout ``argmin_a sum_i (y_i - <a, phi_i>/sqrt(p))^2 + lam |a|^2`` (MATH (a)).
+    r"""Ridge readout ``argmin_a sum_i (y_i - <a, phi_i>/sqrt(p))^2 + lam |a|^2`` (docs/theory.md (a)).
 
     Parameters
     ----------
@@ -288,10 +288,10 @@ def _step_chunk(sig_dsig, sig_star, w0t: np.ndarray, x: np.ndarray, y: np.ndarra
 
 def giant_step(student, W0: np.ndarray, X: np.ndarray, y: np.ndarray, eta: float,
                chunk_rows: int = 4096, omega=None) -> np.ndarray:
-    r"""One giant gradient step of MATH (a) on given data; returns ``W1``.
+    r"""One giant gradient step of docs/theory.md (a) on given data; returns ``W1``.
 
     ``w1_k = w0_k + (eta/n0) sum_i (y_i - f(x_i; a0, W0)) sigma'(<w0_k, x_i>) x_i`` with
-    ``a0 = 1/sqrt(p)`` and ``eta`` = MATH's tilde-eta, computed in float64, ``chunk_rows``
+    ``a0 = 1/sqrt(p)`` and ``eta`` = the tilde-eta of docs/theory.md (a), computed in float64, ``chunk_rows``
     samples at a time.
 
     Parameters
@@ -392,7 +392,7 @@ def _network_step(student: Activation, teacher: Activation, W0: np.ndarray, n0: 
 
 def network_first_layer(student, teacher, alpha0: float, eta: float, d: int, beta: float = 1.0,
                         seed=0, step_dtype="float32", workers: int | None = 1, omega=None):
-    r"""Initial and trained first layers ``(W0, W1)`` of MATH (a) for one seed.
+    r"""Initial and trained first layers ``(W0, W1)`` of docs/theory.md (a) for one seed.
 
     Uses the same random streams as :func:`simulate` (``seed`` may be an int or a
     ``numpy.random.SeedSequence``; the latter is what :func:`simulate` passes per seed).
@@ -419,7 +419,7 @@ def network_first_layer(student, teacher, alpha0: float, eta: float, d: int, bet
 
 def srf_first_layer(r: float, c: float, gamma: float, d: int, beta: float = 1.0, seed=0,
                     omega=None):
-    r"""Frozen sRF weights of MATH (c): ``(W_bulk, W_bulk + r 1 vhat^T, vhat)``.
+    r"""Frozen sRF weights of docs/theory.md (c): ``(W_bulk, W_bulk + r 1 vhat^T, vhat)``.
 
     Rows of ``W_bulk`` are uniform on the sphere of radius ``sqrt(c)``;
     ``vhat = gamma e1 + sqrt(1 - gamma^2) e_perp`` with ``e_perp`` a uniformly random unit vector
@@ -479,7 +479,7 @@ def _top_singular_values(A, B, k: int = 3) -> np.ndarray:
 
 
 def empirical_srf_parameters(W0: np.ndarray, W1: np.ndarray, theta=None, n_singular: int = 3) -> dict:
-    r"""sRF parameters measured on a first layer, as in MATH (c) "Numerical check".
+    r"""sRF parameters measured on a first layer, as in the verification table of docs/theory.md (c).
 
     ``r_emp = |(1/p) sum_k (w1_k - w0_k)|``, ``vhat_emp`` = that mean direction normalised,
     ``gamma_emp = |<vhat_emp, theta>|`` (``theta = e1`` by default),
@@ -845,7 +845,7 @@ def _require_second_moment(teacher: Activation) -> None:
     from .gaussian import DivergentExpectationError
     from .hermite import hermite_constants
     try:
-        hermite_constants(teacher).mu2
+        hermite_constants(teacher).second_moment
     except DivergentExpectationError as exc:
         raise ValueError(f"teacher {teacher.name!r} has an infinite second moment "
                          f"E sigma_star(z)^2 for z ~ N(0, 1): the test error does not exist "
@@ -884,7 +884,7 @@ def simulate(student, teacher, alpha0: float, eta: float, lam: float, alpha, d: 
     alpha0 : float
         ``n0 = floor(alpha0 d)`` step samples (``0``: no step, plain RF).
     eta : float
-        MATH's tilde-eta (the row update above).
+        the tilde-eta of docs/theory.md (a) (the row update above).
     lam : float
         Ridge penalty of the sum loss (``0``: minimum-norm least squares, see module doc).
     alpha : float or sequence of float

@@ -1,19 +1,19 @@
 """Spectral side of the fixed point: the sums over the spectrum of ``Omega = W Pi W^T``.
 
-The prior ("spectral") equations of MATH.md (f) need eleven normalised sums over the
+The prior ("spectral") equations of docs/theory.md (f) need eleven normalised sums over the
 eigen-decomposition ``Omega = sum_i D_i u_i u_i^T`` with
 ``S_i = lambda' + Vhat_1 D_i`` (``lambda' = lambda + Vhat_2``),
 ``F_i = <u_i, W v>^2`` and ``H_i = <u_i, W zeta>^2``; they are collected in
 :class:`SpectralMoments`.  Two back ends compute them and return the same object:
 
-* :class:`MarchenkoPastur` -- the deterministic ``d -> infinity`` limit of MATH.md (g):
+* :class:`MarchenkoPastur` -- the deterministic ``d -> infinity`` limit of docs/theory.md (g):
   ``D ~ c MP_beta``, ``F -> c``, ``H -> D``.  The closed forms are derived once in SymPy
   (:func:`mp_moment_expressions`: the Stieltjes transform as the positive root of
   ``beta s m^2 + (s + 1 - beta) m - 1 = 0``, the other moments by differentiation) and
   generated into a ``math``-module evaluator (a few microseconds a call) and an mpmath one.
 * :class:`SampledSpectrum` -- one finite-``d`` sample as the reference implementation
   draws it.  Only ``W W^T`` is diagonalised, once; every sum then costs ``O(p)`` through
-  the Sherman--Morrison reduction of MATH.md (h), whose scalar form is derived once in
+  the Sherman--Morrison reduction of docs/theory.md (h), whose scalar form is derived once in
   SymPy (:func:`sherman_morrison_expressions`: rank-one algebra on scalar sums, the
   ``1/S^2`` sums by differentiation in ``lambda'`` and ``Vhat_1``).
 
@@ -77,7 +77,7 @@ def spectrum_latex(expr) -> str:
 
 
 class SpectralMoments(NamedTuple):
-    """The eleven spectral sums of MATH.md (f), each normalised by ``1/p``.
+    """The eleven spectral sums of docs/theory.md (f), each normalised by ``1/p``.
 
     ``S_i = lam_prime + v1hat * D_i``; ``F_i = <u_i, W v>^2``, ``H_i = <u_i, W zeta>^2``.
     In the notation of (f): ``V_2 = inv``, ``V_1 = rho``, ``theta = thetahat * F``,
@@ -182,7 +182,7 @@ def mp_moment_expressions(regime: str = "R0") -> dict:
     Then ``E 1/S^2 = -d/dlambda' E 1/S``, ``E varrho/S^2 = -d/dlambda' E varrho/S
     = E varrho/S / q`` (the derivative reduced with the quadratic; it has no cancellation)
     and ``E varrho^2/S^2 = -d/dVhat_1 E varrho/S`` -- no division by ``Vhat_1`` anywhere.
-    ``F -> c`` and ``H -> varrho`` give the other six (MATH.md (g)).
+    ``F -> c`` and ``H -> varrho`` give the other six (docs/theory.md (g)).
 
     ``regime`` picks the cancellation-free form of ``P`` and ``Q``; all three are the same
     function:
@@ -635,7 +635,7 @@ def sherman_morrison_expressions() -> dict:
     """Un-normalised spectral sums through Sherman--Morrison, in terms of :class:`SwSum`.
 
     ``M = lambda' I + Vhat_1 Omega = A - Vhat_1 b b^T`` with ``A = lambda' I + Vhat_1 W W^T``
-    diagonal in the ``W W^T`` eigenbasis.  First order (MATH.md (h)):
+    diagonal in the ``W W^T`` eigenbasis.  First order (docs/theory.md (h)):
 
     * ``sum 1/S = tr M^{-1}``,  ``sum D/S = tr(W W^T M^{-1}) - b^T M^{-1} b``,
     * ``sum F/S = d b^T M^{-1} b``,  ``sum H/S = z^T M^{-1} z``;
@@ -764,7 +764,7 @@ class SampledSpectrum:
         if v is None:
             v = rng.standard_normal(d)
             if isinstance(zeta, str) and zeta == "e1":
-                v[0] = 0.0   # the spike orthogonal to zeta = sqrt(d) e1, as MATH.md (f) assumes
+                v[0] = 0.0   # the spike orthogonal to zeta = sqrt(d) e1, as docs/theory.md (f) assumes
         v = np.asarray(v, dtype=float)
         if v.shape != (d,) or not np.linalg.norm(v) > 0:
             raise ValueError(f"v must be a nonzero vector of length d={d}")

@@ -1,4 +1,4 @@
-"""Numbers that say how they were obtained.
+r"""Numbers that say how they were obtained.
 
 A :class:`Value` is either ``exact`` (a SymPy closed form that was checked against
 independent 30-digit quadrature) or ``numeric`` (quadrature, with the precision it
@@ -11,6 +11,10 @@ its value as a decimal string.
 '0.60653065971263342360'
 >>> float(v)  # doctest: +ELLIPSIS
 0.6065306597126...
+>>> v                     # in a REPL: the number and how it was obtained
+Value(mu1 = exp(-1/2) = 0.6065306597 [exact])
+>>> print(v._repr_latex_())   # in Jupyter
+$\mu_1 = e^{- \frac{1}{2}} \approx 0.6065306597 \quad (\text{exact})$
 """
 from __future__ import annotations
 
@@ -44,6 +48,15 @@ def check_dps(dps, maximum: int = 1000) -> int:
 
 #: Largest ``dps`` accepted by the fixed-point solver and the bounds.
 MAX_SOLVER_DPS = 300
+
+#: LaTeX of the names used for Values (others are shown as text)
+LATEX_NAMES = {"mu0": r"\mu_0", "mu1": r"\mu_1", "second_moment": r"\mathbb{E}\,\sigma^2",
+               "mustar2": r"\mu_\star^2", "checkmu1_sq": r"\check\mu_1^2",
+               "spike_strength": "r", "bulk_variance": "c", "alignment": r"\gamma",
+               "E[sigma'^2]": r"\mathbb{E}\,\sigma'^2"}
+
+#: significant digits shown by ``repr`` and ``_repr_latex_``
+SHOWN_DIGITS = 10
 
 
 @dataclass(frozen=True)
@@ -125,3 +138,31 @@ class Value:
     def __str__(self):
         closed = f" = {self.expr}" if self.expr is not None else ""
         return f"{self.name}{closed} = {self.decimal(16)}  [{self.method}]"
+
+    def _shown(self) -> str:
+        return self.decimal(SHOWN_DIGITS) if self.method == "exact" or self.compute else "?"
+
+    def _short_expr(self) -> str | None:
+        if self.expr is None or self.expr.is_Number:
+            return None
+        text = str(self.expr)
+        return text if len(text) <= 60 else None
+
+    def __repr__(self):
+        closed = self._short_expr()
+        return (f"Value({self.name}{'' if closed is None else ' = ' + closed} = {self._shown()} "
+                f"[{self.method}])")
+
+    def _repr_latex_(self) -> str:
+        name = LATEX_NAMES.get(self.name)
+        if name is None:
+            name = (rf"\mu_{{{self.name[3:]}}}" if self.name.startswith("mu_")
+                    else rf"\text{{{self.name}}}")
+        body = name
+        if self.expr is not None and not self.expr.is_Number:
+            body += f" = {sp.latex(self.expr)}"
+        shown = r"\infty" if self.is_infinite else self._shown()
+        body += (rf" = {shown}" if self.expr is not None and self.expr.is_Number
+                 else rf" \approx {shown}")
+        how = self.method + ("" if self.method == "exact" else f", {self.how}")
+        return rf"${body} \quad (\text{{{how}}})$"

@@ -73,7 +73,8 @@ def test_curve_csv_and_plot(capsys, tmp_path):
                        "--plot", str(png))
     assert code == 0 and png.stat().st_size > 1000
     lines = out.strip().splitlines()
-    assert lines[0].startswith("alpha,") and len(lines) == 4
+    assert lines[0].startswith("source,student,teacher,alpha0,eta,lam,alpha,beta,r,c,gamma,")
+    assert len(lines) == 4
 
 
 SIM_ARGS = ["--student", "tanh", "--teacher", "sin", "--alpha0", "4", "--eta", "2", "--lam",
@@ -94,8 +95,10 @@ def test_simulate_json_csv_and_text_are_the_library_call(capsys):
     assert got["r_emp"] == ref.r_emp.tolist() and len(got["r_emp"]) == 2
     code, out, _ = run(capsys, *argv, "--csv")
     lines = out.strip().splitlines()
-    assert code == 0 and lines[0] == "alpha,test_error,test_error_sem" and len(lines) == 3
-    assert float(lines[2].split(",")[1]) == pytest.approx(ref.test_error[1], rel=1e-12)
+    header = lines[0].split(",")
+    assert code == 0 and header[:3] == ["source", "student", "teacher"] and len(lines) == 3
+    assert float(lines[2].split(",")[header.index("test_error")]) == pytest.approx(
+        ref.test_error[1], rel=1e-12)
     # the reference notebook's protocol: one first layer, seed 0's
     code, out, _ = run(capsys, *argv, "--shared-first-layer", "--json")
     shared = json.loads(out)
@@ -179,7 +182,7 @@ def test_derive_list_and_one_script(capsys):
     (["--integrate-timeout", "-1", "activation", "tanh"], "time limit"),
     (["curve", "--student", "tanh", "--teacher", "sin", "--alpha0", "2", "--eta", "1",
       "--lam", "0.1", "--points", "3", "--plot", "/nonexistent_dir_srfsym/x.png"],
-     "No such file"),
+     "does not exist"),
     (["activation", "1/x"], "not defined at x = 0"),
     (["simulate", "--student", "exp(x)", "--teacher", "sin", "--alpha0", "2", "--eta", "1e3",
       "--lam", "0.1", "--alpha", "1", "--d", "40", "--seeds", "1"], "not finite"),
@@ -198,7 +201,7 @@ def test_default_derive_runs_the_whole_chain(capsys):
         assert f"Step {step}." in out
     import re
     r = float(re.search(r"spike_strength\s+= ([0-9.]+)", out).group(1))
-    assert abs(r - 1.13406) < 5e-6                           # MATH.md (c), formula column
+    assert abs(r - 1.13406) < 5e-6                           # docs/theory.md (c), formula column
     test = float(re.search(r"test error = ([0-9.]+)", out).group(1))
     assert abs(test - 0.0415) / 0.0415 < 0.01                # reference notebook, 1 % noise
     assert out.rstrip().endswith("`srfsym derive --list`.")

@@ -13,7 +13,7 @@ from srfsym.mapping import srf_mapping
 
 def test_default_example_matches_reference_notebook():
     # The reference notebook's finite-d (d = 2000) value at alpha = 1 is about 0.0415,
-    # with a stated sampling noise of 1 % (MATH.md (g), issue #3).
+    # with a stated sampling noise of 1 % (docs/theory.md (g), issue #3).
     res = solve("tanh", "sin", alpha0=20, eta=3, lam=0.1, alpha=1.0)
     assert abs(res.test_error - 0.0415) / 0.0415 < 0.01
     assert res.residual < 1e-10 and res.node_error < 1e-10

@@ -1,4 +1,4 @@
-"""Independent tests of the Gaussian-expectation engine (srfsym.gaussian), MATH.md (b), (d).
+"""Independent tests of the Gaussian-expectation engine (srfsym.gaussian), docs/theory.md (b), (d).
 
 The engine returns E_z[z^k f(a + s z)], z ~ N(0, 1).  Every reference value here is a direct
 ``mpmath.quad`` of that defining integral, with the integrand typed by hand as an mpmath

@@ -1,7 +1,7 @@
 """Independent tests of the Hermite constants, cGET coefficients and teacher functions
-(srfsym.hermite, srfsym.cget; MATH.md (b), (d), (e)).
+(srfsym.hermite, srfsym.cget; docs/theory.md (b), (d), (e)).
 
-References are the decimals of the MATH.md (b) table (independent mpmath results of the
+References are the decimals of the docs/theory.md (b) table (independent mpmath results of the
 spec) and direct ``mpmath.quad`` of the defining Gaussian integrals, with the integrands
 typed here and the line cut at kinks and jumps.
 """
@@ -60,7 +60,7 @@ MP = {
 
 
 def cget_reference(name, kappa, r, c, dps=40):
-    """(mu0, mu1, mu_star^2)(kappa) from their definitions in MATH.md (d)."""
+    """(mu0, mu1, mu_star^2)(kappa) from their definitions in docs/theory.md (d)."""
     f, kinks = MP[name]
     with mpmath.workdps(dps):
         a, s = mpf(r) * mpf(kappa), mpmath.sqrt(mpf(c))
@@ -71,7 +71,7 @@ def cget_reference(name, kappa, r, c, dps=40):
 
 
 # --------------------------------------------------------------------------------------
-# MATH.md (b): the table, 30 digits
+# docs/theory.md (b): the table, 30 digits
 
 TABLE_B = {  # mu0, mu1, E sigma^2, mu_star^2, check-mu1^2  (None = infinite)
     "tanh": ("0", "0.605705509602158825583540227556", "0.394294490397841174416459772444",
@@ -86,7 +86,7 @@ TABLE_B = {  # mu0, mu1, E sigma^2, mu_star^2, check-mu1^2  (None = infinite)
              None),
     "he3": ("0", "0", "6", "6", "18"),
 }
-FIELDS = ("mu0", "mu1", "mu2", "mustar2", "checkmu1_sq")
+FIELDS = ("mu0", "mu1", "second_moment", "mustar2", "checkmu1_sq")
 
 
 @pytest.mark.parametrize("name", list(TABLE_B))
@@ -110,19 +110,19 @@ def test_table_b(name):
 
 
 def test_table_b_closed_forms():
-    # the closed forms stated in MATH.md (b), checked at 50 digits
+    # the closed forms stated in docs/theory.md (b), checked at 50 digits
     cases = [
         (hermite_constants("sin").mu1.expr, sp.exp(-sp.Rational(1, 2))),
-        (hermite_constants("sin").mu2.expr, (1 - sp.exp(-2)) / 2),
+        (hermite_constants("sin").second_moment.expr, (1 - sp.exp(-2)) / 2),
         (hermite_constants("erf").mu1.expr, 2 / sp.sqrt(3 * sp.pi)),
-        (hermite_constants("erf").mu2.expr, 2 / sp.pi * sp.asin(sp.Rational(2, 3))),
+        (hermite_constants("erf").second_moment.expr, 2 / sp.pi * sp.asin(sp.Rational(2, 3))),
         (hermite_constants("relu").mu0.expr, 1 / sp.sqrt(2 * sp.pi)),
         (hermite_constants("sign").mu1.expr, sp.sqrt(2 / sp.pi)),
         (hermite_constants("sign").mustar2.expr, 1 - 2 / sp.pi),
     ]
     for got, ref in cases:
         assert abs(sp.N(got - ref, 50)) < sp.Float(10) ** -45, (got, ref)
-    assert hermite_constants("he3").mu2.expr == 6
+    assert hermite_constants("he3").second_moment.expr == 6
     assert hermite_constants("relu").checkmu1_sq.expr == sp.Rational(1, 4)
 
 
@@ -159,7 +159,7 @@ def test_mu_k_rejects_negative_index():
 
 
 # --------------------------------------------------------------------------------------
-# MATH.md (d): cGET coefficients
+# docs/theory.md (d): cGET coefficients
 
 CGET_POINTS = (("0.7", "0", "1"), ("0.7", "0.9", "1"), ("-1.2", "1.4", "0.5"),
                ("2", "0.3", "2.2"))  # (kappa, r, c); the first has r = 0
@@ -179,7 +179,7 @@ def test_cget_closed_forms(name):
 
 
 def test_cget_closed_forms_symbolic():
-    # MATH.md (d) closed forms written out here (a = r kappa, s = sqrt(c))
+    # docs/theory.md (d) closed forms written out here (a = r kappa, s = sqrt(c))
     a, s = R * KAPPA, sp.sqrt(C)
     he3 = cget_coefficients("he3")
     assert sp.expand(he3.mu0 - (a**3 + 3 * a * (C - 1))) == 0
@@ -277,7 +277,7 @@ def test_invalid_parameters():
 
 
 # --------------------------------------------------------------------------------------
-# MATH.md (e): teacher functions
+# docs/theory.md (e): teacher functions
 
 @pytest.mark.parametrize("name", ["sin", "tanh", "relu", "sign", "erf", "he3", "cos", "he2",
                                   "linear"])
@@ -310,7 +310,7 @@ def test_teacher_functions(name):
 
 
 def test_teacher_sin_closed_forms():
-    # MATH.md (e): h = e^{-rho^2/2} sin(gamma kappa), h1 = rho e^{-rho^2/2} cos(gamma kappa)
+    # docs/theory.md (e): h = e^{-rho^2/2} sin(gamma kappa), h1 = rho e^{-rho^2/2} cos(gamma kappa)
     te = teacher_functions("sin")
     rho2 = 1 - GAMMA**2
     assert sp.simplify(te.h - sp.exp(-rho2 / 2) * sp.sin(GAMMA * KAPPA)) == 0

@@ -1,7 +1,7 @@
-"""Independent tests of the sRF mapping (srfsym.mapping, MATH.md (c)) and of the bounds /
-kernel baseline (srfsym.bounds, MATH.md (i)).
+"""Independent tests of the sRF mapping (srfsym.mapping, docs/theory.md (c)) and of the bounds /
+kernel baseline (srfsym.bounds, docs/theory.md (i)).
 
-References: the formula column of the MATH.md (c) table, the closed forms of the spec, and
+References: the formula column of the docs/theory.md (c) table, the closed forms of docs/theory.md, and
 ``mpmath.quad`` of the defining Gaussian integrals typed out here.
 """
 from __future__ import annotations
@@ -32,7 +32,7 @@ def E(f, kinks=(), dps=40):
 
 
 def own_constants(sigma, dsigma, kinks=()):
-    """(mu0, mu1, E sigma^2, check-mu1^2) of MATH.md (b) by quadrature, at 40 digits."""
+    """(mu0, mu1, E sigma^2, check-mu1^2) of docs/theory.md (b) by quadrature, at 40 digits."""
     with mpmath.workdps(40):
         mu0 = E(sigma, kinks)
         mu1 = E(dsigma, kinks)
@@ -46,7 +46,7 @@ def sech2(z):
 
 
 # --------------------------------------------------------------------------------------
-# MATH.md (c): the table's formula column
+# docs/theory.md (c): the table's formula column
 
 TABLE_C = [  # student, teacher, alpha0, eta, r, c, gamma (as printed in the spec)
     ("tanh", "sin", 20, 3, "1.13406", "1.018973", "0.97185"),
@@ -108,7 +108,7 @@ def test_mapping_limits():
     # numerically, a very large alpha0 approaches the same limit
     m = srf_mapping("tanh", "sin", eta=1, alpha0=10**12)
     assert abs(m.gamma - 1) < 1e-11 and abs(m.c - 1) < 1e-11
-    values = {"eta": 1, "mu1": 0.605705509602158825583540227556,   # tanh, MATH.md (b)
+    values = {"eta": 1, "mu1": 0.605705509602158825583540227556,   # tanh, docs/theory.md (b)
               "mu1_star": math.exp(-0.5)}                             # sin
     r_lim = lim["spike_strength"]
     r_inf = float(r_lim.subs({sym: values[sym.name] for sym in r_lim.free_symbols}))
@@ -199,11 +199,11 @@ def test_mapping_rejects_non_finite_inputs_with_value_error(eta, alpha0):
 
 
 # --------------------------------------------------------------------------------------
-# MATH.md (i): bounds and kernel baseline
+# docs/theory.md (i): bounds and kernel baseline
 
 SIN_KERNEL = (1 - math.exp(-2)) / 2 - math.exp(-1)
 E_SIN2 = (1 - math.exp(-2)) / 2
-E_TANH2 = 0.394294490397841174416459772444     # MATH.md (b)
+E_TANH2 = 0.394294490397841174416459772444     # docs/theory.md (b)
 
 
 @pytest.mark.parametrize("student,teacher,r,c,gamma", [
@@ -262,9 +262,9 @@ def test_bounds_sin_sin_against_own_projections():
         r, c, gamma = mpf("1.1"), mpf("1.2"), mpf("0.9")
         rho2 = 1 - gamma**2
         e = mpmath.exp(-c / 2)
-        mu0 = lambda k: mpmath.sin(r * k) * e                      # noqa: E731  MATH (d)
+        mu0 = lambda k: mpmath.sin(r * k) * e                      # noqa: E731  docs/theory.md (d)
         kmu1 = lambda k: k * mpmath.cos(r * k) * e                 # noqa: E731
-        h = lambda k: mpmath.exp(-rho2 / 2) * mpmath.sin(gamma * k)  # noqa: E731  MATH (e)
+        h = lambda k: mpmath.exp(-rho2 / 2) * mpmath.sin(gamma * k)  # noqa: E731  docs/theory.md (e)
         h1 = lambda k: mpmath.sqrt(rho2) * mpmath.exp(-rho2 / 2) * mpmath.cos(gamma * k)  # noqa
         mu1 = lambda k: mpmath.cos(r * k) * e                      # noqa: E731
         h2 = lambda k: (1 - mpmath.exp(-2 * rho2) * mpmath.cos(2 * gamma * k)) / 2  # noqa: E731

@@ -1,4 +1,4 @@
-"""Tests of srfsym.simulate: the finite-size network / sRF simulation of MATH.md (a), (c).
+"""Tests of srfsym.simulate: the finite-size network / sRF simulation of docs/theory.md (a), (c).
 
 Every comparison is against an independent computation (a dense formula written out here,
 ``lstsq``/``pinv``, the sRF mapping, a moment of the teacher) or against a tolerance derived
@@ -78,7 +78,7 @@ def test_ridge_rejects_bad_input():
 # the giant step
 
 def _step_by_gradient_matrix(sig, dsig, W0, X, y, eta):
-    """MATH (a) literally: G (d x p), eta = eta_tilde sqrt(p), W1 = W0 + eta sqrt(p) G^T."""
+    """docs/theory.md (a) literally: G (d x p), eta = eta_tilde sqrt(p), W1 = W0 + eta sqrt(p) G^T."""
     p = W0.shape[0]
     n0 = X.shape[0]
     a0 = np.ones(p) / math.sqrt(p)
@@ -175,7 +175,7 @@ def test_sign_student_is_fine_without_a_step():
 
 
 # --------------------------------------------------------------------------------------
-# measured sRF parameters vs the mapping of MATH (c)
+# measured sRF parameters vs the mapping of docs/theory.md (c)
 
 # Finite-size tolerances.  Per seed, r and gamma fluctuate at O(1/sqrt(n0)) and c at
 # O(1/d) (measured spread: sd*sqrt(d) ~ 0.2-0.35 for r, 0.03-0.2 for gamma, 0.03-0.1 for c at
@@ -211,7 +211,7 @@ def _check_against_mapping(student, teacher, alpha0, eta, d, seeds):
 def test_measured_parameters_match_mapping_tanh_sin():
     measured, theory = _check_against_mapping("tanh", "sin", alpha0=20, eta=3, d=300, seeds=6)
     # sharp enough to reject the slides' variant c = 1 + eta^2 mu1^2 checkmu1^2 mu2*/alpha0
-    # (1.006961 for this case, MATH (c) table)
+    # (1.006961 for this case, docs/theory.md (c) table)
     assert abs(measured["c"].mean() - 1.006961) > 2 * abs(measured["c"].mean() - theory["c"])
 
 

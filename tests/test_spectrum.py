@@ -42,7 +42,7 @@ def mp_expectation(g, beta, c, dps):
 
 
 def reference_moments(beta, c, lam, v, dps=30):
-    """All eleven moments from quadrature, with F -> c and H -> varrho (MATH.md (g))."""
+    """All eleven moments from quadrature, with F -> c and H -> varrho (docs/theory.md (g))."""
     with mpmath.workdps(dps + 10):
         lam, v, cc = mpmath.mpf(lam), mpmath.mpf(v), mpmath.mpf(c)
         S = lambda x: lam + v * x                                     # noqa: E731
@@ -167,7 +167,7 @@ def small_samples():
 def test_sherman_morrison_equals_direct_eigenbasis(small_samples, pd):
     s = small_samples[pd]
     assert (s.p, s.d) == pd
-    # MATH.md (h): lambda = 0.05, Vhat_1 = 1.7, Vhat_2 = 0.6; plus Vhat_1 = 0 and another
+    # docs/theory.md (h): lambda = 0.05, Vhat_1 = 1.7, Vhat_2 = 0.6; plus Vhat_1 = 0 and another
     for lam, v in ((0.05 + 0.6, 1.7), (0.3, 0.0), (0.2, 0.8)):
         a, b = s.moments(lam, v), s.moments_direct(lam, v)
         for f, x, y in zip(FIELDS, a, b):
@@ -218,7 +218,7 @@ def test_sampled_close_to_marchenko_pastur(d, beta):
     # relative spread at p = 750 is ~6 % (F), 4 % (H), 8 % (F2): allow ~3-4 sigma
     for f in ("F", "H", "F2", "H2", "DF2", "DH2"):
         assert getattr(a, f) == pytest.approx(getattr(b, f), rel=0.25), f
-    # the wrong "F ~ D" rule (MATH.md (g) 3.) differs from F ~ c by much more than that here
+    # the wrong "F ~ D" rule (docs/theory.md (g) 3.) differs from F ~ c by much more than that here
     assert abs(a.F / b.F - 1) < abs(b.rho / b.F - 1)
 
 

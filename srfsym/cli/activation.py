@@ -6,7 +6,8 @@ import warnings
 import mpmath
 import sympy as sp
 
-from .common import (add_vocabulary, emit_json, out, vocabulary_arg)
+from .common import (add_output, add_vocabulary, emit_csv, emit_json, out, status, table_row,
+                     vocabulary_arg)
 
 
 # activation / coefficients / mapping
@@ -15,14 +16,20 @@ def cmd_activation(args):
     from ..activations import activation
     from ..hermite import hermite_constants
     from ..cget import cget_coefficients
+    from .. import gaussian
     act = activation(args.expr)
-    hc = hermite_constants(act)
-    co = cget_coefficients(act)
+    with status(f"deriving the constants and conditional coefficients of {act.name} (rule "
+                f"table, then sympy.integrate up to {gaussian.INTEGRATE_TIMEOUT:g} s per integral, "
+                "then quadrature)"):
+        hc = hermite_constants(act)
+        co = cget_coefficients(act)
+        with status(f"checking the constants at {args.dps} digits"):
+            constants = {k: (v, v.decimal(args.dps)) for k, v in hc.as_dict().items()}
     if args.json:
         emit_json({"name": act.name, "expr": str(act.expr), "latex": act.latex(),
                "parity": act.parity, "derivative": str(act.derivative),
                "kinks": [str(k) for k in act.kinks],
-               "constants": {k: v.to_dict(args.dps) for k, v in hc.as_dict().items()},
+               "constants": {k: v.to_dict(args.dps) for k, (v, _) in constants.items()},
                "cget": {n: {"expr": None if e is None else str(e),
                             "latex": None if e is None else sp.latex(e),
                             "method": co.methods()[n], "how": co.how()[n]}
@@ -36,9 +43,9 @@ def cmd_activation(args):
         out(f"  kinks/jumps at x = {', '.join(str(k) for k in act.kinks)}")
     out("")
     out(f"Hermite constants (z ~ N(0,1)), {args.dps} digits:")
-    for key, v in hc.as_dict().items():
+    for key, (v, text) in constants.items():
         closed = f"  = {v.expr}   LaTeX: {v.latex()}" if v.expr is not None else ""
-        out(f"  {key:12s} = {v.decimal(args.dps)}   [{v.method}: {v.how}]{closed}")
+        out(f"  {key:12s} = {text}   [{v.method}: {v.how}]{closed}")
     out("")
     out("conditional coefficients (a = r kappa, s = sqrt(c)):")
     for n, e in co.expressions().items():
@@ -59,7 +66,8 @@ def cmd_coefficients(args):
         warnings.simplefilter("ignore", PrecisionWarning)
         # (double precision: a 17-digit value within 20 extra working digits tells which
         # double digits are right; cancellation beyond that leaves no double digit anyway)
-        checked = co.mpmath(args.dps or 17, max_dps=None if args.dps else 37)(*point)
+        with status(f"evaluating {co.activation.name} at two working precisions"):
+            checked = co.mpmath(args.dps or 17, max_dps=None if args.dps else 37)(*point)
     if args.dps:
         good = checked.good_digits
         rows = {n: mpmath.nstr(v, max(g, 1)) for n, v, g in zip(names, checked, good)}
@@ -105,8 +113,16 @@ def cmd_mapping(args):
         m = srf_mapping(args.student, args.teacher, args.eta, args.alpha0,
                         mu0_correction=not args.no_mu0_correction,
                         vocabulary=vocabulary_arg(args))
+    detail = m.to_dict(args.dps)
+    row = table_row("mapping", m.student.name, m.teacher.name, alpha0=args.alpha0, eta=args.eta,
+                    r=m.r, c=m.c, gamma=m.gamma,
+                    method=" ".join(sorted({v.method for v in m.values().values()})))
     if args.json:
-        emit_json(m.to_dict(args.dps))
+        emit_json({**row, **{k: v for k, v in detail.items()
+                             if k not in row and k not in ("eta", "alpha0")}})
+        return
+    if args.csv:
+        emit_csv([row])
         return
     out(f"sRF mapping: student {m.student.name}, teacher {m.teacher.name}, "
          f"eta = {args.eta}, alpha0 = {args.alpha0}")
@@ -128,28 +144,41 @@ def cmd_mapping(args):
 
 
 def register(sub):
-    p = sub.add_parser("activation", help="report on an activation")
-    p.add_argument("expr")
-    p.add_argument("--dps", type=int, default=30)
-    p.add_argument("--json", action="store_true")
+    p = sub.add_parser("activation", help="report on an activation",
+                       description="Parity, derivative, Hermite constants and conditional "
+                       "(cGET) coefficients of an activation, exact where a closed form exists "
+                       "(docs/theory.md (b), (d)).")
+    p.add_argument("expr", help="a built-in name (tanh, erf, relu, ...) or an expression in x, "
+                   'e.g. "x/(1+abs(x))"')
+    p.add_argument("--dps", type=int, default=30, help="digits of the printed constants")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_activation)
 
-    p = sub.add_parser("coefficients", help="cGET coefficients at one point")
-    p.add_argument("act")
-    p.add_argument("--r", required=True)
-    p.add_argument("--c", required=True)
-    p.add_argument("--kappa", required=True)
-    p.add_argument("--dps", type=int, default=None)
-    p.add_argument("--json", action="store_true")
+    p = sub.add_parser("coefficients", help="cGET coefficients at one point",
+                       description="mu0(kappa), mu1(kappa), mu_star(kappa)^2 at one point "
+                       "(docs/theory.md (d)); every printed digit is checked at two working "
+                       "precisions.")
+    p.add_argument("act", help="activation name or expression in x")
+    p.add_argument("--r", required=True, help="spike strength r (a decimal, read exactly)")
+    p.add_argument("--c", required=True, help="bulk variance c > 0")
+    p.add_argument("--kappa", required=True, help="spike coordinate kappa")
+    p.add_argument("--dps", type=int, default=None,
+                   help="digits (mpmath); without it, double precision")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_coefficients)
 
-    p = sub.add_parser("mapping", help="spike strength, bulk variance, alignment")
-    p.add_argument("--student", required=True)
-    p.add_argument("--teacher", required=True)
-    p.add_argument("--eta", required=True)
-    p.add_argument("--alpha0", required=True)
-    p.add_argument("--dps", type=int, default=30)
-    p.add_argument("--no-mu0-correction", action="store_true")
-    p.add_argument("--json", action="store_true")
+    p = sub.add_parser("mapping", help="spike strength, bulk variance, alignment",
+                       description="One giant step (eta, alpha0) -> spike strength r, bulk "
+                       "variance c, alignment gamma (docs/theory.md (c)), exact where the "
+                       "constants are.")
+    p.add_argument("--student", required=True, help="student activation (name or expression in x)")
+    p.add_argument("--teacher", required=True, help="teacher activation")
+    p.add_argument("--eta", required=True, help="learning rate eta-tilde (a decimal, read exactly)")
+    p.add_argument("--alpha0", required=True, help="step samples per dimension n0/d (inf allowed)")
+    p.add_argument("--dps", type=int, default=30, help="digits of the printed values")
+    p.add_argument("--no-mu0-correction", action="store_true",
+                   help="drop the y - mu0 corrections for students with mu0 != 0 (the papers' "
+                        "formulas)")
+    add_output(p)
     add_vocabulary(p)
     p.set_defaults(func=cmd_mapping)

@@ -1,10 +1,18 @@
-"""Shared pieces of the command line: output helpers, option groups, the CLI error."""
+"""Shared pieces of the command line: output helpers, option groups, help formatting,
+status lines, warnings, the CLI error."""
 from __future__ import annotations
 
+import argparse
+import contextlib
 import csv
 import io
 import json
+import logging
+import os
 import sys
+import time
+import warnings
+from pathlib import Path
 
 import mpmath
 import numpy as np
@@ -46,16 +54,169 @@ def _json_default(o):
     return str(o)
 
 
+#: The leading columns of every table srfsym writes (JSON rows and CSV), in this order: what
+#: produced the row (``source``: theory, simulation, mapping, bounds), the inputs as numbers,
+#: then the sRF parameters.  Tables of ``mapping``, ``error``, ``curve``, ``simulate`` and
+#: ``bounds`` therefore concatenate (``pandas.concat``) into one table.
+INPUT_COLUMNS = ("source", "student", "teacher", "alpha0", "eta", "lam", "alpha", "beta")
+SRF_COLUMNS = ("r", "c", "gamma")
+
+
+def _number(v):
+    """Inputs as numbers: ints and floats stay, numeric strings and SymPy numbers become float."""
+    if v is None or isinstance(v, (bool, int, float)):
+        return v
+    if isinstance(v, (np.integer, np.floating)):
+        return v.item()
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return str(v)
+
+
+def table_row(source, student, teacher, **columns):
+    """One row of the common output schema: :data:`INPUT_COLUMNS`, :data:`SRF_COLUMNS` (absent
+    ones are ``None``, an empty CSV cell), then the other columns in the order given."""
+    row = {"source": source, "student": str(student), "teacher": str(teacher)}
+    for key in INPUT_COLUMNS[3:] + SRF_COLUMNS:
+        row[key] = _number(columns.pop(key, None))
+    row.update(columns)
+    return row
+
+
 def emit_csv(rows):
+    """CSV of the rows: the union of their scalar columns, in order of first appearance."""
     if not rows:
         return
     buf = io.StringIO()
-    keys = [k for k in rows[0] if not isinstance(rows[0][k], (list, dict))]
+    keys = []
+    for row in rows:
+        keys += [k for k, v in row.items() if k not in keys and not isinstance(v, (list, dict))]
     w = csv.DictWriter(buf, fieldnames=keys, extrasaction="ignore")
     w.writeheader()
     for r in rows:
         w.writerow(r)
     sys.stdout.write(buf.getvalue())
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Every option states its default (or that it is required); epilogs keep their layout."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if (not action.option_strings or action.default is argparse.SUPPRESS
+                or "default" in text or "required" in text or "%(default)" in text):
+            return text
+        if action.required:
+            return f"{text} (required)"
+        if action.default is False:
+            return f"{text} (default: off)"
+        if action.default is None:
+            return f"{text} (default: not set)"
+        return f"{text} (default: %(default)s)"
+
+
+#: one example per subcommand, shown at the end of ``srfsym COMMAND --help``
+EXAMPLES = {
+    "derive": "srfsym derive                       # the whole chain for tanh / sin\n"
+              "srfsym derive --list                # the step-by-step scripts\n"
+              "srfsym derive sherman_morrison      # run one of them",
+    "activation": 'srfsym activation "x/(1+abs(x))"\n'
+                  'srfsym --integrate-timeout 0 activation "tanh(x) + 0.1*x**3" --json',
+    "coefficients": "srfsym coefficients tanh --r 0.9 --c 1 --kappa 0.7 --dps 30",
+    "mapping": "srfsym mapping --student tanh --teacher sin --eta 3 --alpha0 20 --json",
+    "error": "srfsym error --student tanh --teacher sin --alpha0 20 --eta 3 --lam 0.1 "
+             "--alpha 0.5 1 2\n"
+             "srfsym error --student tanh --teacher sin --alpha0 20 --eta 3 --alpha 1 4 "
+             "--optimize-lambda --csv",
+    "bounds": "srfsym bounds --student tanh --teacher sin --alpha0 2 --eta 3\n"
+              "srfsym bounds --student sin --teacher sin --r 1 --c 1.2 --dps 30\n"
+              "srfsym bounds --student tanh --teacher sin --alpha0 2 --optimize-eta --json",
+    "curve": "srfsym curve --student tanh --teacher tanh --alpha0 0.5 --eta 1 --lam 0.01 "
+             "--plot curve.pdf --simulate --d-sim 300 --seeds 2 --log-alpha",
+    "spectrum": "srfsym spectrum --student tanh --teacher sin --alpha0 20 --eta 8 "
+                "--z 0.6+0.1j 1+0.1j\n"
+                "srfsym spectrum --student tanh --teacher sin --alpha0 20 --eta 8 --simulate "
+                "--d 300 --seeds 2 --plot spec.svg",
+    "simulate": "srfsym simulate --student tanh --teacher sin --alpha0 20 --eta 3 --lam 0.1 "
+                "--alpha 1 --d 400 --seeds 2 --csv",
+    "regen-reference": "srfsym regen-reference --quick --out /tmp/reference",
+}
+
+
+def finish_parsers(sub):
+    """Give every subcommand parser the shared help formatter and its example epilog."""
+    for name, parser in sub.choices.items():
+        parser.formatter_class = HelpFormatter
+        if name in EXAMPLES and not parser.epilog:
+            parser.epilog = "example:\n" + "\n".join(
+                "  " + line for line in EXAMPLES[name].splitlines())
+
+
+# ---------------------------------------------------------------------------------------
+# status lines (stderr) and warnings
+
+LOG = logging.getLogger("srfsym")
+
+
+def configure_feedback(quiet: bool):
+    """Status lines of the library (logger ``srfsym``, INFO) go to stderr unless ``quiet``."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("srfsym: %(message)s"))
+    for old in [h for h in LOG.handlers if getattr(h, "_srfsym_cli", False)]:
+        LOG.removeHandler(old)
+    handler._srfsym_cli = True
+    LOG.addHandler(handler)
+    LOG.setLevel(logging.WARNING if quiet else logging.INFO)
+    LOG.propagate = False
+    return handler
+
+
+@contextlib.contextmanager
+def status(message: str):
+    """Say on stderr what is being computed; if it took more than 2 s, say how long."""
+    LOG.info(f"{message} ...")
+    t0 = time.perf_counter()
+    yield
+    dt = time.perf_counter() - t0
+    if dt > 2:
+        LOG.info(f"{message}: done in {dt:.1f} s")
+
+
+@contextlib.contextmanager
+def warnings_once():
+    """Show each distinct warning once, as ``srfsym: warning: ...`` (no source paths)."""
+    seen = set()
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        key = (category, str(message))
+        if key not in seen:
+            seen.add(key)
+            print(f"srfsym: warning: {message}", file=sys.stderr)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        warnings.filterwarnings("ignore", category=DeprecationWarning)
+        warnings.showwarning = show
+        yield
+
+
+PLOT_FORMATS = (".png", ".pdf", ".svg")
+
+
+def check_output_path(option: str, path: str, suffixes=PLOT_FORMATS):
+    """Refuse an output file that cannot be written, before any work is done."""
+    target = Path(path)
+    if target.suffix.lower() not in suffixes:
+        raise CLIError(f"{option} {path}: the file name must end in "
+                       f"{', '.join(suffixes[:-1])} or {suffixes[-1]} (the format follows it)")
+    if target.is_dir():
+        raise CLIError(f"{option} {path}: is a folder, not a file")
+    folder = target.parent if str(target.parent) else Path(".")
+    if not folder.is_dir():
+        raise CLIError(f"{option} {path}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        raise CLIError(f"{option} {path}: not writable")
 
 
 def step(n, title):
@@ -74,7 +235,9 @@ def add_physics(p, need_lam=True, alpha_nargs="+"):
         p.add_argument("--lam", type=float, required=True, help="ridge penalty lambda (sum loss)")
     if alpha_nargs:
         p.add_argument("--alpha", type=float, nargs=alpha_nargs,
-                       help="readout samples per dimension n/d")
+                       help="readout samples per dimension n/d (one or more; required)"
+                       if alpha_nargs == "+" else "readout samples per dimension n/d (default: "
+                       "--points values from --alpha-min to --alpha-max)")
     p.add_argument("--beta", type=float, default=1.0, help="width ratio p/d (default 1)")
     add_vocabulary(p)
 
@@ -82,8 +245,9 @@ def add_physics(p, need_lam=True, alpha_nargs="+"):
 def add_spectrum(p):
     p.add_argument("--spectrum", choices=["mp", "sample"], default="mp",
                    help="deterministic Marchenko-Pastur (default) or a finite-d sample")
-    p.add_argument("--d", type=int, help="dimension of the sampled spectrum")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--d", type=int, help="dimension of the sampled spectrum (needed with "
+                   "--spectrum sample)")
+    p.add_argument("--seed", type=int, default=0, help="random seed of the sampled spectrum")
 
 
 SHARED_HELP = ("train one first layer and re-draw only the readout/test data per seed (the "

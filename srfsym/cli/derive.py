@@ -64,7 +64,7 @@ def _derive_default(args):
     for role, a in (("student", st), ("teacher", te)):
         out(f"  {role}: sigma(x) = {a.expr}  ({a.parity});  sigma'(x) = {a.derivative}")
 
-    step(2, "Hermite constants (MATH.md (b))")
+    step(2, "Hermite constants (docs/theory.md (b))")
     for role, a in (("student", st), ("teacher", te)):
         hc = hermite_constants(a)
         out(f"  {role} {a.name}:")
@@ -72,7 +72,7 @@ def _derive_default(args):
             closed = f" = {v.expr}" if v.expr is not None and not v.expr.is_Number else ""
             out(f"    {key:12s}{closed} = {v.decimal(dps)}  [{v.method}]")
 
-    step(3, "Spike/bulk mapping (MATH.md (c), Result 3.1)")
+    step(3, "Spike/bulk mapping (docs/theory.md (c), Result 3.1)")
     for key, e in mapping_expressions().items():
         out(f"  {key} = {e}")
     m = srf_mapping(st, te, args.eta, args.alpha0)
@@ -81,7 +81,7 @@ def _derive_default(args):
     for n in m.notes:
         out(f"  note: {n}")
 
-    step(4, "Conditional Gaussian-equivalence coefficients (MATH.md (d), (e))")
+    step(4, "Conditional Gaussian-equivalence coefficients (docs/theory.md (d), (e))")
     co, tf = cget_coefficients(st), teacher_functions(te)
     for fam in (co, tf):
         for n, e in fam.expressions().items():
@@ -95,13 +95,13 @@ def _derive_default(args):
     for i, k in enumerate(ks):
         out(f"    {k:5.2f} " + " ".join(f"{float(v[i]):12.8f}" for v in (*vals, *tv)))
 
-    step(5, "Spectral side (MATH.md (g), (h)): c * Marchenko-Pastur, F -> c, H -> D")
+    step(5, "Spectral side (docs/theory.md (g), (h)): c * Marchenko-Pastur, F -> c, H -> D")
     mp = MarchenkoPastur(beta=1.0, c=m.c)
     mom = mp.moments(args.lam + 1.0, 1.0)
     out(f"  e.g. at lambda' = {args.lam + 1.0:g}, Vhat1 = 1: <1/S> = {mom.inv:.12g}, "
          f"<D/S> = {mom.rho:.12g}, <F/S> = {mom.F:.12g}, <H/S> = {mom.H:.12g}")
 
-    step(6, "Fixed point of Result 3.3 and the test error (MATH.md (f))")
+    step(6, "Fixed point of Result 3.3 and the test error (docs/theory.md (f))")
     res = solve(st, te, args.alpha0, args.eta, args.lam, 1.0)
     out("  " + str(res).replace("\n", "\n  "))
     lc = learning_curve(st, te, args.alpha0, args.eta, args.lam, [0.25, 0.5, 1.0, 2.0, 4.0])
@@ -128,13 +128,18 @@ def _derive_default(args):
 
 
 def register(sub):
-    p = sub.add_parser("derive", help="print the derivation chain step by step")
-    p.add_argument("name", nargs="?", help="a derivation script (see --list)")
+    p = sub.add_parser("derive", help="print the derivation chain step by step",
+                       description="The derivation chain, step by step, for one student / "
+                       "teacher pair (each step cites its section of docs/theory.md), or one of "
+                       "the derivation scripts.")
+    p.add_argument("name", nargs="?", help="a derivation script (see --list); without it, the "
+                   "whole chain")
     p.add_argument("--list", action="store_true", help="list the derivation scripts")
-    p.add_argument("--student", default=DEFAULT["student"])
-    p.add_argument("--teacher", default=DEFAULT["teacher"])
-    p.add_argument("--eta", type=float, default=DEFAULT["eta"])
-    p.add_argument("--alpha0", type=float, default=DEFAULT["alpha0"])
-    p.add_argument("--lam", type=float, default=DEFAULT["lam"])
-    p.add_argument("--dps", type=int, default=20)
+    p.add_argument("--student", default=DEFAULT["student"], help="student activation")
+    p.add_argument("--teacher", default=DEFAULT["teacher"], help="teacher activation")
+    p.add_argument("--eta", type=float, default=DEFAULT["eta"], help="learning rate eta-tilde")
+    p.add_argument("--alpha0", type=float, default=DEFAULT["alpha0"],
+                   help="step samples per dimension n0/d")
+    p.add_argument("--lam", type=float, default=DEFAULT["lam"], help="ridge penalty lambda")
+    p.add_argument("--dps", type=int, default=20, help="digits of the printed values")
     p.set_defaults(func=cmd_derive)

@@ -17,6 +17,6 @@ def cmd_regen_reference(args):
 def register(sub):
     p = sub.add_parser("regen-reference", help="recompute tests/reference/*.json at 30 digits")
     p.add_argument("--out", default=str(Path(__file__).resolve().parents[2] / "tests" /
-                                         "reference"))
+                                         "reference"), help="folder of the JSON files")
     p.add_argument("--quick", action="store_true", help="only the small subset used by tests")
     p.set_defaults(func=cmd_regen_reference)

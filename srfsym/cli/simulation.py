@@ -1,10 +1,51 @@
-"""``srfsym simulate``: the finite-size network or sRF model."""
+"""``srfsym simulate``: the finite-size network or sRF model, with the theory beside it."""
 from __future__ import annotations
 
+import math
+
+from .common import (SHARED_HELP, add_output, add_physics, emit_csv, emit_json, out, status,
+                     table_row, vocabulary_arg)
 
 
-from .common import (SHARED_HELP, add_output, add_physics, emit_csv, emit_json,
-                     out, vocabulary_arg)
+def _theory(sim):
+    """The d -> infinity theory at the simulation's parameters, one result per alpha."""
+    from ..fixed_point import solve_srf
+    from ..mapping import srf_mapping
+    voc = getattr(sim, "vocabulary", None)
+    if voc is not None:
+        from ..vocabulary import vocabulary
+        voc = vocabulary(voc["letters"], voc["weights"])
+    if sim.model == "srf":
+        r, c, gamma = sim.r, sim.c, sim.gamma
+    else:
+        m = srf_mapping(sim.student, sim.teacher, sim.eta, sim.alpha0)
+        r, c, gamma = m.r, m.c, m.gamma
+    return [solve_srf(sim.student, sim.teacher, r, c, gamma, sim.lam, float(a), sim.beta,
+                      **({} if voc is None else {"vocabulary": voc}))
+            for a in sim.alphas]
+
+
+def _or_none(x):
+    x = float(x)
+    return None if math.isnan(x) else x
+
+
+def simulation_rows(sim, theory=None):
+    """Rows of the common output schema (cli/common.py): one per alpha, the simulation's mean
+    and standard error over seeds beside the theory's value at the same parameters."""
+    theory = _theory(sim) if theory is None else theory
+    rows = []
+    for j, (a, th) in enumerate(zip(sim.alphas, theory)):
+        rows.append(table_row(
+            "simulation", sim.student, sim.teacher, alpha0=sim.alpha0, eta=sim.eta,
+            lam=sim.lam, alpha=float(a), beta=sim.beta, r=th.r, c=th.c, gamma=th.gamma,
+            test_error=float(sim.test_error[j]), test_error_sem=_or_none(sim.test_error_sem[j]),
+            train_error=float(sim.train_error[j]),
+            train_error_sem=_or_none(sim.train_error_sem[j]),
+            theory_test_error=th.test_error, theory_train_error=th.train_error,
+            model=sim.model, d=sim.d, p=sim.p, n=int(sim.n[j]), seeds=sim.seeds,
+            shared_first_layer=bool(sim.settings.get("shared_first_layer", False))))
+    return rows
 
 
 def cmd_simulate(args):
@@ -13,16 +54,24 @@ def cmd_simulate(args):
                    d=args.d, beta=args.beta, seeds=args.seeds, model=args.model, seed=args.seed,
                    n_test=args.n_test, workers=args.workers,
                    shared_first_layer=args.shared_first_layer,
-                   progress=not (args.json or args.csv), vocabulary=vocabulary_arg(args))
+                   progress=not (args.json or args.csv or args.quiet),
+                   vocabulary=vocabulary_arg(args))
+    with status("the theory at the same parameters (docs/theory.md (f))"):
+        rows = simulation_rows(res)
     if args.json:
-        emit_json(res.to_dict())
+        emit_json({**res.to_dict(), "rows": rows})
     elif args.csv:
-        d = res.to_dict()
-        rows = [{"alpha": a, "test_error": t, "test_error_sem": s}
-                for a, t, s in zip(d["alphas"], d["test_error"], d["test_error_sem"])]
         emit_csv(rows)
     else:
         out(res.summary())
+        out(f"  theory (d -> infinity, docs/theory.md (f)) beside the simulation "
+            f"(mean +- standard error over {res.seeds} seeds):")
+        out("  alpha     simulation            theory       (sim - theory)/s.e.")
+        for row in rows:
+            sem = row["test_error_sem"]
+            z = "" if not sem else f"{(row['test_error'] - row['theory_test_error']) / sem:+.1f}"
+            out(f"  {row['alpha']:<8.4g}  {row['test_error']:.6f} +- {sem or float('nan'):.2g}"
+                f"    {row['theory_test_error']:.6f}   {z}")
 
 
 # ---------------------------------------------------------------------------------------
@@ -30,12 +79,17 @@ def cmd_simulate(args):
 
 
 def register(sub):
-    p = sub.add_parser("simulate", help="finite-size simulation of the network or sRF model")
+    p = sub.add_parser("simulate", help="finite-size simulation of the network or sRF model",
+                       description="Simulate the real network (one giant step, then ridge) or "
+                       "the sRF model at finite d, over independent seeds, with the theory "
+                       "beside it (docs/theory.md (a), (c)).")
     add_physics(p)
-    p.add_argument("--d", type=int, required=True)
-    p.add_argument("--seeds", type=int, default=3)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--model", choices=["network", "srf"], default="network")
+    p.add_argument("--d", type=int, required=True, help="input dimension")
+    p.add_argument("--seeds", type=int, default=3, help="independent repetitions")
+    p.add_argument("--seed", type=int, default=0, help="master random seed")
+    p.add_argument("--model", choices=["network", "srf"], default="network",
+                   help="the two-layer network after the step, or the sRF model at the "
+                        "formula's (r, c, gamma)")
     p.add_argument("--n-test", type=int, default=5000, help="fresh test points per seed")
     p.add_argument("--workers", type=int, default=None, help="cores to use (default: all)")
     p.add_argument("--shared-first-layer", action="store_true", help=SHARED_HELP)

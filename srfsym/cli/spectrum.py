@@ -6,7 +6,7 @@ import math
 import mpmath
 import numpy as np
 
-from .common import CLIError, add_vocabulary, emit_json, out, vocabulary_arg
+from .common import CLIError, add_vocabulary, emit_json, out, status, vocabulary_arg
 
 
 def _parse_z(text):
@@ -39,23 +39,27 @@ def cmd_spectrum(args):
     if args.plot:
         with open(args.plot, "ab"):     # a bad path fails now, not after the work
             pass
-    fs, fs0 = _spectra(args)
+    with status("deterministic equivalent of the feature spectrum (docs/theory.md (j.3))"):
+        fs, fs0 = _spectra(args)
     from ..spectrum_simulation import DEFAULT_Z, simulate_feature_spectrum
     zs = zs or list(DEFAULT_Z)
     values = [fs.stieltjes_value(z) for z in zs]
     summary = fs.summary()
     sim = sim0 = None
     if args.simulate:
-        sim = simulate_feature_spectrum(args.student, args.teacher, args.alpha0, args.eta,
-                                        args.d, args.beta, args.p_over_n, args.seeds, zs,
-                                        vocabulary=fs.voc)
-        if args.plot:
-            sim0 = simulate_feature_spectrum(args.student, args.teacher, args.alpha0, 0.0,
-                                             args.d, args.beta, args.p_over_n, 1, zs,
-                                             vocabulary=fs.voc)
+        with status(f"simulating the network's features: d = {args.d}, {args.seeds} seeds, "
+                    "eigenvalues of Phi^T Phi / n"):
+            sim = simulate_feature_spectrum(args.student, args.teacher, args.alpha0, args.eta,
+                                            args.d, args.beta, args.p_over_n, args.seeds, zs,
+                                            vocabulary=fs.voc)
+            if args.plot:
+                sim0 = simulate_feature_spectrum(args.student, args.teacher, args.alpha0, 0.0,
+                                                 args.d, args.beta, args.p_over_n, 1, zs,
+                                                 vocabulary=fs.voc)
     mp_vals = None
     if args.dps is not None:
-        mp_vals = [fs.stieltjes_mpmath(z, args.dps) for z in zs]
+        with status(f"s(z) in mpmath at {args.dps} digits"):
+            mp_vals = [fs.stieltjes_mpmath(z, args.dps) for z in zs]
     if args.plot:
         _plot(args, fs, fs0, sim, sim0)
     if args.json:
@@ -121,10 +125,10 @@ def cmd_spectrum(args):
 
 
 def _plot(args, fs, fs0, sim, sim0):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    panels = [("trained", fs, sim)] + ([("untrained (eta = 0)", fs0, sim0)] if fs0 else [])
+    from .figures import legend_below, pyplot, save
+    plt = pyplot()
+    panels = [("trained", fs, sim)] + ([("untrained ($\\tilde\\eta$ = 0)", fs0, sim0)]
+                                       if fs0 else [])
     fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 3.8), squeeze=False)
     for ax, (title, spec, s) in zip(axes[0], panels):
         edge = spec.right_edge
@@ -132,23 +136,23 @@ def _plot(args, fs, fs0, sim, sim0):
         if s is not None:
             bulk = np.concatenate([lam[:-1] if spec.has_outlier else lam for lam in s.eigenvalues])
             ax.hist(bulk, bins=80, range=(0, 1.15 * edge), density=True, color="0.8",
-                    label=f"network eigenvalues (d = {s.d}, {len(s.eigenvalues)} seed(s))")
+                    label=f"network eigenvalues (d = {s.d}, {len(s.eigenvalues)} "
+                          + ("seed)" if len(s.eigenvalues) == 1 else "seeds, pooled)"))
         ax.plot(x, spec.density(x), color="C0", label="deterministic equivalent")
         ax.set_xlabel("eigenvalue of $\\Phi^\\top\\Phi/n$")
         ax.set_ylabel("density (bulk)")
         t = f"{title}: r = {spec.r:.3g}, c = {spec.c:.3g}"
         if spec.has_outlier:
-            t += (f"\ngiant outlier (off the plot): p x {spec.outlier_per_p:.3g} + "
+            t += (f"\ngiant outlier (off the plot): $p\\times${spec.outlier_per_p:.3g} + "
                   f"{spec.outlier_correction:.3g}")
             if s is not None:
                 t += (f" = {s.p * spec.outlier_per_p + spec.outlier_correction:.1f} at p = {s.p}"
                       f"; network {np.mean(s.top):.1f}")
         ax.set_title(t, fontsize=9)
         ax.set_ylim(0, min(ax.get_ylim()[1], 4 * float(np.max(spec.density(x[x > 0.1 * edge])))))
-        ax.legend(fontsize=7, loc="upper right")
+        legend_below(ax)
     fig.tight_layout()
-    fig.savefig(args.plot, dpi=120)
-    plt.close(fig)
+    save(fig, args.plot)
 
 
 def register(sub):
@@ -173,8 +177,8 @@ def register(sub):
                    "to 2.5+0.3j)")
     p.add_argument("--dps", type=int, help="also evaluate s(z) with mpmath at this many digits")
     p.add_argument("--json", action="store_true", help="machine-readable output")
-    p.add_argument("--plot", help="PNG: theory density over the network's histogram, "
-                                  "untrained beside trained")
+    p.add_argument("--plot", help="figure (.png, .pdf or .svg): theory density over the "
+                                  "network's histogram, untrained beside trained")
     p.add_argument("--simulate", action="store_true",
                    help="eigenvalues of finite networks beside the theory")
     p.add_argument("--d", type=int, default=1000, help="input dimension of the simulation")

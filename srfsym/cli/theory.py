@@ -1,12 +1,15 @@
 """``srfsym error``, ``bounds``, ``curve``: the fixed point, its bounds, learning curves."""
 from __future__ import annotations
 
+import contextlib
 
 import mpmath
 import numpy as np
 
+from .simulation import simulation_rows
 from .common import (SHARED_HELP, CLIError, add_output, add_physics, add_spectrum,
-                     add_vocabulary, emit_csv, emit_json, out, vocabulary_arg)
+                     add_vocabulary, emit_csv, emit_json, out, status, table_row,
+                     vocabulary_arg)
 
 
 def _solve_kwargs(args):
@@ -18,6 +21,23 @@ def _solve_kwargs(args):
     return kw
 
 
+def _theory_row(args, res, **extra):
+    """A fixed-point result in the common output schema (cli/common.py)."""
+    m = res.mapping
+    return table_row("theory", m.student.name, m.teacher.name, alpha0=args.alpha0, eta=args.eta,
+                     **res.to_dict(getattr(args, "dps", None) or 30), **extra)
+
+
+def _solve_one(args, a, start, optimal_lambda, solve):
+    if args.optimize_lambda:
+        lam, res = optimal_lambda(args.student, args.teacher, args.alpha0, args.eta, a,
+                                  beta=args.beta, **_solve_kwargs(args))
+        res.notes.append(f"lambda minimising the test error: {lam:.6g}")
+        return res
+    return solve(args.student, args.teacher, args.alpha0, args.eta, args.lam, a,
+                 beta=args.beta, dps=args.dps, start=start, **_solve_kwargs(args))
+
+
 def cmd_error(args):
     from ..fixed_point import optimal_lambda, solve
     rows = []
@@ -25,17 +45,18 @@ def cmd_error(args):
     start = None
     if args.lam is None and not args.optimize_lambda:
         raise CLIError("give --lam, or --optimize-lambda to minimise the test error over lambda")
+    where = (f" on a sampled d = {args.d} spectrum (W W^T diagonalised, docs/theory.md (h))"
+             if args.spectrum == "sample" else "")
+    slow = args.spectrum == "sample" or args.dps or args.optimize_lambda
     for a in args.alpha:
-        if args.optimize_lambda:
-            lam, res = optimal_lambda(args.student, args.teacher, args.alpha0, args.eta, a,
-                                      beta=args.beta, **_solve_kwargs(args))
-            res.notes.append(f"lambda minimising the test error: {lam:.6g}")
-        else:
-            res = solve(args.student, args.teacher, args.alpha0, args.eta, args.lam, a,
-                        beta=args.beta, dps=args.dps, start=start, **_solve_kwargs(args))
+        with (status(f"fixed point at alpha = {a:g}" + where
+                     + (", minimising over lambda" if args.optimize_lambda else "")
+                     + (f", then in mpmath at {args.dps} digits" if args.dps else ""))
+              if slow else contextlib.nullcontext()):
+            res = _solve_one(args, a, start, optimal_lambda, solve)
         start = res.state
         results.append(res)
-        rows.append(res.to_dict(args.dps or 30))
+        rows.append(_theory_row(args, res))
     if args.json:
         emit_json(rows)
     elif args.csv:
@@ -79,10 +100,12 @@ def cmd_bounds(args):
     mode = _bounds_mode(args)
     voc = vocabulary_arg(args)
     if mode == "optimize":
-        opt = optimal_learning_rate_bounds(args.student, args.teacher, args.alpha0,
-                                           eta_max=args.eta_max, vocabulary=voc,
-                                           gamma=args.gamma, dps=args.dps)
-        row = {"student": args.student, "teacher": args.teacher, **opt.to_dict()}
+        with status(f"minimising the bounds over eta in (0, {args.eta_max:g}]"
+                    + (f", then at {args.dps} digits" if args.dps else "")):
+            opt = optimal_learning_rate_bounds(args.student, args.teacher, args.alpha0,
+                                               eta_max=args.eta_max, vocabulary=voc,
+                                               gamma=args.gamma, dps=args.dps)
+        row = table_row("bounds", args.student, args.teacher, **opt.to_dict())
         if args.json:
             emit_json(row)
         elif args.csv:
@@ -95,7 +118,7 @@ def cmd_bounds(args):
             for note in opt.notes:
                 out(f"  note: {note}")
         return
-    head = {"student": args.student, "teacher": args.teacher}
+    head = {}
     if mode == "eta":
         m = srf_mapping(args.student, args.teacher, args.eta, args.alpha0)
         if args.dps is None:
@@ -105,8 +128,10 @@ def cmd_bounds(args):
         head.update(alpha0=args.alpha0, eta=args.eta)
     else:
         r, c, gamma = args.r, args.c, 1.0 if args.gamma is None else args.gamma
-    b = bounds(args.student, args.teacher, r, c, gamma, dps=args.dps, vocabulary=voc)
-    row = {**head, **b.to_dict(args.dps or 30)}
+    with (status(f"bounds at {args.dps} digits (mpmath Gauss-Hermite quadrature, node count "
+                 "raised until two counts agree)") if args.dps else contextlib.nullcontext()):
+        b = bounds(args.student, args.teacher, r, c, gamma, dps=args.dps, vocabulary=voc)
+    row = table_row("bounds", args.student, args.teacher, **head, **b.to_dict(args.dps or 30))
     if args.json:
         emit_json(row)
     elif args.csv:
@@ -132,10 +157,12 @@ def cmd_curve(args):
         if not 0 < args.alpha_min <= args.alpha_max:
             raise CLIError(f"need 0 < --alpha-min <= --alpha-max, got {args.alpha_min}, "
                            f"{args.alpha_max}")
+    spacing = np.geomspace if args.log_alpha else np.linspace
     alphas = np.asarray(args.alpha if args.alpha else
-                        np.linspace(args.alpha_min, args.alpha_max, args.points))
+                        spacing(args.alpha_min, args.alpha_max, args.points))
     lc = learning_curve(args.student, args.teacher, args.alpha0, args.eta, args.lam, alphas,
-                        beta=args.beta, progress=not (args.json or args.csv), **_solve_kwargs(args))
+                        beta=args.beta, progress=not (args.json or args.csv or args.quiet),
+                        **_solve_kwargs(args))
     mp = lc.results[0].mapping
     voc = vocabulary_arg(args)
     b = bounds(args.student, args.teacher, mp.r, mp.c, mp.gamma, vocabulary=voc)
@@ -144,20 +171,21 @@ def cmd_curve(args):
         from ..simulate import simulate
         sim = simulate(args.student, args.teacher, args.alpha0, args.eta, args.lam,
                        list(np.asarray(args.sim_alpha or alphas[:: max(1, len(alphas) // 6)])),
-                       d=args.d_sim, beta=args.beta, seeds=args.seeds, progress=True,
+                       d=args.d_sim, beta=args.beta, seeds=args.seeds,
+                       progress=not args.quiet,
                        shared_first_layer=args.shared_first_layer, vocabulary=voc)
-    rows = lc.to_rows()
-    for r in rows:   # both hold at this gamma (docs/theory.md (l.4))
-        r.update(upper_bound=b.upper, lower_bound=b.lower, kernel_baseline=b.kernel)
+    # both bounds hold at this gamma (docs/theory.md (l.4))
+    rows = [_theory_row(args, res, upper_bound=b.upper, lower_bound=b.lower,
+                        kernel_baseline=b.kernel) for res in lc.results]
     if args.plot:
         _plot_curve(args, lc, b, sim)
     if args.json:
         payload = {"theory": rows}
         if sim is not None:
-            payload["simulation"] = sim.to_dict()
+            payload["simulation"] = {**sim.to_dict(), "rows": simulation_rows(sim)}
         emit_json(payload)
     elif args.csv:
-        emit_csv(rows)
+        emit_csv(rows + (simulation_rows(sim) if sim is not None else []))
     else:
         out(f"sRF parameters: r = {mp.r:.8g}, c = {mp.c:.8g}, gamma = {mp.gamma:.8g}; "
              f"bounds: lower {b.lower:.8g}, upper {b.upper:.8g}, kernel {b.kernel:.8g}")
@@ -170,33 +198,63 @@ def cmd_curve(args):
             out(f"plot written to {args.plot}")
 
 
-def _plot_curve(args, lc, b, sim):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(6, 4))
-    ax.plot(lc.alphas, lc.test_error, label="sRF theory (test error)")
+def curve_notes(alphas, test_error, b, lam):
+    """Caption notes for a learning curve: where it crosses a line, and why that is allowed."""
+    notes = []
+    above = np.asarray(alphas)[np.asarray(test_error) > b.upper * (1 + 1e-9)]
+    if above.size:
+        where = (f"\u03b1 \u2264 {above.max():.3g}" if above.max() < np.max(alphas)
+                 else "every \u03b1 shown")
+        notes.append(f"At {where} the test error at \u03bb = {lam:g} lies above the upper bound "
+                     "U: U bounds the test error minimised over \u03bb (its \u03bb \u2192 "
+                     f"\u221e limit), and \u03bb = {lam:g} is not optimal there "
+                     "(docs/theory.md (l.4)).")
+    if abs(b.upper - b.lower) <= 1e-3 * max(abs(b.upper), 1e-300):
+        notes.append(f"The upper and lower bounds coincide here ({b.upper:.4g}).")
+    if abs(b.upper - b.kernel) <= 1e-3 * abs(b.kernel):
+        notes.append("The upper bound coincides with the kernel baseline.")
+    return notes
+
+
+def curve_figure(args, lc, b, sim):
+    """The learning-curve figure (theory, bounds, kernel baseline, simulation points)."""
+    from .figures import caption, legend_right, pyplot, sem_label
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(6, 3.8))
+    ax.plot(lc.alphas, lc.test_error, color="C0", lw=2,
+            label=f"sRF theory, $\\lambda$ = {args.lam:g}")
     ax.axhline(b.upper, ls="--", color="C1",
-               label=r"upper bound on $\min_\lambda$ test error ($\lambda\to\infty$)")
-    ax.axhline(b.lower, ls="--", color="C2", label=f"lower bound (at $\\gamma$ = {b.gamma:.3g})")
-    ax.axhline(b.kernel, ls=":", color="k", label="kernel baseline")
+               label="upper bound on $\\min_\\lambda$ test error\n($\\lambda\\to\\infty$ limit)")
+    ax.axhline(b.lower, ls="-.", color="C2",
+               label=f"lower bound (any $\\lambda$, $\\gamma$ = {b.gamma:.3g})")
+    ax.axhline(b.kernel, ls=":", color="k", label="kernel baseline (best linear)")
     if sim is not None:
-        ax.errorbar(sim.alphas, sim.test_error, yerr=sim.test_error_sem, fmt="o", color="C3",
-                    label=f"simulation (d = {args.d_sim}, {args.seeds} seeds"
-                    + (", one first layer: readout noise only)" if args.shared_first_layer
-                       else ")"))
+        extra = "one first layer: readout noise only" if args.shared_first_layer else ""
+        ax.errorbar(sim.alphas, sim.test_error, yerr=sim.test_error_sem, fmt="o", ms=4,
+                    capsize=3, color="C3", mec="k",
+                    label=sem_label("network simulation", args.d_sim, args.seeds, extra))
+    if args.log_alpha:
+        ax.set_xscale("log")
     ax.set_xlabel(r"$\alpha = n/d$")
-    ax.set_ylabel("test error")
-    ax.set_title(f"{args.student} / {args.teacher}, $\\alpha_0$ = {args.alpha0}, "
-                 f"$\\eta$ = {args.eta}, $\\lambda$ = {args.lam}")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(args.plot, dpi=120)
-    plt.close(fig)
+    ax.set_ylabel(r"test error $\varepsilon_g$")
+    ax.set_title(f"{lc.results[0].mapping.student.name} student, "
+                 f"{lc.results[0].mapping.teacher.name} teacher, $\\alpha_0$ = {args.alpha0:g}, "
+                 f"$\\tilde\\eta$ = {args.eta:g}", fontsize=10)
+    ax.grid(alpha=0.3, which="both")
+    legend_right(ax)
+    caption(fig, curve_notes(lc.alphas, lc.test_error, b, args.lam))
+    return fig
+
+
+def _plot_curve(args, lc, b, sim):
+    from .figures import save
+    save(curve_figure(args, lc, b, sim), args.plot)
 
 
 def register(sub):
-    p = sub.add_parser("error", help="test error from the fixed point")
+    p = sub.add_parser("error", help="test error from the fixed point",
+                       description="Test and train error of the ridge readout from the fixed "
+                       "point of Result 3.3, for any width ratio beta (docs/theory.md (f), (g)).")
     add_physics(p, need_lam=False)
     p.add_argument("--lam", type=float, help="ridge penalty lambda (sum loss)")
     p.add_argument("--optimize-lambda", action="store_true",
@@ -232,17 +290,25 @@ def register(sub):
     add_output(p)
     p.set_defaults(func=cmd_bounds)
 
-    p = sub.add_parser("curve", help="learning curve (optionally plotted, with simulation)")
+    p = sub.add_parser("curve", help="learning curve (optionally plotted, with simulation)",
+                       description="Test error against alpha = n/d with the bounds and the "
+                       "kernel baseline (docs/theory.md (f), (l.4)); optionally a figure and "
+                       "simulation points.")
     add_physics(p, alpha_nargs="*")
     add_spectrum(p)
-    p.add_argument("--alpha-min", type=float, default=0.1)
-    p.add_argument("--alpha-max", type=float, default=4.0)
-    p.add_argument("--points", type=int, default=50)
-    p.add_argument("--plot", help="write a PNG with theory, bounds, kernel baseline")
+    p.add_argument("--alpha-min", type=float, default=0.1, help="first alpha (without --alpha)")
+    p.add_argument("--alpha-max", type=float, default=4.0, help="last alpha (without --alpha)")
+    p.add_argument("--points", type=int, default=50,
+                   help="number of alphas between --alpha-min and --alpha-max")
+    p.add_argument("--log-alpha", action="store_true",
+                   help="alphas spaced logarithmically and a logarithmic alpha axis")
+    p.add_argument("--plot", help="write a figure with theory, bounds, kernel baseline; the "
+                   "format follows the extension: .png, .pdf or .svg")
     p.add_argument("--simulate", action="store_true", help="overlay simulation points")
-    p.add_argument("--sim-alpha", type=float, nargs="*")
-    p.add_argument("--d-sim", type=int, default=500)
-    p.add_argument("--seeds", type=int, default=3)
+    p.add_argument("--sim-alpha", type=float, nargs="*",
+                   help="alphas of the simulation (default: every sixth alpha of the curve)")
+    p.add_argument("--d-sim", type=int, default=500, help="input dimension of the simulation")
+    p.add_argument("--seeds", type=int, default=3, help="independent seeds of the simulation")
     p.add_argument("--shared-first-layer", action="store_true", help=SHARED_HELP)
     add_output(p)
     p.set_defaults(func=cmd_curve)

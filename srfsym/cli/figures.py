@@ -1,0 +1,54 @@
+"""Figures of the command line, ready for a paper.
+
+Shared conventions: the legend sits outside the data (right of, or below, the axes), symbols are
+typeset (``$\\lambda\\to\\infty$``, never ``oo``), error bars say what they are ("mean +-
+standard error over N seeds"), a short caption-like note explains a curve that crosses a line
+for a stated reason, and the format follows the file extension (.png, .pdf or .svg; SVG text
+stays editable text).  Not a subcommand module: the plotting parts of ``curve`` and
+``spectrum`` call these helpers.
+"""
+from __future__ import annotations
+
+import textwrap
+
+
+def pyplot():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def sem_label(what: str, d: int, seeds: int, extra: str = "") -> str:
+    """Label of simulation points with error bars."""
+    seeds_text = f"{seeds} seed" + ("s" if seeds != 1 else "")
+    return (f"{what} (d = {d}): mean $\\pm$ standard error over {seeds_text}"
+            + (f"; {extra}" if extra else ""))
+
+
+def legend_right(ax, **kw):
+    """The legend to the right of the axes, outside the data."""
+    return ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0,
+                     fontsize=8, frameon=False, **kw)
+
+
+def legend_below(ax, ncol=1, **kw):
+    """The legend under the axes (and their x label), outside the data."""
+    return ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=ncol, fontsize=7,
+                     frameon=False, **kw)
+
+
+def caption(fig, notes, width=95):
+    """Caption-like notes under the figure (one paragraph each)."""
+    if not notes:
+        return None
+    text = "\n".join(textwrap.fill(n, width) for n in notes)
+    return fig.text(0.01, -0.02, text, ha="left", va="top", fontsize=8)
+
+
+def save(fig, path, dpi=150):
+    """Save by extension; the bounding box includes the outside legend and the caption."""
+    plt = pyplot()
+    with plt.rc_context({"svg.fonttype": "none", "pdf.fonttype": 42}):
+        fig.savefig(path, dpi=dpi, bbox_inches="tight")
+    plt.close(fig)
