@@ -123,7 +123,8 @@ class _Problem:
     def m_update(self, theta, w):
         """m from E[mu0 (h - b) w] = 0 (0 when mu0 vanishes: no signal along 1)."""
         den = self.E(self.mu0 * self.mu0 * w)
-        if den <= 1e-24 * (self.E_h2 + 1):
+        vanishing = den <= 1e-24 * (self.E_h2 + 1)
+        if vanishing is True or (vanishing is not False and np.all(vanishing)):  # (batch: grid.py)
             return 0 * den
         return self.E(self.mu0 * (self.h - self.kmu1 * theta) * w) / den
 
@@ -200,10 +201,13 @@ def _v_map_jacobian(P: _Problem, V):
     mom = _spectral_moments(P, V1hat, V2hat, V)
     w2 = w * w
     a = -P.a_b
-    dVh = np.array([[a * P.E(P.mu1sq * P.mu1sq * w2), a * P.E(P.mu1sq * P.mus2 * w2)],
-                    [a * P.E(P.mus2 * P.mu1sq * w2), a * P.E(P.mus2 * P.mus2 * w2)]])
-    dG_dVh = np.array([[-mom.rhosq2, -mom.rho2], [-mom.rho2, -mom.inv2]])
-    return np.array([mom.rho, mom.inv]), dG_dVh @ dVh
+    dVh = ((a * P.E(P.mu1sq * P.mu1sq * w2), a * P.E(P.mu1sq * P.mus2 * w2)),
+           (a * P.E(P.mus2 * P.mu1sq * w2), a * P.E(P.mus2 * P.mus2 * w2)))
+    dG_dVh = ((-mom.rhosq2, -mom.rho2), (-mom.rho2, -mom.inv2))
+    # the 2 x 2 product written out, so that it also applies entrywise to a batch (grid.py)
+    dG = np.array([[dG_dVh[i][0] * dVh[0][j] + dG_dVh[i][1] * dVh[1][j] for j in range(2)]
+                   for i in range(2)])
+    return np.array([mom.rho, mom.inv]), dG
 
 
 def _solve_v_newton(P: _Problem, start, tol, max_iter=60):
@@ -285,7 +289,7 @@ def _anderson(G, x, tol, max_iter, memory=5, damping=0.5):
                            iterate=x)
 
 
-def _affine_fixed_point(T, n, zero):
+def _affine_fixed_point(T, n, zero, check=True):
     """Fixed point of an affine map T: R^n -> R^n read off T at 0 and the unit vectors."""
     x0 = [zero] * n
     b = T(x0)
@@ -299,7 +303,7 @@ def _affine_fixed_point(T, n, zero):
     a11, a12 = 1 - cols[0][0], -cols[1][0]
     a21, a22 = -cols[0][1], 1 - cols[1][1]
     det = a11 * a22 - a12 * a21
-    if det == 0 or abs(det) < 1e-300:
+    if check and (det == 0 or abs(det) < 1e-300):
         raise ConvergenceError("the linear part of the fixed point is singular "
                                "(e.g. the interpolation peak at lambda = 0)",
                                residual=float(abs(det)))
@@ -308,6 +312,12 @@ def _affine_fixed_point(T, n, zero):
 
 def _complete(P: _Problem, V1, V2):
     """Given (V1, V2): exact (m, theta), psi, (q1, q2) by affine solves on the sweep."""
+    return _complete_with_dets(P, V1, V2)[0]
+
+
+def _complete_with_dets(P: _Problem, V1, V2, check=True):
+    """:func:`_complete` and the determinants of its two linear solves; ``check=False``
+    (a batch of points, grid.py) leaves the singular / unstable points to the caller."""
     zero = 0 * V1
     hat0, w = P.hats(State(zero, zero, V1, V2, zero, zero, zero))
 
@@ -317,7 +327,7 @@ def _complete(P: _Problem, V1, V2):
         new = P.overlaps(hat, P.m_update(th, w_))
         return [new.m, new.theta]
 
-    (m, theta), _ = _affine_fixed_point(T_mt, 2, zero)
+    (m, theta), det_mt = _affine_fixed_point(T_mt, 2, zero, check)
     if P.E(P.mu0 * P.mu0) == 0:
         m = zero
     psi = P.overlaps(hat0, zero).psi
@@ -328,13 +338,13 @@ def _complete(P: _Problem, V1, V2):
         new = P.overlaps(hat, m)
         return [new.q1, new.q2]
 
-    (q1, q2), det = _affine_fixed_point(T_q, 2, zero)
-    if det <= 0:
+    (q1, q2), det = _affine_fixed_point(T_q, 2, zero, check)
+    if check and det <= 0:
         raise ConvergenceError(
             "no finite fixed point: the (q1, q2) system is past its stability limit "
             "(test error diverges; increase lambda or move away from alpha = beta)",
             residual=float(det))
-    return State(q1, q2, V1, V2, theta, psi, m)
+    return State(q1, q2, V1, V2, theta, psi, m), det_mt, det
 
 
 def _residual(P: _Problem, s: State):

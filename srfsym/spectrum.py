@@ -382,6 +382,14 @@ def _mp_mpmath_functions():
 
 
 @lru_cache(maxsize=None)
+def _mp_numpy_functions():
+    """Array (numpy) evaluators of the same closed forms, one per regime (batches of points)."""
+    return {reg: sp.lambdify(_MP_ARGS, [mp_moment_expressions(reg)[f] for f in _FIELDS],
+                             modules="numpy", cse=True)
+            for reg in ("R0", "R1", "R2")}
+
+
+@lru_cache(maxsize=None)
 def _mp_density_numpy():
     dens, (lo, hi) = mp_density_expression()
     return lambdify_numpy((VARRHO, C, BETA), dens), lambdify_numpy((C, BETA), [lo, hi])
@@ -499,6 +507,37 @@ class MarchenkoPastur:
         else:
             fn = self._fns[self._regime(lam_prime, v1hat)]
         return _new_moments(SpectralMoments, fn(lam_prime, v1hat, self.c, self.beta))
+
+    def moments_array(self, lam_prime, v1hat) -> SpectralMoments:
+        """The eleven moments at arrays of ``(lambda', Vhat_1)`` (numpy code generated from
+        the closed forms of :meth:`moments`, the same regime choice per entry).
+
+        Entries outside the allowed arguments (see the class notes) are NaN, for the caller
+        to report point by point; nothing is raised, so one bad point of a batch does not
+        stop the others.
+
+        >>> mp = MarchenkoPastur(beta=0.5, c=1.3)
+        >>> m = mp.moments_array(np.array([0.2, 0.0, -1.0]), np.array([1.7, 1.0, 1.0]))
+        >>> bool(abs(m.rho[0] - mp.moments(0.2, 1.7).rho) < 1e-15), bool(np.isnan(m.inv[2]))
+        (True, True)
+        """
+        lam_prime, v1hat = np.broadcast_arrays(np.asarray(lam_prime, dtype=float),
+                                               np.asarray(v1hat, dtype=float))
+        with np.errstate(invalid="ignore"):
+            ok = ((v1hat >= 0.0) & (v1hat < math.inf) & (lam_prime < math.inf)
+                  & ((lam_prime > 0.0) | ((lam_prime == 0.0) & (v1hat > 0.0)
+                                         & (self.beta < 1.0))))
+            gb = v1hat * self._c1mb
+            regime = np.where(lam_prime + gb < 0.0, 1, np.where(lam_prime < gb, 2, 0))
+        out = np.full((len(_FIELDS),) + lam_prime.shape, np.nan)
+        fns = _mp_numpy_functions()
+        for k, reg in enumerate(("R0", "R1", "R2")):
+            sel = ok & (regime == k)
+            if sel.any():
+                vals = fns[reg](lam_prime[sel], v1hat[sel], self.c, self.beta)
+                for i, v in enumerate(vals):
+                    out[i][sel] = v
+        return SpectralMoments._make(out)
 
     def moments_mpmath(self, lam_prime, v1hat, dps: int = 30) -> SpectralMoments:
         """The eleven moments as mpmath numbers computed at ``dps`` digits.
