@@ -319,7 +319,7 @@ def _choose_nodes(student, teacher, r, c, gamma, alphas, lams, beta, tol):
 
 def solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, *, nodes="auto",
                tol=1e-10, mu0_correction=True, on_failure="report", max_iter=20000,
-               chunk=32768) -> GridResult:
+               chunk=65536) -> GridResult:
     """Test and train error on every point of the grid ``alphas x lams`` at once.
 
     Same model and answer as :func:`srfsym.solve` (each entry equals the single-point
