@@ -104,7 +104,12 @@ class _Problem:
         self.kappa = conv(ch.kappa)
         self.mu0, self.mu1, self.mus2 = conv(ch.mu0), conv(ch.mu1), conv(ch.mustar2)
         self.h, self.h1, self.h2 = conv(ch.h), conv(ch.h1), conv(ch.h2)
-        self.E = ch.E
+        if self.mp:
+            self.E = ch.E
+        else:   # ch.E without its per-call type checks: float, or complex for complex integrands
+            w = np.asarray(ch.weights, dtype=float)
+            self.E = lambda values: np.dot(w, values).item()
+        self._v_memo = None
         with (mpmath.workdps(self._dps + 10) if self.mp else contextlib.nullcontext()):
             self.mu1sq = self.mu1 * self.mu1
             self.kmu1 = self.kappa * self.mu1
@@ -117,6 +122,17 @@ class _Problem:
         return 1 / (1 + self.mu1sq * V1 + self.mus2 * V2)
 
     def v_hats(self, V1, V2):
+        # remembered for the last (V1, V2) in double precision (scalars, compared by value):
+        # Newton and the affine completion evaluate it repeatedly at the same point
+        memo = self._v_memo
+        if memo is not None and memo[0] == V1 and memo[1] == V2:
+            return memo[2]
+        out = self._v_hats(V1, V2)
+        if not self.mp:
+            self._v_memo = (V1, V2, out)
+        return out
+
+    def _v_hats(self, V1, V2):
         w = self.weights(V1, V2)
         return self.a_b * self.E(self.mu1sq * w), self.a_b * self.E(self.mus2 * w), w
 
@@ -228,10 +244,11 @@ def _solve_v_newton(P: _Problem, start, tol, max_iter=60):
         G, dG = _v_map_jacobian(P, V)
         # F(u) = log G(e^u) - u  =>  J = diag(1/G) dG/dV diag(V) - I
         J = dG * V[None, :] / G[:, None] - np.eye(2)
-        try:
-            step = np.linalg.solve(J, -f)
-        except np.linalg.LinAlgError:
+        det = J[0, 0] * J[1, 1] - J[0, 1] * J[1, 0]      # 2 x 2 solve J step = -f (Cramer)
+        if not (det != 0 and math.isfinite(det)):
             break
+        step = np.array([(J[0, 1] * f[1] - J[1, 1] * f[0]) / det,
+                         (J[1, 0] * f[0] - J[0, 0] * f[1]) / det])
         t = 1.0
         while t > 1e-4:
             un = u + t * step

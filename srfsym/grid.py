@@ -66,7 +66,7 @@ class _GridProblem(_Problem):
         memo = self._memo
         if memo is not None and memo[0] is V1 and memo[1] is V2:
             return memo[2]
-        out = super().v_hats(V1, V2)
+        out = self._v_hats(V1, V2)
         self._memo = (V1, V2, out)     # holds V1, V2: their ids cannot be reused meanwhile
         return out
 
@@ -299,22 +299,36 @@ def _grid_axis(name, values, minimum, strict):
 
 
 def _choose_nodes(student, teacher, r, c, gamma, alphas, lams, beta, tol):
-    """Nodes as ``solve(nodes="auto")`` picks them at the grid's corners (the largest)."""
+    """The node count ``solve(nodes="auto")`` would pick, at each corner of the grid (the
+    largest is used): up the same ladder until the test error moves by less than 1e-11.
+    Unlike ``solve`` it does not start from counts remembered from earlier calls, so the
+    choice (and every value) does not depend on what the process computed before."""
     nodes, node_error, notes = [], [], []
-    for a in {alphas.min(), alphas.max()}:
-        for lam in {lams.min(), lams.max()}:
+    for a in sorted({alphas.min(), alphas.max()}):
+        for lam in sorted({lams.min(), lams.max()}):
+            prev = None
             try:
-                res = solve_srf(student, teacher, r, c, gamma, lam, a, beta, nodes="auto",
-                                tol=tol)
+                for K in _NODE_LADDER:
+                    res = solve_srf(student, teacher, r, c, gamma, lam, a, beta, nodes=K,
+                                    tol=tol)
+                    if prev is not None and abs(res.test_error - prev.test_error) < 1e-11:
+                        break
+                    prev = res
             except (ConvergenceError, ValueError, ArithmeticError):
                 continue
-            nodes.append(res.nodes)
-            if res.node_error is not None:
-                node_error.append(res.node_error)
+            if prev is None:
+                continue
+            change = abs(res.test_error - prev.test_error)
+            if change >= 1e-11:
+                notes.append(f"kappa quadrature not converged to 1e-11 with {res.nodes} nodes "
+                             f"at alpha = {a:g}, lambda = {lam:g} (last change {change:.1e})")
+                prev = res
+            nodes.append(prev.nodes)
+            node_error.append(change)
     if not nodes:
         notes.append(f"no corner of the grid converged; {_NODE_LADDER[2]} kappa nodes used")
         return _NODE_LADDER[2], None, notes
-    return max(nodes), (max(node_error) if node_error else None), notes
+    return max(nodes), max(node_error), notes
 
 
 def solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, *, nodes="auto",
