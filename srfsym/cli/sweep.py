@@ -1,0 +1,52 @@
+"""``srfsym sweep``: a grid of theory points and simulations, resumable, local or on Dask."""
+from __future__ import annotations
+
+import sys
+
+from .common import CLIError, out
+
+
+def cmd_sweep(args):
+    from ..sweep import SweepError, load_spec, read_results, run_sweep
+    try:
+        spec = load_spec(args.grid)
+        summary = run_sweep(spec, args.out, workers=args.workers, scheduler=args.scheduler,
+                            progress=not args.quiet, timeout=args.timeout)
+    except SweepError as exc:
+        raise CLIError(str(exc)) from None
+    except PermissionError as exc:
+        raise CLIError(f"cannot write --out {args.out}: {exc.strerror}") from None
+    except FileNotFoundError as exc:
+        raise CLIError(f"cannot write --out {args.out}: {exc.strerror}") from None
+    print(summary, file=sys.stderr)
+    if args.plot:
+        from ..sweep_plot import plot_sweep
+        try:
+            plot_sweep(read_results(args.out), args.plot)
+        except SweepError as exc:
+            raise CLIError(str(exc)) from None
+        out(f"plot: {args.plot}")
+    out(f"results: {args.out}")
+
+
+def register(sub):
+    p = sub.add_parser(
+        "sweep", help="sweep a grid of theory points and simulations (TOML) into a CSV",
+        description="Run the cartesian product of the parameters in GRID.toml ([theory] and/or "
+                    "[simulation] tables with the keys of 'srfsym error' / 'srfsym simulate', "
+                    "each a value or a list). Each finished point is appended to --out at "
+                    "once; a rerun with the same --out computes only the missing points.")
+    p.add_argument("grid", metavar="GRID.toml", help="the sweep description")
+    p.add_argument("--out", required=True, metavar="RESULTS.csv",
+                   help="results table (appended to, never truncated)")
+    p.add_argument("--workers", type=int, default=None,
+                   help="local worker processes (default: the cores available)")
+    p.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                   help="run on a Dask distributed cluster, e.g. tcp://HOST:8786")
+    p.add_argument("--timeout", type=float, default=10.0,
+                   help="seconds to reach the Dask scheduler (default 10)")
+    p.add_argument("--plot", metavar="FILE", default=None,
+                   help="figure of the results (heat map for two swept parameters, curves "
+                        "for one, simulation means with standard errors beside the theory)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_sweep)
