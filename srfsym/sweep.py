@@ -301,7 +301,8 @@ def _theory_rows(task):
                 rows.append(_row(task, alpha=a, lam=lam, test_error=float(g.test_error[i, j]),
                                  train_error=float(g.train_error[i, j]),
                                  residual=float(g.residual[i, j]),
-                                 method=f"{g.method[i, j]} ({g.nodes} kappa nodes)",
+                                 method=(g.method[i, j] if g.method[i, j] == "failed"
+                                         else f"{g.method[i, j]} ({g.nodes} kappa nodes)"),
                                  seconds=each, note=notes.get((a, lam), "")))
         return rows
     for a in task["alpha"]:
@@ -449,7 +450,7 @@ def _results(pending, workers, scheduler, timeout):
         client = _dask_client(scheduler, timeout)
         try:
             futures = [client.submit(run_task, t, pure=False) for t in pending]
-            for fut in as_completed(futures):
+            for fut in as_completed(futures, loop=client.loop):
                 yield fut.result()
         finally:
             client.close()
@@ -503,7 +504,7 @@ def run_sweep(spec: dict, out, *, workers=None, scheduler=None, progress=True,
     fh, done = _open_results(out, gid)
     try:
         pending = [t for t, k in zip(tasks, keys) if not set(k) <= done]
-        skipped = total - sum(len(k) for t, k in zip(tasks, keys) if t in pending)
+        skipped = sum(key in done for k in keys for key in k)
         where = (f"Dask scheduler {scheduler}" if scheduler else
                  f"{min(workers, max(1, len(pending)))} local process(es)")
         bar = None

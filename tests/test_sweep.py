@@ -1,0 +1,172 @@
+"""srfsym sweep: the description, resumable CSV, local pool and Dask, bad input."""
+import math
+import os
+import shutil
+
+import numpy as np
+import pytest
+
+from srfsym.cli import main
+from srfsym.fixed_point import solve
+from srfsym.simulate import simulate
+from srfsym.sweep import (COLUMNS, SweepError, grid_id, parse_spec, read_results, run_sweep,
+                          simulation_tasks, theory_tasks)
+
+THEORY = {"student": "tanh", "teacher": "sin", "alpha0": 20, "eta": [2, 3],
+          "lam": [0.01, 0.5], "alpha": [0.5, 2.0]}
+SIMULATION = {"student": "tanh", "teacher": "sin", "alpha0": 20, "eta": 3, "lam": 0.1,
+              "alpha": [0.5, 2.0], "d": 40, "seeds": 2, "n_test": 200}
+TOML = """
+[theory]
+student = "tanh"
+teacher = "sin"
+alpha0 = 20
+eta = [2, 3]
+lam = [0.01, 0.5]
+alpha = [0.5, 2.0]
+
+[simulation]
+student = "tanh"
+teacher = "sin"
+alpha0 = 20
+eta = 3
+lam = 0.1
+alpha = [0.5, 2.0]
+d = 40
+seeds = 2
+n_test = 200
+"""
+
+
+def _table(path):
+    """The rows without the wall time, in a fixed order."""
+    rows = [{k: v for k, v in r.items() if k != "seconds"} for r in read_results(path)]
+    return sorted(rows, key=lambda r: tuple(r.values()))
+
+
+def test_tasks_are_the_cartesian_product():
+    spec = parse_spec({"theory": THEORY, "simulation": SIMULATION})
+    th, sim = theory_tasks(spec), simulation_tasks(spec)
+    assert [t["eta"] for t in th] == [2.0, 3.0] and th[0]["alpha"] == [0.5, 2.0]
+    assert [t["seed"] for t in sim] == [0, 1] and sim[0]["d"] == 40
+    assert grid_id(spec) != grid_id(parse_spec({"theory": THEORY}))
+
+
+@pytest.fixture(scope="module")
+def full_sweep(tmp_path_factory):
+    out = tmp_path_factory.mktemp("sweep") / "full.csv"
+    spec = parse_spec({"theory": THEORY, "simulation": SIMULATION})
+    summary = run_sweep(spec, out, workers=1, progress=False)
+    assert summary.computed == summary.points == 8 + 4 and summary.failed == 0
+    return spec, out
+
+
+def test_rows_hold_the_library_values(full_sweep):
+    spec, out = full_sweep
+    rows = read_results(out)
+    assert len(rows) == 12 and len({tuple(r[k] for k in COLUMNS[:14]) for r in rows}) == 12
+    th = [r for r in rows if r["kind"] == "theory" and r["eta"] == "3.0" and r["lam"] == "0.5"
+          and r["alpha"] == "2.0"]
+    assert len(th) == 1 and th[0]["method"].startswith("grid-newton")
+    ref = solve("tanh", "sin", 20, 3, 0.5, 2.0)
+    assert abs(float(th[0]["test_error"]) - ref.test_error) < 1e-10
+    assert abs(float(th[0]["train_error"]) - ref.train_error) < 1e-10
+    sim = sorted((r for r in rows if r["kind"] == "simulation" and r["seed"] == "1"),
+                 key=lambda r: float(r["alpha"]))
+    res = simulate("tanh", "sin", 20, 3, 0.1, [0.5, 2.0], d=40, seeds=1, seed=1, n_test=200,
+                   workers=1)
+    assert [float(r["test_error"]) for r in sim] == res.test_error_per_seed[0].tolist()
+
+
+def test_an_interrupted_sweep_resumes_without_duplicates(full_sweep, tmp_path):
+    spec, full = full_sweep
+    cut = tmp_path / "cut.csv"
+    lines = open(full).read().splitlines(keepends=True)
+    kept = lines[:6] + [lines[6][:25]]          # five rows, then a row cut by the kill
+    cut.write_text("".join(kept))
+    summary = run_sweep(spec, cut, workers=1, progress=False)
+    assert summary.skipped == 5 and summary.computed == 7
+    assert open(cut).read().startswith("".join(kept[:6]))   # nothing rewritten
+    assert _table(cut) == _table(full)                     # identical values, no duplicates
+    again = run_sweep(spec, cut, workers=1, progress=False)
+    assert again.computed == 0 and again.skipped == 12
+
+
+def test_local_pool_gives_the_same_table(full_sweep, tmp_path):
+    spec, full = full_sweep
+    out = tmp_path / "pool.csv"
+    run_sweep(spec, out, workers=2, progress=False)
+    assert _table(out) == _table(full)
+
+
+def test_dask_cluster_gives_the_same_table(full_sweep, tmp_path):
+    distributed = pytest.importorskip("distributed")
+    spec, full = full_sweep
+    out = tmp_path / "dask.csv"
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  protocol="tcp", host="127.0.0.1",
+                                  dashboard_address=None) as cluster:
+        summary = run_sweep(spec, out, scheduler=cluster.scheduler_address, progress=False)
+    assert summary.where.startswith("Dask scheduler tcp://127.0.0.1:")
+    assert _table(out) == _table(full)
+
+
+def test_cli_sweep_and_errors(full_sweep, tmp_path, capsys):
+    spec, full = full_sweep
+    grid = tmp_path / "grid.toml"
+    grid.write_text(TOML)
+    out = tmp_path / "r.csv"
+    shutil.copy(full, out)
+    before = out.read_bytes()
+    assert main(["sweep", str(grid), "--out", str(out), "--quiet"]) == 0
+    assert out.read_bytes() == before                   # everything was there already
+    assert "12 already in" in capsys.readouterr().err
+    # a different grid into the same file: refused, file untouched
+    other = tmp_path / "other.toml"
+    other.write_text(TOML.replace("eta = [2, 3]", "eta = [2, 4]"))
+    assert main(["sweep", str(other), "--out", str(out), "--quiet"]) == 2
+    assert "holds results of a different grid" in capsys.readouterr().err
+    assert out.read_bytes() == before
+
+    def error(text, *extra, out_path=None):
+        bad = tmp_path / "bad.toml"
+        bad.write_text(text)
+        code = main(["sweep", str(bad), "--out", str(out_path or tmp_path / "x.csv"),
+                     "--quiet", *extra])
+        err = capsys.readouterr().err
+        assert code == 2 and err.startswith("srfsym: error: "), err
+        return err
+
+    assert "unknown key 'gamma'" in error(TOML + "gamma = 1\n")
+    assert "alpha is an empty list" in error(TOML.replace("alpha = [0.5, 2.0]\nd", "alpha = []\nd"))
+    assert "d must be an integer" in error(TOML.replace("d = 40", "d = 40.5"))
+    assert "eta must be a number" in error(TOML.replace("eta = 3", 'eta = "3"'))
+    assert "unknown table 'theroy'" in error("[theroy]\nstudent = 'tanh'\n")
+    assert "needs 'alpha'" in error("[theory]\nstudent='tanh'\nteacher='sin'\nalpha0=1\n"
+                                    "eta=1\nlam=0.1\n")
+    assert "not valid TOML" in error("[theory\n")
+    assert "must be one of 'network', 'srf'" in error(TOML + "model = 'nn'\n")
+    unsafe = TOML.replace('student = "tanh"\nteacher = "sin"\nalpha0 = 20\neta = 3',
+                          'student = "__import__(1)"\nteacher = "sin"\nalpha0 = 20\neta = 3')
+    assert "[simulation] student" in error(unsafe)
+    assert "cannot write --out" in error(TOML, out_path=tmp_path / "no" / "such" / "dir.csv")
+    assert "is a directory" in error(TOML, out_path=tmp_path)
+    assert "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in error(
+        TOML, "--scheduler", "tcp://127.0.0.1:9", "--timeout", "1")
+    assert "--workers must be a positive integer" in error(TOML, "--workers", "0")
+    foreign = tmp_path / "foreign.csv"
+    foreign.write_text("a,b\n1,2\n")
+    assert "not an srfsym sweep table" in error(TOML, out_path=foreign)
+    assert foreign.read_text() == "a,b\n1,2\n"
+
+
+def test_failed_theory_points_are_rows_with_their_reason(tmp_path):
+    spec = parse_spec({"theory": {"student": "tanh", "teacher": "sin", "alpha0": 20,
+                                  "eta": 3, "lam": [0.0, 0.1], "alpha": [2.0, 0.5]}})
+    summary = run_sweep(spec, tmp_path / "f.csv", workers=1, progress=False)
+    rows = {(r["alpha"], r["lam"]): r for r in read_results(tmp_path / "f.csv")}
+    assert summary.failed == 1
+    bad = rows[("0.5", "0.0")]          # ridgeless below the interpolation threshold
+    assert bad["method"] == "failed" and math.isnan(float(bad["test_error"]))
+    assert bad["note"] and float(bad["residual"]) > 1e-3
+    assert np.isfinite(float(rows[("2.0", "0.0")]["test_error"]))
