@@ -170,3 +170,40 @@ def test_failed_theory_points_are_rows_with_their_reason(tmp_path):
     assert bad["method"] == "failed" and math.isnan(float(bad["test_error"]))
     assert bad["note"] and float(bad["residual"]) > 1e-3
     assert np.isfinite(float(rows[("2.0", "0.0")]["test_error"]))
+
+
+def test_plot_heat_map_optimal_lambda_and_error_bars(tmp_path, capsys):
+    import statistics
+
+    import matplotlib.pyplot as plt
+
+    from srfsym.grid import solve_grid
+    from srfsym.sweep_plot import plot_sweep, simulation_means
+    grid, out, png = tmp_path / "grid.toml", tmp_path / "plot.csv", tmp_path / "plot.png"
+    grid.write_text(TOML.replace("eta = [2, 3]", "eta = 3")
+                    .replace("lam = [0.01, 0.5]", "lam = [0.01, 0.1, 1.0, 10.0]")
+                    .replace("alpha = [0.5, 2.0]\n\n", "alpha = [0.5, 1.0, 3.0]\n\n"))
+    assert main(["sweep", str(grid), "--out", str(out), "--quiet", "--plot", str(png)]) == 0
+    assert png.stat().st_size > 20000
+    rows = read_results(out)
+    fig = plot_sweep(rows)
+    heat, curve = fig.axes[0], fig.axes[1]            # (axes[2] is the colour bar)
+    line = heat.lines[0].get_xydata()
+    g = solve_grid("tanh", "sin", 20, 3, [0.5, 1.0, 3.0], [0.01, 0.1, 1.0, 10.0])
+    assert line[:, 0].tolist() == [0.5, 1.0, 3.0]
+    assert line[:, 1].tolist() == g.optimal_lambda()[0].tolist()
+    sims = [r for r in rows if r["kind"] == "simulation"]
+    for a, mean, sem, n in simulation_means(sims, "alpha"):
+        errs = [float(r["test_error"]) for r in sims if float(r["alpha"]) == a]
+        assert n == 2 and mean == pytest.approx(statistics.fmean(errs), rel=1e-14)
+        assert sem == pytest.approx(statistics.stdev(errs) / math.sqrt(2), rel=1e-12)
+    assert "standard error over 2 seed(s)" in curve.get_legend().get_texts()[1].get_text()
+    theory_line = curve.lines[0].get_xydata()          # the theory at the simulations' lambda
+    assert theory_line[:, 1].tolist() == g.test_error[:, 1].tolist()
+    plt.close(fig)
+    # three swept theory parameters: the table is written, the plot refused with a reason
+    grid.write_text(TOML)
+    assert main(["sweep", str(grid), "--out", str(tmp_path / "r3.csv"), "--quiet",
+                 "--plot", str(png)]) == 2
+    assert "this table sweeps eta, lam, alpha" in capsys.readouterr().err
+    assert len(read_results(tmp_path / "r3.csv")) == 12
