@@ -83,27 +83,28 @@ class _GridProblem(_Problem):
         return sub
 
 
-def _v_map(P, V):
-    """The (V1, V2) map G on a batch (same pieces as fixed_point._v_map)."""
-    V1hat, V2hat, _ = P.v_hats(V[0], V[1])
-    mom = P.moments(P.lam + V2hat, V1hat)
-    return np.array([mom.rho, mom.inv])
-
-
-def _log_residual(P, u):
+def _log_map(P, u):
+    """``F(u) = log G(e^u) - u`` of the (V1, V2) map G and its Jacobian
+    ``dF/du = diag(1/G) dG/dV diag(V) - I`` (fixed_point._v_map_jacobian), on a batch."""
     with np.errstate(all="ignore"):
-        G = _v_map(P, np.exp(u))
-        return np.log(np.maximum(G, 1e-300)) - u
+        V = np.exp(u)
+        G, dG = _v_map_jacobian(P, V)
+        J = dG * V[None, :] / G[:, None]
+        J[0, 0] -= 1
+        J[1, 1] -= 1
+        return np.log(np.maximum(G, 1e-300)) - u, J
 
 
 def _newton_batch(P, V_start, tol, max_iter=60):
     """Batched Newton on log(V1), log(V2) (as fixed_point._solve_v_newton, per point).
 
-    Returns ``(V, ok, residual, iterations)``: V of shape (2, N, 1), ``ok`` the points
-    that converged, ``residual`` the last max |F| per point."""
+    The Jacobian is evaluated with the residual at every trial point, so an accepted step
+    brings the next iteration's Jacobian along.  Returns ``(V, ok, residual, iterations)``:
+    V of shape (2, N, 1), ``ok`` the points that converged, ``residual`` the last max |F|
+    per point."""
     N = P.alpha.shape[0]
     u = np.log(np.broadcast_to(np.asarray(V_start, float).reshape(2, 1, 1), (2, N, 1))).copy()
-    f = _log_residual(P, u)
+    f, J = _log_map(P, u)
     nf = np.max(np.abs(f), axis=0)[:, 0]
     nf[~np.isfinite(nf)] = np.inf
     done = nf < 1e-15
@@ -115,39 +116,30 @@ def _newton_batch(P, V_start, tol, max_iter=60):
             break
         iterations = it
         Pa = P.take(act)
-        ua, fa, nfa = u[:, act], f[:, act], nf[act]
-        with np.errstate(all="ignore"):
-            V = np.exp(ua)
-            G, dG = _v_map_jacobian(Pa, V)
-            # J = diag(1/G) dG/dV diag(V) - I; 2 x 2 solve per point (Cramer)
-            J = dG * V[None, :] / G[:, None]
-            J[0, 0] -= 1
-            J[1, 1] -= 1
-            det = J[0, 0] * J[1, 1] - J[0, 1] * J[1, 0]
-            step = np.array([(-fa[0] * J[1, 1] + J[0, 1] * fa[1]) / det,
-                             (-J[0, 0] * fa[1] + J[1, 0] * fa[0]) / det])
+        ua, fa, Ja, nfa = u[:, act], f[:, act], J[:, :, act], nf[act]
+        with np.errstate(all="ignore"):      # J step = -f, 2 x 2 per point (Cramer)
+            det = Ja[0, 0] * Ja[1, 1] - Ja[0, 1] * Ja[1, 0]
+            step = np.array([(Ja[0, 1] * fa[1] - Ja[1, 1] * fa[0]) / det,
+                             (Ja[1, 0] * fa[0] - Ja[0, 0] * fa[1]) / det])
         bad = ~np.all(np.isfinite(step), axis=0)[:, 0] | (det[:, 0] == 0)
         t = np.ones(act.size)
         accepted = np.zeros(act.size, bool)
-        un, fn = ua.copy(), fa.copy()
         searching = ~bad
         while searching.any():
             s = np.flatnonzero(searching)
             trial = ua[:, s] + t[s][None, :, None] * step[:, s]
-            ft = _log_residual(Pa.take(s), trial)
+            ft, Jt = _log_map(Pa.take(s) if s.size < act.size else Pa, trial)
             nft = np.max(np.abs(ft), axis=0)[:, 0]
             good = np.isfinite(nft) & (nft < (1 - 1e-4 * t[s]) * nfa[s])
-            gi = s[good]
-            un[:, gi], fn[:, gi] = trial[:, good], ft[:, good]
-            accepted[gi] = True
-            searching[gi] = False
+            gi = act[s[good]]
+            u[:, gi], f[:, gi], J[:, :, gi] = trial[:, good], ft[:, good], Jt[:, :, good]
+            nf[gi] = nft[good]
+            accepted[s[good]] = True
+            searching[s[good]] = False
             t[s[~good]] /= 2
             searching &= t > 1e-4
         # points whose line search failed stop here (as the single-point solver's "break")
         stuck[act[~accepted]] = True
-        acc = act[accepted]
-        u[:, acc], f[:, acc] = un[:, accepted], fn[:, accepted]
-        nf[acc] = np.max(np.abs(f[:, acc]), axis=0)[:, 0]
         done |= nf < 1e-15
     ok = done | (nf < tol * 1e-2)
     return np.exp(u), ok, nf, iterations
