@@ -459,8 +459,12 @@ def _results(pending, workers, scheduler, timeout):
         for t in pending:
             yield run_task(t)
         return
+    import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
-    with ProcessPoolExecutor(max_workers=min(workers, len(pending))) as pool:
+    # forkserver: workers are not forked from this (threaded: progress bar, Dask) process
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("forkserver" if "forkserver" in methods else None)
+    with ProcessPoolExecutor(max_workers=min(workers, len(pending)), mp_context=context) as pool:
         futures = [pool.submit(run_task, t) for t in pending]
         try:
             for fut in as_completed(futures):

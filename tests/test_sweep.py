@@ -183,7 +183,8 @@ def test_plot_heat_map_optimal_lambda_and_error_bars(tmp_path, capsys):
     grid.write_text(TOML.replace("eta = [2, 3]", "eta = 3")
                     .replace("lam = [0.01, 0.5]", "lam = [0.01, 0.1, 1.0, 10.0]")
                     .replace("alpha = [0.5, 2.0]\n\n", "alpha = [0.5, 1.0, 3.0]\n\n"))
-    assert main(["sweep", str(grid), "--out", str(out), "--quiet", "--plot", str(png)]) == 0
+    assert main(["sweep", str(grid), "--out", str(out), "--quiet", "--workers", "1",
+                 "--plot", str(png)]) == 0
     assert png.stat().st_size > 20000
     rows = read_results(out)
     fig = plot_sweep(rows)
@@ -204,6 +205,6 @@ def test_plot_heat_map_optimal_lambda_and_error_bars(tmp_path, capsys):
     # three swept theory parameters: the table is written, the plot refused with a reason
     grid.write_text(TOML)
     assert main(["sweep", str(grid), "--out", str(tmp_path / "r3.csv"), "--quiet",
-                 "--plot", str(png)]) == 2
+                 "--workers", "1", "--plot", str(png)]) == 2
     assert "this table sweeps eta, lam, alpha" in capsys.readouterr().err
     assert len(read_results(tmp_path / "r3.csv")) == 12
