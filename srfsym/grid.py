@@ -278,7 +278,10 @@ class GridResult:
 # the solver
 
 def _grid_axis(name, values, minimum, strict):
-    arr = np.atleast_1d(np.asarray(values, dtype=float)) if not isinstance(values, str) else None
+    try:
+        arr = None if isinstance(values, str) else np.atleast_1d(np.asarray(values, dtype=float))
+    except (TypeError, ValueError):
+        arr = None
     if arr is None or arr.ndim != 1:
         raise ValueError(f"{name} must be a 1-d list of numbers, got {values!r}")
     if arr.size == 0:

@@ -305,13 +305,22 @@ def _theory_rows(task):
                                          else f"{g.method[i, j]} ({g.nodes} kappa nodes)"),
                                  seconds=each, note=notes.get((a, lam), "")))
         return rows
+    # kappa nodes chosen once per task, independently of what this process solved before
+    import numpy as np
+
+    from .grid import _choose_nodes
+    from .mapping import srf_mapping
+    mp = srf_mapping(task["student"], task["teacher"], task["eta"], task["alpha0"])
+    nodes = _choose_nodes(task["student"], task["teacher"], mp.spike_strength,
+                          mp.bulk_variance, mp.alignment, np.asarray(task["alpha"]),
+                          np.asarray(task["lam"]), task["beta"], 1e-10)[0]
     for a in task["alpha"]:
         for lam in task["lam"]:
             t1 = time.perf_counter()
             try:
                 res = solve(task["student"], task["teacher"], task["alpha0"], task["eta"], lam,
                             a, beta=task["beta"], spectrum="sample", d=task["d"],
-                            seed=task["seed"])
+                            seed=task["seed"], nodes=nodes)
                 vals = dict(test_error=res.test_error, train_error=res.train_error,
                             residual=res.residual, method=f"{res.method} ({res.nodes} kappa "
                             "nodes, sampled spectrum)", note="")
@@ -441,19 +450,15 @@ def _dask_client(address, timeout):
                          f"({type(exc).__name__}: {exc})") from None
 
 
-def _results(pending, workers, scheduler, timeout):
+def _results(pending, workers, client):
     """Yield the rows of each task as it finishes (in-process, local pool or Dask)."""
     if not pending:
         return
-    if scheduler is not None:
+    if client is not None:
         from distributed import as_completed
-        client = _dask_client(scheduler, timeout)
-        try:
-            futures = [client.submit(run_task, t, pure=False) for t in pending]
-            for fut in as_completed(futures, loop=client.loop):
-                yield fut.result()
-        finally:
-            client.close()
+        futures = [client.submit(run_task, t, pure=False) for t in pending]
+        for fut in as_completed(futures, loop=client.loop):
+            yield fut.result()
         return
     if workers == 1 or len(pending) == 1:
         for t in pending:
@@ -498,6 +503,8 @@ def run_sweep(spec: dict, out, *, workers=None, scheduler=None, progress=True,
         workers = _default_workers()
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise SweepError(f"--workers must be a positive integer, got {workers!r}")
+    if not (isinstance(timeout, (int, float)) and 0 < timeout < math.inf):
+        raise SweepError(f"--timeout must be a positive number of seconds, got {timeout!r}")
     if scheduler is not None and not (isinstance(scheduler, str) and "://" in scheduler):
         raise SweepError(f"--scheduler must be an address like tcp://HOST:PORT, got "
                          f"{scheduler!r}")
@@ -505,7 +512,13 @@ def run_sweep(spec: dict, out, *, workers=None, scheduler=None, progress=True,
     tasks = theory_tasks(spec) + simulation_tasks(spec)
     keys = [task_keys(t) for t in tasks]
     total = sum(len(k) for k in keys)
-    fh, done = _open_results(out, gid)
+    client = _dask_client(scheduler, timeout) if scheduler is not None else None
+    try:
+        fh, done = _open_results(out, gid)
+    except BaseException:
+        if client is not None:
+            client.close()
+        raise
     try:
         pending = [t for t, k in zip(tasks, keys) if not set(k) <= done]
         skipped = sum(key in done for k in keys for key in k)
@@ -518,7 +531,7 @@ def run_sweep(spec: dict, out, *, workers=None, scheduler=None, progress=True,
                        dynamic_ncols=True)
         computed = failed = 0
         try:
-            for rows in _results(pending, workers, scheduler, timeout):
+            for rows in _results(pending, workers, client):
                 rows = [r for r in rows if tuple(r[k] for k in KEY_COLUMNS) not in done]
                 _append(fh, rows, gid)
                 done |= {tuple(r[k] for k in KEY_COLUMNS) for r in rows}
@@ -531,5 +544,7 @@ def run_sweep(spec: dict, out, *, workers=None, scheduler=None, progress=True,
                 bar.close()
     finally:
         fh.close()
+        if client is not None:
+            client.close()
     return SweepSummary(str(out), gid, total, skipped, computed, failed,
                         time.perf_counter() - t0, where)

@@ -98,6 +98,7 @@ def test_moments_array_equals_scalar_moments_in_every_regime():
     (dict(alphas=[1.0, float("nan")], lams=[0.1]), "alphas must be finite"),
     (dict(alphas=[[1.0, 2.0]], lams=[0.1]), "alphas must be a 1-d list"),
     (dict(alphas="1.0", lams=[0.1]), "alphas must be a 1-d list"),
+    (dict(alphas=[1.0], lams=["small"]), "lams must be a 1-d list"),
     (dict(alphas=[1.0], lams=[0.1], beta=-1), "beta = p/d must be > 0"),
     (dict(alphas=[1.0], lams=[0.1], on_failure="ignore"), "on_failure must be"),
     (dict(alphas=[1.0], lams=[0.1], chunk=0), "chunk must be a positive integer"),

@@ -152,8 +152,13 @@ def test_cli_sweep_and_errors(full_sweep, tmp_path, capsys):
     assert "cannot write --out" in error(TOML, out_path=tmp_path / "no" / "such" / "dir.csv")
     assert "is a directory" in error(TOML, out_path=tmp_path)
     assert "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in error(
-        TOML, "--scheduler", "tcp://127.0.0.1:9", "--timeout", "1")
+        TOML, "--scheduler", "tcp://127.0.0.1:9", "--timeout", "1",
+        out_path=tmp_path / "never.csv")
     assert "--workers must be a positive integer" in error(TOML, "--workers", "0")
+    assert "--timeout must be a positive number" in error(TOML, "--timeout", "-1")
+    assert "cannot write --plot" in error(TOML, "--plot", str(tmp_path / "no" / "p.png"),
+                                          out_path=tmp_path / "never.csv")
+    assert not (tmp_path / "never.csv").exists()         # both refused before any work
     foreign = tmp_path / "foreign.csv"
     foreign.write_text("a,b\n1,2\n")
     assert "not an srfsym sweep table" in error(TOML, out_path=foreign)
@@ -208,3 +213,20 @@ def test_plot_heat_map_optimal_lambda_and_error_bars(tmp_path, capsys):
                  "--workers", "1", "--plot", str(png)]) == 2
     assert "this table sweeps eta, lam, alpha" in capsys.readouterr().err
     assert len(read_results(tmp_path / "r3.csv")) == 12
+
+
+def test_sampled_spectrum_theory_rows(tmp_path):
+    spec = parse_spec({"theory": {"student": "tanh", "teacher": "sin", "alpha0": 20, "eta": 3,
+                                  "lam": 0.1, "alpha": [0.5, 2.0], "spectrum": "sample",
+                                  "d": 60, "seed": [0, 1]}})
+    run_sweep(spec, tmp_path / "s.csv", workers=1, progress=False)
+    rows = read_results(tmp_path / "s.csv")
+    assert len(rows) == 4 and {r["seed"] for r in rows} == {"0", "1"}
+    for r in rows:
+        nodes = int(r["method"].split("(")[1].split()[0])
+        ref = solve("tanh", "sin", 20, 3, 0.1, float(r["alpha"]), spectrum="sample", d=60,
+                    seed=int(r["seed"]), nodes=nodes)
+        assert abs(float(r["test_error"]) - ref.test_error) < 1e-12
+    # the two seeds are two different samples of the spectrum
+    by_seed = {r["seed"]: float(r["test_error"]) for r in rows if r["alpha"] == "2.0"}
+    assert abs(by_seed["0"] - by_seed["1"]) > 1e-6

@@ -7,7 +7,14 @@ from .common import CLIError, out
 
 
 def cmd_sweep(args):
+    import os
+
     from ..sweep import SweepError, load_spec, read_results, run_sweep
+    if args.plot is not None:          # checked before the sweep, not after it
+        folder = os.path.dirname(os.path.abspath(args.plot))
+        if not args.plot.strip() or os.path.isdir(args.plot) or not os.path.isdir(folder):
+            raise CLIError(f"cannot write --plot {args.plot!r}: give a file in an existing "
+                           "folder")
     try:
         spec = load_spec(args.grid)
         summary = run_sweep(spec, args.out, workers=args.workers, scheduler=args.scheduler,
