@@ -450,34 +450,33 @@ def _dask_client(address, timeout):
                          f"({type(exc).__name__}: {exc})") from None
 
 
-def _results(pending, workers, client):
-    """Yield the rows of each task as it finishes (in-process, local pool or Dask)."""
+def _start(pending, workers, client):
+    """Start the tasks; return an iterator over each task's rows as it finishes and a
+    function that stops what is left (in-process, local pool or Dask)."""
     if not pending:
-        return
+        return iter(()), lambda: None
     if client is not None:
         from distributed import as_completed
         futures = [client.submit(run_task, t, pure=False) for t in pending]
-        for fut in as_completed(futures, loop=client.loop):
-            yield fut.result()
-        return
+        return ((f.result() for f in as_completed(futures, loop=client.loop)),
+                lambda: client.cancel(futures))
     if workers == 1 or len(pending) == 1:
-        for t in pending:
-            yield run_task(t)
-        return
+        return (run_task(t) for t in pending), lambda: None
     import multiprocessing
+    import threading
     from concurrent.futures import ProcessPoolExecutor, as_completed
-    # forkserver: workers are not forked from this (threaded: progress bar, Dask) process
+    # fork (workers inherit what this process derived already) only from a single-threaded
+    # process; otherwise a fresh forkserver (a fork could copy a lock held by another thread)
     methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("forkserver" if "forkserver" in methods else None)
-    with ProcessPoolExecutor(max_workers=min(workers, len(pending)), mp_context=context) as pool:
-        futures = [pool.submit(run_task, t) for t in pending]
-        try:
-            for fut in as_completed(futures):
-                yield fut.result()
-        except BaseException:
-            for f in futures:
-                f.cancel()
-            raise
+    method = ("fork" if "fork" in methods and threading.active_count() == 1 else
+              "forkserver" if "forkserver" in methods else None)
+    pool = ProcessPoolExecutor(max_workers=min(workers, len(pending)),
+                               mp_context=multiprocessing.get_context(method))
+    futures = [pool.submit(run_task, t) for t in pending]    # the workers start here
+
+    def stop():
+        pool.shutdown(wait=True, cancel_futures=True)
+    return (f.result() for f in as_completed(futures)), stop
 
 
 def run_sweep(spec: dict, out, *, workers=None, scheduler=None, progress=True,
@@ -524,6 +523,7 @@ def run_sweep(spec: dict, out, *, workers=None, scheduler=None, progress=True,
         skipped = sum(key in done for k in keys for key in k)
         where = (f"Dask scheduler {scheduler}" if scheduler else
                  f"{min(workers, max(1, len(pending)))} local process(es)")
+        results, stop = _start(pending, workers, client)   # before the progress bar's thread
         bar = None
         if progress:
             from tqdm.auto import tqdm
@@ -531,7 +531,7 @@ def run_sweep(spec: dict, out, *, workers=None, scheduler=None, progress=True,
                        dynamic_ncols=True)
         computed = failed = 0
         try:
-            for rows in _results(pending, workers, client):
+            for rows in results:
                 rows = [r for r in rows if tuple(r[k] for k in KEY_COLUMNS) not in done]
                 _append(fh, rows, gid)
                 done |= {tuple(r[k] for k in KEY_COLUMNS) for r in rows}
@@ -540,6 +540,7 @@ def run_sweep(spec: dict, out, *, workers=None, scheduler=None, progress=True,
                 if bar is not None:
                     bar.update(len(rows))
         finally:
+            stop()
             if bar is not None:
                 bar.close()
     finally:
