@@ -124,11 +124,13 @@ class _Problem:
     def v_hats(self, V1, V2):
         # remembered for the last (V1, V2) in double precision (scalars, compared by value):
         # Newton and the affine completion evaluate it repeatedly at the same point
+        scalar = (not self.mp and isinstance(V1, (float, complex))
+                  and isinstance(V2, (float, complex)))
         memo = self._v_memo
-        if memo is not None and memo[0] == V1 and memo[1] == V2:
+        if scalar and memo is not None and memo[0] == V1 and memo[1] == V2:
             return memo[2]
         out = self._v_hats(V1, V2)
-        if not self.mp:
+        if scalar:
             self._v_memo = (V1, V2, out)
         return out
 
