@@ -28,7 +28,10 @@ seed (``kind`` says which), with the parameters as columns and ``test_error``,
 ``note``.  Theory points sharing everything but ``(alpha, lam)`` are one task, solved by
 :func:`srfsym.solve_grid`; a simulation task is one seed of one parameter point with all
 its ``alpha`` (one first layer, one readout per alpha, as ``srfsym simulate --seeds 1
---seed S``; the repetitions of a point use the seeds ``seed, seed + 1, ...``).
+--seed S``; the repetitions of a point use the seeds ``seed, seed + 1, ...``).  With
+``shared_first_layer = true`` a task is all the seeds of a point (one first layer, the
+readouts re-drawn, as ``srfsym simulate --shared-first-layer``), its rows labelled
+``seed:i``.
 
 Nothing is lost: each finished task's rows are appended to the CSV and flushed at once; a
 rerun with the same output skips the points already there (the values of a rerun are
@@ -234,21 +237,37 @@ def theory_tasks(spec: dict) -> list:
 
 
 def simulation_tasks(spec: dict) -> list:
-    """One task per simulation point (all ``alpha``) and seed."""
+    """One task per simulation point (all ``alpha``) and seed; with ``shared_first_layer``,
+    one task per point and root seed (its readouts share the first layer).  A list of
+    ``seeds`` counts acts as its largest."""
     if "simulation" not in spec:
         return []
     s = spec["simulation"]
     outer = [k for k in s if k not in ("alpha", "seeds", "seed")]
+    n = max(s["seeds"])
     tasks, seen = [], set()
     for combo in _product(s, outer):
-        seeds = sorted({root + i for root in s["seed"] for n in s["seeds"] for i in range(n)})
-        for seed in seeds:
-            task = {"kind": "simulation", **combo, "seed": seed, "alpha": list(s["alpha"])}
+        if combo["shared_first_layer"]:
+            runs = [(root, n) for root in s["seed"]]
+        else:
+            runs = [(seed, 1) for seed in sorted({root + i for root in s["seed"]
+                                                  for i in range(n)})]
+        for seed, seeds in runs:
+            task = {"kind": "simulation", **combo, "seed": seed, "seeds": seeds,
+                    "alpha": list(s["alpha"])}
             key = json.dumps(task, sort_keys=True)
             if key not in seen:
                 seen.add(key)
                 tasks.append(task)
     return tasks
+
+
+def _seed_labels(task):
+    """The ``seed`` column of a simulation task's rows: the seed, or ``root:i`` for the i-th
+    readout of a first layer shared from seed ``root``."""
+    if task["shared_first_layer"]:
+        return [f"{task['seed']}:{i}" for i in range(task["seeds"])]
+    return [str(task["seed"])]
 
 
 def _fmt(v):
@@ -278,7 +297,8 @@ def task_keys(task) -> list:
         pairs = [(a, lam) for a in task["alpha"] for lam in task["lam"]]
         rows = [_row(task, alpha=a, lam=lam) for a, lam in pairs]
     else:
-        rows = [_row(task, alpha=a, lam=task["lam"]) for a in task["alpha"]]
+        rows = [_row(task, alpha=a, lam=task["lam"], seed=label)
+                for label in _seed_labels(task) for a in task["alpha"]]
     return [tuple(r[k] for k in KEY_COLUMNS) for r in rows]
 
 
@@ -336,14 +356,16 @@ def _simulation_rows(task):
     from .simulate import simulate
     t0 = time.perf_counter()
     res = simulate(task["student"], task["teacher"], task["alpha0"], task["eta"], task["lam"],
-                   task["alpha"], d=task["d"], beta=task["beta"], seeds=1, seed=task["seed"],
-                   n_test=task["n_test"], model=task["model"], workers=1, progress=False,
-                   shared_first_layer=task["shared_first_layer"])
-    each = (time.perf_counter() - t0) / len(task["alpha"])
-    return [_row(task, alpha=a, lam=task["lam"], test_error=float(res.test_error_per_seed[0, j]),
-                 train_error=float(res.train_error_per_seed[0, j]),
-                 method=f"simulation ({task['model']}, p = {res.p})", seconds=each)
-            for j, a in enumerate(task["alpha"])]
+                   task["alpha"], d=task["d"], beta=task["beta"], seeds=task["seeds"],
+                   seed=task["seed"], n_test=task["n_test"], model=task["model"], workers=1,
+                   progress=False, shared_first_layer=task["shared_first_layer"])
+    each = (time.perf_counter() - t0) / (len(task["alpha"]) * task["seeds"])
+    method = f"simulation ({task['model']}, p = {res.p}" + (
+        ", one first layer per root seed)" if task["shared_first_layer"] else ")")
+    return [_row(task, alpha=a, lam=task["lam"], seed=label,
+                 test_error=float(res.test_error_per_seed[i, j]),
+                 train_error=float(res.train_error_per_seed[i, j]), method=method, seconds=each)
+            for i, label in enumerate(_seed_labels(task)) for j, a in enumerate(task["alpha"])]
 
 
 def run_task(task: dict) -> list:

@@ -233,3 +233,17 @@ def test_sampled_spectrum_theory_rows(tmp_path):
     # the two seeds are two different samples of the spectrum
     by_seed = {r["seed"]: float(r["test_error"]) for r in rows if r["alpha"] == "2.0"}
     assert abs(by_seed["0"] - by_seed["1"]) > 1e-6
+
+
+def test_shared_first_layer_rows_are_the_readouts_of_one_first_layer(tmp_path):
+    spec = parse_spec({"simulation": {**SIMULATION, "seeds": 3, "shared_first_layer": True}})
+    assert [(t["seed"], t["seeds"]) for t in simulation_tasks(spec)] == [(0, 3)]
+    run_sweep(spec, tmp_path / "s.csv", workers=1, progress=False)
+    rows = read_results(tmp_path / "s.csv")
+    res = simulate("tanh", "sin", 20, 3, 0.1, [0.5, 2.0], d=40, seeds=3, seed=0, n_test=200,
+                   shared_first_layer=True, workers=1)
+    for r in rows:
+        i, j = int(r["seed"].split(":")[1]), [0.5, 2.0].index(float(r["alpha"]))
+        assert r["seed"].startswith("0:") and r["shared_first_layer"] == "true"
+        assert float(r["test_error"]) == res.test_error_per_seed[i, j]
+    assert len(rows) == 6
