@@ -54,6 +54,7 @@ import json
 import math
 import os
 import sys
+import textwrap
 import time
 from dataclasses import dataclass
 
@@ -88,6 +89,28 @@ COLUMNS = ("kind", "student", "teacher", "alpha0", "eta", "beta", "lam", "alpha"
            "residual", "method", "seconds", "note", "grid_id")
 #: the columns that identify a row (a point, and a seed for simulations)
 KEY_COLUMNS = COLUMNS[:COLUMNS.index("test_error")]
+
+
+def keys_help() -> str:
+    """The keys of each table, their types and defaults (for ``srfsym sweep --help``).
+
+    >>> print(keys_help().splitlines()[0])
+    [theory]      student (string), teacher (string), alpha0 (number), eta (number), lam
+    """
+    lines = []
+    for table, keys in _TABLES.items():
+        parts = []
+        for key, (kind, default) in keys.items():
+            what = (" or ".join(map(repr, _CHOICES[key])) if key in _CHOICES else
+                    {_NUMBER: "number", int: "integer", str: "string", bool: "true/false"}[kind])
+            if default is None:
+                what += ", optional"
+            elif default is not ...:
+                what += f", default {_fmt(default)}"
+            parts.append(f"{key} ({what})")
+        lines += textwrap.wrap(", ".join(parts), 88, initial_indent=f"[{table}]".ljust(14),
+                               subsequent_indent=" " * 14)
+    return "\n".join(lines)
 
 
 def _type_ok(kind, v):

@@ -37,8 +37,13 @@ def cmd_sweep(args):
 
 
 def register(sub):
+    import argparse
+
+    from ..sweep import keys_help
     p = sub.add_parser(
-        "sweep", help="sweep a grid of theory points and simulations (TOML) into a CSV",
+        "sweep", formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="keys (each a value or a list; the others are required):\n" + keys_help(),
+        help="sweep a grid of theory points and simulations (TOML) into a CSV",
         description="Run the cartesian product of the parameters in GRID.toml ([theory] and/or "
                     "[simulation] tables with the keys of 'srfsym error' / 'srfsym simulate', "
                     "each a value or a list). Each finished point is appended to --out at "
