@@ -338,18 +338,21 @@ def _complete_with_dets(P: _Problem, V1, V2, check=True):
     """:func:`_complete` and the determinants of its two linear solves; ``check=False``
     (a batch of points, grid.py) leaves the singular / unstable points to the caller."""
     zero = 0 * V1
-    hat0, w = P.hats(State(zero, zero, V1, V2, zero, zero, zero))
+    sweeps = []
 
     def T_mt(x):
         m, th = x
         hat, w_ = P.hats(State(zero, zero, V1, V2, th, zero, m))
         new = P.overlaps(hat, P.m_update(th, w_))
+        sweeps.append(new)
         return [new.m, new.theta]
 
     (m, theta), det_mt = _affine_fixed_point(T_mt, 2, zero, check)
     if P.E(P.mu0 * P.mu0) == 0:
         m = zero
-    psi = P.overlaps(hat0, zero).psi
+    # psi from the sweep at q = theta = psi = m = 0, T_mt's first evaluation (psi does not
+    # depend on m, theta or q)
+    psi = sweeps[0].psi
 
     def T_q(x):
         q1, q2 = x
