@@ -226,6 +226,9 @@ class GridResult:
         """``{"q1": array, "q2": ..., "m": ...}``, each of the grid's shape."""
         return self.state._asdict()
 
+    def __getstate__(self):            # the mapping holds closures: not sent between processes
+        return {**self.__dict__, "mapping": None}
+
     def __getattr__(self, name):       # g.q1, g.V2, ... for the order parameters
         if name in _FIELDS:
             return getattr(self.__dict__["state"], name)

@@ -37,6 +37,14 @@ def test_every_entry_equals_single_point_solve(case):
     assert abs(g.test_error[1, 1] - auto.test_error) < 1e-10
 
 
+def test_result_travels_between_processes():
+    import pickle
+    g = solve_grid("tanh", "sin", 20, 3, [1.0, 2.0], [0.1], nodes=48)
+    h = pickle.loads(pickle.dumps(g))
+    assert h.q1.tolist() == g.q1.tolist() and h.test_error.tolist() == g.test_error.tolist()
+    assert h.mapping is None and g.mapping is not None
+
+
 def test_answer_does_not_depend_on_blocks():
     kw = dict(alphas=np.linspace(0.2, 3, 7), lams=[1e-3, 0.1, 1.0], nodes=48)
     a = solve_grid("tanh", "sin", 20, 3, chunk=48, **kw)      # one point per block
