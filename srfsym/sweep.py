@@ -59,7 +59,8 @@ import time
 from dataclasses import dataclass
 
 __all__ = ["SweepError", "COLUMNS", "parse_spec", "load_spec", "grid_id", "theory_tasks",
-           "simulation_tasks", "run_task", "run_sweep", "read_results"]
+           "simulation_tasks", "check_simulation_tasks", "run_task", "run_sweep",
+           "read_results", "keys_help"]
 
 
 class SweepError(ValueError):
@@ -283,6 +284,35 @@ def simulation_tasks(spec: dict) -> list:
                 seen.add(key)
                 tasks.append(task)
     return tasks
+
+
+def check_simulation_tasks(tasks, max_memory_gb=8.0):
+    """Refuse, before any work, simulation tasks that :func:`srfsym.simulate` would refuse
+    for their size: fewer than one readout or step sample, or more memory than
+    ``max_memory_gb`` (its default) per task.
+
+    >>> spec = parse_spec({"simulation": {"student": "tanh", "teacher": "sin", "alpha0": 20,
+    ...     "eta": 3, "lam": 0.1, "alpha": 1.0, "d": 100000, "seeds": 1}})
+    >>> check_simulation_tasks(simulation_tasks(spec))
+    Traceback (most recent call last):
+    ...
+    srfsym.sweep.SweepError: [simulation] d = 100000, alpha0 = 20.0, alphas up to 1.0: the simulation would need about 300 GB, more than 8 GB
+    """
+    from .simulate import estimate_memory_gb
+    for t in tasks:
+        if t["kind"] != "simulation":
+            continue
+        where = f"[simulation] d = {t['d']}, alpha0 = {t['alpha0']!r}"
+        if math.floor(min(t["alpha"]) * t["d"]) < 1:
+            raise SweepError(f"{where}: alpha = {min(t['alpha'])!r} gives no readout sample "
+                             "(n = floor(alpha d) must be >= 1)")
+        if t["alpha0"] > 0 and math.floor(t["alpha0"] * t["d"]) < 1:
+            raise SweepError(f"{where}: no step sample (n0 = floor(alpha0 d) must be >= 1)")
+        gb = estimate_memory_gb(t["model"], t["alpha0"], t["alpha"], t["d"], t["beta"],
+                                t["n_test"], t["lam"], 1)
+        if gb > max_memory_gb:
+            raise SweepError(f"{where}, alphas up to {max(t['alpha'])!r}: the simulation would "
+                             f"need about {gb:.0f} GB, more than {max_memory_gb:g} GB")
 
 
 def _seed_labels(task):
@@ -554,6 +584,7 @@ def run_sweep(spec: dict, out, *, workers=None, scheduler=None, progress=True,
                          f"{scheduler!r}")
     gid = grid_id(spec)
     tasks = theory_tasks(spec) + simulation_tasks(spec)
+    check_simulation_tasks(tasks)
     keys = [task_keys(t) for t in tasks]
     total = sum(len(k) for k in keys)
     client = _dask_client(scheduler, timeout) if scheduler is not None else None

@@ -158,6 +158,11 @@ def test_cli_sweep_and_errors(full_sweep, tmp_path, capsys):
         TOML, "--scheduler", "tcp://127.0.0.1:9", "--timeout", "1",
         out_path=tmp_path / "never.csv")
     assert "--workers must be a positive integer" in error(TOML, "--workers", "0")
+    assert "would need about" in error(TOML.replace("d = 40", "d = 100000"),
+                                       out_path=tmp_path / "never.csv")
+    assert "gives no readout sample" in error(TOML.replace("alpha = [0.5, 2.0]\nd = 40",
+                                                           "alpha = [0.01, 2.0]\nd = 40"),
+                                              out_path=tmp_path / "never.csv")
     assert "--timeout must be a positive number" in error(TOML, "--timeout", "-1")
     assert "cannot write --plot" in error(TOML, "--plot", str(tmp_path / "no" / "p.png"),
                                           out_path=tmp_path / "never.csv")
