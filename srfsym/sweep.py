@@ -293,10 +293,10 @@ def check_simulation_tasks(tasks, max_memory_gb=8.0):
 
     >>> spec = parse_spec({"simulation": {"student": "tanh", "teacher": "sin", "alpha0": 20,
     ...     "eta": 3, "lam": 0.1, "alpha": 1.0, "d": 100000, "seeds": 1}})
-    >>> check_simulation_tasks(simulation_tasks(spec))
+    >>> check_simulation_tasks(simulation_tasks(spec))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    srfsym.sweep.SweepError: [simulation] d = 100000, alpha0 = 20.0, alphas up to 1.0: the simulation would need about 300 GB, more than 8 GB
+    srfsym.sweep.SweepError: [simulation] d = 100000, ... would need about ... GB, more than 8 GB
     """
     from .simulate import estimate_memory_gb
     for t in tasks:
