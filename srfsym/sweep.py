@@ -157,10 +157,10 @@ def parse_spec(raw: dict) -> dict:
     with defaults filled in and every value a non-empty list.
 
     >>> parse_spec({"theory": {"student": "tanh", "teacher": "sin", "alpha0": 20, "eta": 3,
-    ...                        "lam": 0.1, "alpha": [1, 2], "gamma": 1}})
+    ...                        "lam": 0.1, "alpha": [1, 2], "gamma": 1}})  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    srfsym.sweep.SweepError: [theory] unknown key 'gamma'; allowed: student, teacher, alpha0, eta, lam, alpha, beta, spectrum, d, seed
+    srfsym.sweep.SweepError: [theory] unknown key 'gamma'; allowed: student, teacher, ..., seed
     """
     if not isinstance(raw, dict):
         raise SweepError("a sweep description is a table with [theory] and/or [simulation]")
@@ -364,11 +364,15 @@ def _theory_rows(task):
     rows = []
     if task["spectrum"] == "mp":
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")           # failures are in the rows' notes
+            warnings.simplefilter("ignore")       # what they say is in the notes below
             g = solve_grid(task["student"], task["teacher"], task["alpha0"], task["eta"],
                            task["alpha"], task["lam"], beta=task["beta"])
         each = (time.perf_counter() - t0) / g.converged.size
-        notes = {(f["alpha"], f["lam"]): f["message"] for f in g.failures}
+        # caveats (the mapping's notes, e.g. a non-odd activation) go into every row's note,
+        # a failure into its own row's
+        caveats = list(dict.fromkeys(g.notes))
+        failed = {(f["alpha"], f["lam"]): f["message"] for f in g.failures}
+        notes = lambda key: "; ".join(([failed[key]] if key in failed else []) + caveats)
         for i, a in enumerate(task["alpha"]):
             for j, lam in enumerate(task["lam"]):
                 rows.append(_row(task, alpha=a, lam=lam, test_error=float(g.test_error[i, j]),
@@ -376,7 +380,7 @@ def _theory_rows(task):
                                  residual=float(g.residual[i, j]),
                                  method=(g.method[i, j] if g.method[i, j] == "failed"
                                          else f"{g.method[i, j]} ({g.nodes} kappa nodes)"),
-                                 seconds=each, note=notes.get((a, lam), "")))
+                                 seconds=each, note=notes((a, lam))))
         return rows
     # kappa nodes chosen once per task, independently of what this process solved before
     import numpy as np
@@ -391,12 +395,14 @@ def _theory_rows(task):
         for lam in task["lam"]:
             t1 = time.perf_counter()
             try:
-                res = solve(task["student"], task["teacher"], task["alpha0"], task["eta"], lam,
-                            a, beta=task["beta"], spectrum="sample", d=task["d"],
-                            seed=task["seed"], nodes=nodes)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")   # what they say is in res.notes
+                    res = solve(task["student"], task["teacher"], task["alpha0"], task["eta"],
+                                lam, a, beta=task["beta"], spectrum="sample", d=task["d"],
+                                seed=task["seed"], nodes=nodes)
                 vals = dict(test_error=res.test_error, train_error=res.train_error,
                             residual=res.residual, method=f"{res.method} ({res.nodes} kappa "
-                            "nodes, sampled spectrum)", note="")
+                            "nodes, sampled spectrum)", note="; ".join(dict.fromkeys(res.notes)))
             except ConvergenceError as exc:
                 vals = dict(test_error=math.nan, train_error=math.nan,
                             residual=exc.residual if exc.residual is not None else math.nan,
