@@ -6,8 +6,9 @@ in one batched computation.  The equations are not written again here: the batch
 :class:`srfsym.fixed_point._Problem` whose scalars (alpha, lambda, the order parameters)
 are columns with one row per point, so the same ``v_hats``, ``hats``, ``overlaps`` and
 ``m_update`` run on ``(points, kappa nodes)`` arrays; the Marchenko-Pastur sums come from
-:meth:`srfsym.spectrum.MarchenkoPastur.moments_array`, numpy code generated from the same
-closed forms as the single-point evaluator.
+:meth:`srfsym.spectrum.MarchenkoPastur.moments_array` (or ``SampledSpectrum.moments_array``
+for one finite-``d`` sample), numpy code generated from the same expressions as the
+single-point evaluators.
 
 The solver is the structured one of :func:`srfsym.fixed_point.solve`, batched: Newton on
 ``(log V1, log V2)`` with the exact Jacobian and a per-point backtracking line search,
@@ -37,7 +38,6 @@ from .fixed_point import (_NODE_LADDER, _START, ConvergenceError, State, _comple
                           _Problem, _v_map_jacobian, _validate, _validate_solver, make_spectrum,
                           solve_srf)
 from .mapping import srf_mapping
-from .spectrum import MarchenkoPastur
 
 __all__ = ["GridResult", "solve_grid"]
 
@@ -49,7 +49,7 @@ class _GridProblem(_Problem):
     """``_Problem`` with ``alpha``, ``lambda`` (and every order parameter) as ``(N, 1)``
     columns: kappa-expectations of ``(N, K)`` arrays are ``(N, 1)`` columns."""
 
-    def __init__(self, ch, spectrum: MarchenkoPastur, alphas, lams, beta):
+    def __init__(self, ch, spectrum, alphas, lams, beta):
         super().__init__(ch, spectrum, 1.0, 0.0, beta)     # scalar set-up (E h2, mu1^2, ...)
         w = np.asarray(ch.weights, dtype=float)
 
@@ -216,6 +216,7 @@ class GridResult:
     notes: list = field(default_factory=list)
     mapping: object = None
     precision: str = "double"
+    spectrum: str = "mp"
 
     @property
     def shape(self):
@@ -269,8 +270,8 @@ class GridResult:
         n_ok = int(self.converged.sum())
         text = (f"fixed point on a {self.shape[0]} x {self.shape[1]} (alpha, lambda) grid, "
                 f"beta = {self.beta:g}: {n_ok}/{self.converged.size} points converged in "
-                f"{self.seconds:.3g} s [{self.nodes} kappa nodes, tol {self.tol:g}, "
-                f"{self.precision}]")
+                f"{self.seconds:.3g} s [{self.spectrum} spectrum, {self.nodes} kappa nodes, "
+                f"tol {self.tol:g}, {self.precision}]")
         for fail in self.failures:
             text += (f"\n  not converged: alpha = {fail['alpha']:g}, lambda = {fail['lam']:g}"
                      f" (last residual {fail['residual']:.3g}): {fail['message']}")
@@ -329,14 +330,14 @@ def _choose_nodes(student, teacher, r, c, gamma, alphas, lams, beta, tol):
     return max(nodes), max(node_error), notes
 
 
-def solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, *, nodes="auto",
-               tol=1e-10, mu0_correction=True, on_failure="report", max_iter=20000,
-               chunk=65536) -> GridResult:
+def solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, spectrum="mp", *,
+               d=None, seed=0, nodes="auto", tol=1e-10, mu0_correction=True,
+               on_failure="report", max_iter=20000, chunk=65536) -> GridResult:
     """Test and train error on every point of the grid ``alphas x lams`` at once.
 
     Same model and answer as :func:`srfsym.solve` (each entry equals the single-point
-    solve to ~1e-13), with the Marchenko-Pastur spectrum; the step (``alpha0``, ``eta``)
-    and the width ratio ``beta = p/d`` are fixed over the grid.
+    solve to ~1e-13); the step (``alpha0``, ``eta``), the width ratio ``beta = p/d`` and
+    the spectrum are fixed over the grid.
 
     Parameters
     ----------
@@ -349,6 +350,9 @@ def solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, *, nodes="
         Ridge penalties (second axis).
     beta : float
         Width ratio p/d.
+    spectrum : "mp" or "sample"
+        Deterministic Marchenko-Pastur back end, or one finite-``d`` sample drawn from
+        ``seed`` (as :func:`srfsym.solve`; needs ``d``).
     nodes : int or "auto"
         kappa nodes; "auto" takes the largest count ``solve(nodes="auto")`` picks at the
         grid's corners.
@@ -390,7 +394,10 @@ def solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, *, nodes="
     ch = channel_data(student, teacher, r, c, gamma, nodes=nodes)
     K = ch.nodes
     A, L = np.meshgrid(alphas, lams, indexing="ij")
-    P = _GridProblem(ch, make_spectrum("mp", beta=beta, c=float(c)), A.ravel(), L.ravel(), beta)
+    spec = make_spectrum(spectrum, beta=beta, c=float(c), d=d, seed=seed, gamma=float(gamma))
+    if not hasattr(spec, "moments_array"):
+        raise ValueError(f"solve_grid needs spectrum 'mp' or 'sample', got {spectrum!r}")
+    P = _GridProblem(ch, spec, A.ravel(), L.ravel(), beta)
     N = A.size
 
     values = np.full((len(_FIELDS) + 2, N), np.nan)
@@ -410,8 +417,8 @@ def solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, *, nodes="
     for n in np.flatnonzero(~ok):
         a, lam = float(A.flat[n]), float(L.flat[n])
         try:
-            res = solve_srf(student, teacher, r, c, gamma, lam, a, beta, nodes=K, tol=tol,
-                            max_iter=max_iter)
+            res = solve_srf(student, teacher, r, c, gamma, lam, a, beta, spec, nodes=K,
+                            tol=tol, max_iter=max_iter)
         except ConvergenceError as exc:
             last = exc.residual if exc.residual is not None else residual[n]
             residual[n] = float(last) if last is not None else np.nan
@@ -429,7 +436,8 @@ def solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, *, nodes="
         residual=residual.reshape(shape), converged=ok.reshape(shape),
         method=method.reshape(shape), r=float(r), c=float(c), gamma=float(gamma), nodes=K,
         tol=tol, seconds=0.0, iterations=iterations, node_error=node_error,
-        failures=failures, notes=notes, mapping=mp)
+        failures=failures, notes=notes, mapping=mp,
+        spectrum=spectrum if spectrum == "mp" else f"sample (d = {int(d)}, seed = {seed})")
     out.seconds = time.perf_counter() - t0
     if failures:
         where = ", ".join(f"(alpha={f['alpha']:g}, lambda={f['lam']:g}: last residual "

@@ -26,10 +26,11 @@ Results form one tidy CSV table, one row per theory point and one per simulation
 seed (``kind`` says which), with the parameters as columns and ``test_error``,
 ``train_error``, ``residual``, ``method`` (how the value was obtained), ``seconds`` and
 ``note``.  Theory points sharing everything but ``(alpha, lam)`` are one task, solved by
-:func:`srfsym.solve_grid`; a simulation task is one seed of one parameter point with all
-its ``alpha`` (one first layer, one readout per alpha, as ``srfsym simulate --seeds 1
---seed S``; the repetitions of a point use the seeds ``seed, seed + 1, ...``).  With
-``shared_first_layer = true`` a task is all the seeds of a point (one first layer, the
+:func:`srfsym.solve_grid` (the Marchenko-Pastur limit, or with ``spectrum = "sample"`` one
+sampled spectrum per ``d`` and ``seed``); a simulation task is one seed of one parameter
+point with all its ``alpha`` (one first layer, one readout per alpha, as ``srfsym simulate
+--seeds 1 --seed S``; the repetitions of a point use the seeds ``seed, seed + 1, ...``).
+With ``shared_first_layer = true`` a task is all the seeds of a point (one first layer, the
 readouts re-drawn, as ``srfsym simulate --shared-first-layer``), its rows labelled
 ``seed:i``.
 
@@ -358,56 +359,31 @@ def task_keys(task) -> list:
 def _theory_rows(task):
     import warnings
 
-    from .fixed_point import ConvergenceError, solve
     from .grid import solve_grid
     t0 = time.perf_counter()
+    sample = {} if task["spectrum"] == "mp" else {"d": task["d"], "seed": task["seed"]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")           # what they say is in the notes below
+        g = solve_grid(task["student"], task["teacher"], task["alpha0"], task["eta"],
+                       task["alpha"], task["lam"], beta=task["beta"],
+                       spectrum=task["spectrum"], **sample)
+    each = (time.perf_counter() - t0) / g.converged.size
+    # caveats (the mapping's notes, e.g. a non-odd activation) go into every row's note,
+    # a failure into its own row's
+    caveats = list(dict.fromkeys(g.notes))
+    failed = {(f["alpha"], f["lam"]): f["message"] for f in g.failures}
+    where = "" if task["spectrum"] == "mp" else ", sampled spectrum"
     rows = []
-    if task["spectrum"] == "mp":
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")       # what they say is in the notes below
-            g = solve_grid(task["student"], task["teacher"], task["alpha0"], task["eta"],
-                           task["alpha"], task["lam"], beta=task["beta"])
-        each = (time.perf_counter() - t0) / g.converged.size
-        # caveats (the mapping's notes, e.g. a non-odd activation) go into every row's note,
-        # a failure into its own row's
-        caveats = list(dict.fromkeys(g.notes))
-        failed = {(f["alpha"], f["lam"]): f["message"] for f in g.failures}
-        notes = lambda key: "; ".join(([failed[key]] if key in failed else []) + caveats)
-        for i, a in enumerate(task["alpha"]):
-            for j, lam in enumerate(task["lam"]):
-                rows.append(_row(task, alpha=a, lam=lam, test_error=float(g.test_error[i, j]),
-                                 train_error=float(g.train_error[i, j]),
-                                 residual=float(g.residual[i, j]),
-                                 method=(g.method[i, j] if g.method[i, j] == "failed"
-                                         else f"{g.method[i, j]} ({g.nodes} kappa nodes)"),
-                                 seconds=each, note=notes((a, lam))))
-        return rows
-    # kappa nodes chosen once per task, independently of what this process solved before
-    import numpy as np
-
-    from .grid import _choose_nodes
-    from .mapping import srf_mapping
-    mp = srf_mapping(task["student"], task["teacher"], task["eta"], task["alpha0"])
-    nodes = _choose_nodes(task["student"], task["teacher"], mp.spike_strength,
-                          mp.bulk_variance, mp.alignment, np.asarray(task["alpha"]),
-                          np.asarray(task["lam"]), task["beta"], 1e-10)[0]
-    for a in task["alpha"]:
-        for lam in task["lam"]:
-            t1 = time.perf_counter()
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")   # what they say is in res.notes
-                    res = solve(task["student"], task["teacher"], task["alpha0"], task["eta"],
-                                lam, a, beta=task["beta"], spectrum="sample", d=task["d"],
-                                seed=task["seed"], nodes=nodes)
-                vals = dict(test_error=res.test_error, train_error=res.train_error,
-                            residual=res.residual, method=f"{res.method} ({res.nodes} kappa "
-                            "nodes, sampled spectrum)", note="; ".join(dict.fromkeys(res.notes)))
-            except ConvergenceError as exc:
-                vals = dict(test_error=math.nan, train_error=math.nan,
-                            residual=exc.residual if exc.residual is not None else math.nan,
-                            method="failed", note=str(exc))
-            rows.append(_row(task, alpha=a, lam=lam, seconds=time.perf_counter() - t1, **vals))
+    for i, a in enumerate(task["alpha"]):
+        for j, lam in enumerate(task["lam"]):
+            how = g.method[i, j]
+            rows.append(_row(task, alpha=a, lam=lam, test_error=float(g.test_error[i, j]),
+                             train_error=float(g.train_error[i, j]),
+                             residual=float(g.residual[i, j]),
+                             method=how if how == "failed" else
+                             f"{how} ({g.nodes} kappa nodes{where})", seconds=each,
+                             note="; ".join(([failed[a, lam]] if (a, lam) in failed else [])
+                                            + caveats)))
     return rows
 
 

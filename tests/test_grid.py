@@ -83,6 +83,18 @@ def test_optimal_lambda_along_the_grid():
             for k in (max(j - 1, 0), min(j + 1, 12)))
 
 
+def test_sampled_moments_array_equals_scalar_moments():
+    from srfsym.spectrum import SampledSpectrum
+    rng = np.random.default_rng(1)
+    for beta in (0.5, 2.0):
+        s = SampledSpectrum(70, beta=beta, c=1.3, seed=3)
+        lam, v1 = 10 ** rng.uniform(-1, 1, 20), np.r_[0.0, 10 ** rng.uniform(-1, 1, 19)]
+        arr = s.moments_array(lam, v1)
+        for k in range(20):   # (beyond this range of Vhat_1 c / lambda' the F sums cancel)
+            for x, y in zip(arr, s.moments(lam[k], v1[k])):
+                assert abs(x[k] - y) <= 1e-11 * abs(y)
+
+
 def test_moments_array_equals_scalar_moments_in_every_regime():
     rng = np.random.default_rng(0)
     for beta in (0.3, 1.0, 2.5):
@@ -114,3 +126,21 @@ def test_moments_array_equals_scalar_moments_in_every_regime():
 def test_bad_input(kwargs, message):
     with pytest.raises(ValueError, match=message):
         solve_grid("tanh", "sin", 20, 3, **kwargs)
+
+
+def test_sampled_spectrum_grid_equals_single_point_solve():
+    alphas, lams = [0.5, 2.0], [0.01, 0.3]
+    g = solve_grid("tanh", "sin", 20, 3, alphas, lams, beta=1.5, spectrum="sample", d=60,
+                   seed=4)
+    assert g.spectrum == "sample (d = 60, seed = 4)" and g.converged.all()
+    for i, a in enumerate(alphas):
+        for j, lam in enumerate(lams):
+            ref = solve("tanh", "sin", 20, 3, lam, a, beta=1.5, spectrum="sample", d=60, seed=4,
+                        nodes=g.nodes)
+            assert abs(g.test_error[i, j] - ref.test_error) < 1e-10
+            for name, x in ref.state._asdict().items():
+                assert abs(getattr(g, name)[i, j] - x) < 1e-10 * max(1, abs(x)), name
+    mp = solve_grid("tanh", "sin", 20, 3, alphas, lams, beta=1.5, nodes=g.nodes)
+    assert np.max(np.abs(mp.test_error - g.test_error)) > 1e-4   # a finite sample differs
+    with pytest.raises(ValueError, match="needs the dimension d"):
+        solve_grid("tanh", "sin", 20, 3, alphas, lams, spectrum="sample")
