@@ -11,6 +11,7 @@ readout fitted by ridge regression.  The package follows the derivation chain:
 ``srf_mapping``          (eta, alpha0) -> spike strength r, bulk variance c, alignment gamma
 ``solve``                the fixed point of Result 3.3: test/train error, order parameters
 ``learning_curve``       solve along a list of alpha
+``solve_grid``           the fixed point on a whole (alpha, lambda) grid at once
 ``bounds``               upper / lower bounds at every gamma, kernel baseline, and
                          ``optimal_learning_rate_bounds`` over eta (docs/bounds.md)
 ``simulate``             the real finite-size network (or the sRF model) beside the theory
@@ -32,6 +33,7 @@ from .hermite import hermite_constants
 from .cget import cget_coefficients, teacher_functions
 from .mapping import mapping_along_eta, srf_mapping
 from .fixed_point import ConvergenceError, FixedPointResult, learning_curve, optimal_lambda, solve
+from .grid import GridResult, solve_grid
 from .bounds import (Bounds, OptimalBounds, bounds, optimal_learning_rate_bounds,
                      spike_projections)
 from .simulate import SimulationResult, simulate
@@ -45,6 +47,7 @@ __all__ = ["Activation", "ActivationError", "activation", "parse_activation",
            "DivergentExpectationError", "gaussian_expectation", "set_integrate_timeout",
            "hermite_constants", "cget_coefficients", "teacher_functions", "srf_mapping", "mapping_along_eta",
            "ConvergenceError", "FixedPointResult", "solve", "learning_curve", "optimal_lambda",
+           "GridResult", "solve_grid",
            "Bounds", "OptimalBounds", "bounds", "optimal_learning_rate_bounds",
            "spike_projections", "SimulationResult", "simulate",
            "Value", "symbols", "__version__", "Vocabulary", "vocabulary", "FeatureSpectrum",

@@ -119,7 +119,12 @@ class _Problem(_Sweep):
         self.kappa = conv(ch.kappa)
         self.mu0, self.mu1, self.mus2 = conv(ch.mu0), conv(ch.mu1), conv(ch.mustar2)
         self.h, self.h1, self.h2 = conv(ch.h), conv(ch.h1), conv(ch.h2)
-        self.E = ch.E
+        if self.mp:
+            self.E = ch.E
+        else:   # ch.E without its per-call type checks: float, or complex for complex integrands
+            w = np.asarray(ch.weights, dtype=float)
+            self.E = lambda values: np.dot(w, values).item()
+        self._v_memo = None
         with (mpmath.workdps(self._dps + 10) if self.mp else contextlib.nullcontext()):
             self.mu1sq = self.mu1 * self.mu1
             self.kmu1 = self.kappa * self.mu1
@@ -132,13 +137,27 @@ class _Problem(_Sweep):
         return 1 / (1 + self.mu1sq * V1 + self.mus2 * V2)
 
     def v_hats(self, V1, V2):
+        # remembered for the last (V1, V2) in double precision (scalars, compared by value):
+        # Newton and the affine completion evaluate it repeatedly at the same point
+        scalar = (not self.mp and isinstance(V1, (float, complex))
+                  and isinstance(V2, (float, complex)))
+        memo = self._v_memo
+        if scalar and memo is not None and memo[0] == V1 and memo[1] == V2:
+            return memo[2]
+        out = self._v_hats(V1, V2)
+        if scalar:
+            self._v_memo = (V1, V2, out)
+        return out
+
+    def _v_hats(self, V1, V2):
         w = self.weights(V1, V2)
         return self.a_b * self.E(self.mu1sq * w), self.a_b * self.E(self.mus2 * w), w
 
     def m_update(self, theta, w):
         """m from E[mu0 (h - b) w] = 0 (0 when mu0 vanishes: no signal along 1)."""
         den = self.E(self.mu0 * self.mu0 * w)
-        if den <= 1e-24 * (self.E_h2 + 1):
+        vanishing = den <= 1e-24 * (self.E_h2 + 1)
+        if vanishing is True or (vanishing is not False and np.all(vanishing)):  # (batch: grid.py)
             return 0 * den
         return self.E(self.mu0 * (self.h - self.kmu1 * theta) * w) / den
 
@@ -206,10 +225,13 @@ def _v_map_jacobian(P: _Problem, V):
     mom = _spectral_moments(P, V1hat, V2hat, V)
     w2 = w * w
     a = -P.a_b
-    dVh = np.array([[a * P.E(P.mu1sq * P.mu1sq * w2), a * P.E(P.mu1sq * P.mus2 * w2)],
-                    [a * P.E(P.mus2 * P.mu1sq * w2), a * P.E(P.mus2 * P.mus2 * w2)]])
-    dG_dVh = np.array([[-mom.rhosq2, -mom.rho2], [-mom.rho2, -mom.inv2]])
-    return np.array([mom.rho, mom.inv]), dG_dVh @ dVh
+    dVh = ((a * P.E(P.mu1sq * P.mu1sq * w2), a * P.E(P.mu1sq * P.mus2 * w2)),
+           (a * P.E(P.mus2 * P.mu1sq * w2), a * P.E(P.mus2 * P.mus2 * w2)))
+    dG_dVh = ((-mom.rhosq2, -mom.rho2), (-mom.rho2, -mom.inv2))
+    # the 2 x 2 product written out, so that it also applies entrywise to a batch (grid.py)
+    dG = np.array([[dG_dVh[i][0] * dVh[0][j] + dG_dVh[i][1] * dVh[1][j] for j in range(2)]
+                   for i in range(2)])
+    return np.array([mom.rho, mom.inv]), dG
 
 
 def _solve_v_newton(P: _Problem, start, tol, max_iter=60):
@@ -230,10 +252,11 @@ def _solve_v_newton(P: _Problem, start, tol, max_iter=60):
         G, dG = _v_map_jacobian(P, V)
         # F(u) = log G(e^u) - u  =>  J = diag(1/G) dG/dV diag(V) - I
         J = dG * V[None, :] / G[:, None] - np.eye(2)
-        try:
-            step = np.linalg.solve(J, -f)
-        except np.linalg.LinAlgError:
+        det = J[0, 0] * J[1, 1] - J[0, 1] * J[1, 0]      # 2 x 2 solve J step = -f (Cramer)
+        if not (det != 0 and math.isfinite(det)):
             break
+        step = np.array([(J[0, 1] * f[1] - J[1, 1] * f[0]) / det,
+                         (J[1, 0] * f[0] - J[0, 0] * f[1]) / det])
         t = 1.0
         while t > 1e-4:
             un = u + t * step
@@ -291,7 +314,7 @@ def _anderson(G, x, tol, max_iter, memory=5, damping=0.5):
                            iterate=x)
 
 
-def _affine_fixed_point(T, n, zero):
+def _affine_fixed_point(T, n, zero, check=True):
     """Fixed point of an affine map T: R^n -> R^n read off T at 0 and the unit vectors."""
     x0 = [zero] * n
     b = T(x0)
@@ -305,7 +328,7 @@ def _affine_fixed_point(T, n, zero):
     a11, a12 = 1 - cols[0][0], -cols[1][0]
     a21, a22 = -cols[0][1], 1 - cols[1][1]
     det = a11 * a22 - a12 * a21
-    if det == 0 or abs(det) < 1e-300:
+    if check and (det == 0 or abs(det) < 1e-300):
         raise ConvergenceError("the linear part of the fixed point is singular "
                                "(e.g. the interpolation peak at lambda = 0)",
                                residual=float(abs(det)))
@@ -314,19 +337,28 @@ def _affine_fixed_point(T, n, zero):
 
 def _complete(P: _Problem, V1, V2):
     """Given (V1, V2): exact (m, theta), psi, (q1, q2) by affine solves on the sweep."""
+    return _complete_with_dets(P, V1, V2)[0]
+
+
+def _complete_with_dets(P: _Problem, V1, V2, check=True):
+    """:func:`_complete` and the determinants of its two linear solves; ``check=False``
+    (a batch of points, grid.py) leaves the singular / unstable points to the caller."""
     zero = 0 * V1
-    hat0, w = P.hats(State(zero, zero, V1, V2, zero, zero, zero))
+    sweeps = []
 
     def T_mt(x):
         m, th = x
         hat, w_ = P.hats(State(zero, zero, V1, V2, th, zero, m))
         new = P.overlaps(hat, P.m_update(th, w_))
+        sweeps.append(new)
         return [new.m, new.theta]
 
-    (m, theta), _ = _affine_fixed_point(T_mt, 2, zero)
+    (m, theta), det_mt = _affine_fixed_point(T_mt, 2, zero, check)
     if P.E(P.mu0 * P.mu0) == 0:
         m = zero
-    psi = P.overlaps(hat0, zero).psi
+    # psi from the sweep at q = theta = psi = m = 0, T_mt's first evaluation (psi does not
+    # depend on m, theta or q)
+    psi = sweeps[0].psi
 
     def T_q(x):
         q1, q2 = x
@@ -334,13 +366,13 @@ def _complete(P: _Problem, V1, V2):
         new = P.overlaps(hat, m)
         return [new.q1, new.q2]
 
-    (q1, q2), det = _affine_fixed_point(T_q, 2, zero)
-    if det <= 0:
+    (q1, q2), det = _affine_fixed_point(T_q, 2, zero, check)
+    if check and det <= 0:
         raise ConvergenceError(
             "no finite fixed point: the (q1, q2) system is past its stability limit "
             "(test error diverges; increase lambda or move away from alpha = beta)",
             residual=float(det))
-    return State(q1, q2, V1, V2, theta, psi, m)
+    return State(q1, q2, V1, V2, theta, psi, m), det_mt, det
 
 
 def _residual(P: _Problem, s: State):

@@ -382,6 +382,14 @@ def _mp_mpmath_functions():
 
 
 @lru_cache(maxsize=None)
+def _mp_numpy_functions():
+    """Array (numpy) evaluators of the same closed forms, one per regime (batches of points)."""
+    return {reg: sp.lambdify(_MP_ARGS, [mp_moment_expressions(reg)[f] for f in _FIELDS],
+                             modules="numpy", cse=True)
+            for reg in ("R0", "R1", "R2")}
+
+
+@lru_cache(maxsize=None)
 def _mp_density_numpy():
     dens, (lo, hi) = mp_density_expression()
     return lambdify_numpy((VARRHO, C, BETA), dens), lambdify_numpy((C, BETA), [lo, hi])
@@ -499,6 +507,37 @@ class MarchenkoPastur:
         else:
             fn = self._fns[self._regime(lam_prime, v1hat)]
         return _new_moments(SpectralMoments, fn(lam_prime, v1hat, self.c, self.beta))
+
+    def moments_array(self, lam_prime, v1hat) -> SpectralMoments:
+        """The eleven moments at arrays of ``(lambda', Vhat_1)`` (numpy code generated from
+        the closed forms of :meth:`moments`, the same regime choice per entry).
+
+        Entries outside the allowed arguments (see the class notes) are NaN, for the caller
+        to report point by point; nothing is raised, so one bad point of a batch does not
+        stop the others.
+
+        >>> mp = MarchenkoPastur(beta=0.5, c=1.3)
+        >>> m = mp.moments_array(np.array([0.2, 0.0, -1.0]), np.array([1.7, 1.0, 1.0]))
+        >>> bool(abs(m.rho[0] - mp.moments(0.2, 1.7).rho) < 1e-15), bool(np.isnan(m.inv[2]))
+        (True, True)
+        """
+        lam_prime, v1hat = np.broadcast_arrays(np.asarray(lam_prime, dtype=float),
+                                               np.asarray(v1hat, dtype=float))
+        with np.errstate(invalid="ignore"):
+            ok = ((v1hat >= 0.0) & (v1hat < math.inf) & (lam_prime < math.inf)
+                  & ((lam_prime > 0.0) | ((lam_prime == 0.0) & (v1hat > 0.0)
+                                         & (self.beta < 1.0))))
+            gb = v1hat * self._c1mb
+            regime = np.where(lam_prime + gb < 0.0, 1, np.where(lam_prime < gb, 2, 0))
+        out = np.full((len(_FIELDS),) + lam_prime.shape, np.nan)
+        fns = _mp_numpy_functions()
+        for k, reg in enumerate(("R0", "R1", "R2")):
+            sel = ok & (regime == k)
+            if sel.any():
+                vals = fns[reg](lam_prime[sel], v1hat[sel], self.c, self.beta)
+                for i, v in enumerate(vals):
+                    out[i][sel] = v
+        return SpectralMoments._make(out)
 
     def moments_mpmath(self, lam_prime, v1hat, dps: int = 30) -> SpectralMoments:
         """The eleven moments as mpmath numbers computed at ``dps`` digits.
@@ -695,6 +734,17 @@ def _sm_generated():
             lambdify_mpmath(args, plain))
 
 
+@lru_cache(maxsize=None)
+def _sm_numpy():
+    """Array (numpy) evaluator of the same 11 sums as :func:`_sm_generated` (batches)."""
+    exprs = sherman_morrison_expressions()
+    keys = sw_sums_in(exprs.values())
+    syms = [_sw_symbol(*key) for key in keys]
+    rep = {_sw(sp.Symbol(kind), a, k): s for (kind, a, k), s in zip(keys, syms)}
+    return sp.lambdify([V1HAT, *syms], [exprs[f].xreplace(rep) for f in _FIELDS],
+                       modules="numpy", cse=True)
+
+
 def _eigh(a):
     """Symmetric eigen-decomposition (LAPACK ``syevd``; faster than numpy's at p ~ 2000)."""
     return scipy.linalg.eigh(a, driver="evd", check_finite=False)
@@ -862,6 +912,35 @@ class SampledSpectrum:
         self._check(lam_prime, v1hat)
         raw = self._fn(v1hat, *self._sums(lam_prime, v1hat))
         return self._normalise(raw)
+
+    def moments_array(self, lam_prime, v1hat) -> SpectralMoments:
+        """The eleven normalised sums at arrays of ``(lambda', Vhat_1)`` (the same reduction,
+        numpy code generated from the same expressions), ``O(p)`` per entry.  Entries outside
+        the allowed arguments are NaN (nothing is raised).
+
+        >>> s = SampledSpectrum(50, beta=1.5, seed=1)
+        >>> m = s.moments_array(np.array([0.5, -1.0]), np.array([1.2, 1.0]))
+        >>> bool(abs(m.F2[0] / s.moments(0.5, 1.2).F2 - 1) < 1e-13), bool(np.isnan(m.inv[1]))
+        (True, True)
+        """
+        lam_prime, v1hat = np.broadcast_arrays(np.asarray(lam_prime, dtype=float),
+                                               np.asarray(v1hat, dtype=float))
+        with np.errstate(invalid="ignore"):
+            ok = (lam_prime > 0.0) & (lam_prime < math.inf) & (v1hat >= 0.0) & (v1hat < math.inf)
+        out = np.full((len(_FIELDS),) + lam_prime.shape, np.nan)
+        if ok.any():
+            lp, v = lam_prime[ok], v1hat[ok]
+            inv = 1.0 / (lp[None, :] + v[None, :] * self.rho_w[:, None])      # (p, points)
+            power, parts = inv, []
+            for _, mat in self._rows:
+                parts.append(mat @ power)
+                power = power * inv
+            raw = _sm_numpy()(v, *np.concatenate(parts))
+            ip, dp = 1.0 / self.p, self.d / self.p
+            scale = {"F": dp, "F2": dp, "DF2": dp}
+            for i, (f, r) in enumerate(zip(_FIELDS, raw)):
+                out[i][ok] = r * scale.get(f, ip)
+        return SpectralMoments._make(out)
 
     def moments_mpmath(self, lam_prime, v1hat, dps: int = 30) -> SpectralMoments:
         """Same reduction in mpmath (on the float eigen-data), for precision checks.

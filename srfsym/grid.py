@@ -1,0 +1,450 @@
+r"""The fixed point on a whole (alpha, lambda) grid at once.
+
+:func:`solve_grid` solves the fixed point of :mod:`srfsym.fixed_point` (docs/theory.md (f))
+at every pair of a grid of readout sample ratios ``alpha`` and ridge penalties ``lambda``
+in one batched computation.  The equations are not written again here: the batch is a
+:class:`srfsym.fixed_point._Problem` whose scalars (alpha, lambda, the order parameters)
+are columns with one row per point, so the same ``v_hats``, ``hats``, ``overlaps`` and
+``m_update`` run on ``(points, kappa nodes)`` arrays; the Marchenko-Pastur sums come from
+:meth:`srfsym.spectrum.MarchenkoPastur.moments_array` (or ``SampledSpectrum.moments_array``
+for one finite-``d`` sample), numpy code generated from the same expressions as the
+single-point evaluators.
+
+The solver is the structured one of :func:`srfsym.fixed_point.solve`, batched: Newton on
+``(log V1, log V2)`` with the exact Jacobian and a per-point backtracking line search,
+then the exact affine solves for ``(m, theta)`` and ``(q1, q2)``, then one full sweep of
+the original equations per point as verification.  A point the batch does not settle is
+handed to the single-point solver (with its Anderson and ``scipy`` fallbacks); a point
+that fails there too is reported by name with its last residual, and its entries are NaN.
+
+>>> g = solve_grid("tanh", "sin", alpha0=20, eta=3, alphas=[0.5, 1.0], lams=[0.01, 0.1])
+>>> g.test_error.shape, bool(g.converged.all())
+((2, 2), True)
+>>> round(float(g.test_error[1, 1]), 6)     # the same point as the solve() example
+0.041604
+"""
+from __future__ import annotations
+
+import copy
+import math
+import time
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .channel import channel_data
+from .fixed_point import (_NODE_LADDER, _START, ConvergenceError, State, _complete_with_dets,
+                          _Problem, _v_map_jacobian, _validate, _validate_solver, make_spectrum,
+                          solve_srf)
+from .mapping import srf_mapping
+
+__all__ = ["GridResult", "solve_grid"]
+
+
+# ======================================================================================
+# the batch: the equations of fixed_point._Problem on columns of points
+
+class _GridProblem(_Problem):
+    """``_Problem`` with ``alpha``, ``lambda`` (and every order parameter) as ``(N, 1)``
+    columns: kappa-expectations of ``(N, K)`` arrays are ``(N, 1)`` columns."""
+
+    def __init__(self, ch, spectrum, alphas, lams, beta):
+        super().__init__(ch, spectrum, 1.0, 0.0, beta)     # scalar set-up (E h2, mu1^2, ...)
+        w = np.asarray(ch.weights, dtype=float)
+
+        def E(values):
+            v = values @ w
+            return v[:, None] if np.ndim(v) == 1 else v
+        self.E = E
+        self.moments = spectrum.moments_array
+        self._set_points(np.asarray(alphas, float), np.asarray(lams, float))
+
+    def v_hats(self, V1, V2):
+        """``_Problem.v_hats``, remembered for the last (V1, V2) objects: the affine
+        completion evaluates the sweep seven times at the same (V1, V2)."""
+        memo = self._memo
+        if memo is not None and memo[0] is V1 and memo[1] is V2:
+            return memo[2]
+        out = self._v_hats(V1, V2)
+        self._memo = (V1, V2, out)     # holds V1, V2: their ids cannot be reused meanwhile
+        return out
+
+    def _set_points(self, alphas, lams):
+        self._memo = None
+        self.alpha, self.lam = alphas[:, None], lams[:, None]
+        self.a_b = self.alpha / self.beta
+        self.a_sb = self.alpha / self.sqrt(self.beta)
+
+    def take(self, idx):
+        """The sub-batch of the points ``idx``."""
+        sub = copy.copy(self)
+        sub._set_points(self.alpha[idx, 0], self.lam[idx, 0])
+        return sub
+
+
+def _log_map(P, u):
+    """``F(u) = log G(e^u) - u`` of the (V1, V2) map G and its Jacobian
+    ``dF/du = diag(1/G) dG/dV diag(V) - I`` (fixed_point._v_map_jacobian), on a batch."""
+    with np.errstate(all="ignore"):
+        V = np.exp(u)
+        G, dG = _v_map_jacobian(P, V)
+        J = dG * V[None, :] / G[:, None]
+        J[0, 0] -= 1
+        J[1, 1] -= 1
+        return np.log(np.maximum(G, 1e-300)) - u, J
+
+
+def _newton_batch(P, V_start, tol, max_iter=60):
+    """Batched Newton on log(V1), log(V2) (as fixed_point._solve_v_newton, per point).
+
+    The Jacobian is evaluated with the residual at every trial point, so an accepted step
+    brings the next iteration's Jacobian along.  Returns ``(V, ok, residual, iterations)``:
+    V of shape (2, N, 1), ``ok`` the points that converged, ``residual`` the last max |F|
+    per point."""
+    N = P.alpha.shape[0]
+    u = np.log(np.broadcast_to(np.asarray(V_start, float).reshape(2, 1, 1), (2, N, 1))).copy()
+    f, J = _log_map(P, u)
+    nf = np.max(np.abs(f), axis=0)[:, 0]
+    nf[~np.isfinite(nf)] = np.inf
+    done = nf < 1e-15
+    stuck = np.zeros(N, bool)
+    iterations = 0
+    for it in range(1, max_iter + 1):
+        act = np.flatnonzero(~done & ~stuck)
+        if act.size == 0:
+            break
+        iterations = it
+        Pa = P.take(act)
+        ua, fa, Ja, nfa = u[:, act], f[:, act], J[:, :, act], nf[act]
+        with np.errstate(all="ignore"):      # J step = -f, 2 x 2 per point (Cramer)
+            det = Ja[0, 0] * Ja[1, 1] - Ja[0, 1] * Ja[1, 0]
+            step = np.array([(Ja[0, 1] * fa[1] - Ja[1, 1] * fa[0]) / det,
+                             (Ja[1, 0] * fa[0] - Ja[0, 0] * fa[1]) / det])
+        bad = ~np.all(np.isfinite(step), axis=0)[:, 0] | (det[:, 0] == 0)
+        t = np.ones(act.size)
+        accepted = np.zeros(act.size, bool)
+        searching = ~bad
+        while searching.any():
+            s = np.flatnonzero(searching)
+            trial = ua[:, s] + t[s][None, :, None] * step[:, s]
+            ft, Jt = _log_map(Pa.take(s) if s.size < act.size else Pa, trial)
+            nft = np.max(np.abs(ft), axis=0)[:, 0]
+            good = np.isfinite(nft) & (nft < (1 - 1e-4 * t[s]) * nfa[s])
+            gi = act[s[good]]
+            u[:, gi], f[:, gi], J[:, :, gi] = trial[:, good], ft[:, good], Jt[:, :, good]
+            nf[gi] = nft[good]
+            accepted[s[good]] = True
+            searching[s[good]] = False
+            t[s[~good]] /= 2
+            searching &= t > 1e-4
+        # points whose line search failed stop here (as the single-point solver's "break")
+        stuck[act[~accepted]] = True
+        done |= nf < 1e-15
+    ok = done | (nf < tol * 1e-2)
+    return np.exp(u), ok, nf, iterations
+
+
+def _solve_block(P, tol, values, residual, ok):
+    """Solve the points of the batch ``P``; fill ``values`` (order parameters, test and
+    train error), ``residual`` and ``ok`` in place; return the Newton iterations."""
+    # 1. (V1, V2) by batched Newton
+    V, settled, nf, iterations = _newton_batch(P, (_START.V1, _START.V2), tol)
+    residual[:] = nf
+    # 2. the affine completions and 3. the verifying sweep, on the points Newton settled
+    idx = np.flatnonzero(settled)
+    if idx.size:
+        Pk = P.take(idx) if idx.size < settled.size else P
+        with np.errstate(all="ignore"):
+            state, det_mt, det_q = _complete_with_dets(Pk, V[0][idx], V[1][idx], check=False)
+            change = _relative_change(Pk.sweep(state), state)
+            test, train = Pk.errors(state)
+        good = (np.isfinite(change) & (change < tol) & (np.abs(det_mt[:, 0]) >= 1e-300)
+                & (det_q[:, 0] > 0))
+        residual[idx] = change
+        ok[idx] = good
+        for k, arr in enumerate((*state, test, train)):
+            values[k, idx] = np.broadcast_to(arr, (idx.size, 1))[:, 0]
+    values[:, ~ok] = np.nan
+    return iterations
+
+
+def _relative_change(new: State, old: State):
+    """Largest change of any order parameter, relative above 1 (fixed_point._residual)."""
+    return np.max([np.abs(a - b) / np.maximum(1.0, np.abs(b)) for a, b in zip(new, old)],
+                  axis=0)[:, 0]
+
+
+# ======================================================================================
+# results
+
+_FIELDS = State._fields
+
+
+@dataclass
+class GridResult:
+    """The fixed point on a grid: arrays of shape ``(len(alphas), len(lams))``.
+
+    ``converged[i, j]`` says whether point ``(alphas[i], lams[j])`` was solved and verified
+    (final sweep moves every order parameter by less than ``tol``); ``residual`` holds that
+    final change (or the last residual of a failed point), ``method`` how each point was
+    solved (``"grid-newton"``, or ``"single-point"`` when the batch handed it to
+    :func:`srfsym.solve`).  ``failures`` lists the points that were not solved, with the
+    solver's message; their entries are NaN.  All values are ``numeric`` (double precision,
+    ``nodes`` Gauss-Hermite kappa nodes; ``node_error`` the change of the test error at the
+    grid's corners when the node count was raised).
+    """
+
+    alphas: np.ndarray
+    lams: np.ndarray
+    beta: float
+    test_error: np.ndarray
+    train_error: np.ndarray
+    state: State
+    residual: np.ndarray
+    converged: np.ndarray
+    method: np.ndarray
+    r: float
+    c: float
+    gamma: float
+    nodes: int
+    tol: float
+    seconds: float
+    iterations: int
+    node_error: float | None = None
+    failures: list = field(default_factory=list)
+    notes: list = field(default_factory=list)
+    mapping: object = None
+    precision: str = "double"
+    spectrum: str = "mp"
+
+    @property
+    def shape(self):
+        return self.test_error.shape
+
+    @property
+    def order_parameters(self) -> dict:
+        """``{"q1": array, "q2": ..., "m": ...}``, each of the grid's shape."""
+        return self.state._asdict()
+
+    def __getstate__(self):            # the mapping holds closures: not sent between processes
+        return {**self.__dict__, "mapping": None}
+
+    def __getattr__(self, name):       # g.q1, g.V2, ... for the order parameters
+        if name in _FIELDS:
+            return getattr(self.__dict__["state"], name)
+        raise AttributeError(name)
+
+    def optimal_lambda(self):
+        """Per alpha, the grid's lambda of least test error and that error (NaN points
+        ignored; an optimum at either end of ``lams`` is at the edge of the grid).
+
+        >>> g = solve_grid("tanh", "sin", 20, 3, [1.0], np.geomspace(1e-3, 10, 9))
+        >>> lam, err = g.optimal_lambda()
+        >>> bool(err[0] == np.nanmin(g.test_error[0]))
+        True
+        """
+        err = np.where(np.isfinite(self.test_error), self.test_error, np.inf)
+        j = np.argmin(err, axis=1)
+        best = err[np.arange(len(self.alphas)), j]
+        found = np.isfinite(best)
+        return np.where(found, self.lams[j], np.nan), np.where(found, best, np.nan)
+
+    def to_rows(self):
+        """One dict per point (alpha, lam, test_error, train_error, order parameters,
+        residual, converged, method)."""
+        rows = []
+        for i, a in enumerate(self.alphas):
+            for j, lam in enumerate(self.lams):
+                rows.append({"alpha": float(a), "lam": float(lam), "beta": self.beta,
+                             "test_error": float(self.test_error[i, j]),
+                             "train_error": float(self.train_error[i, j]),
+                             **{k: float(v[i, j]) for k, v in self.order_parameters.items()},
+                             "residual": float(self.residual[i, j]),
+                             "converged": bool(self.converged[i, j]),
+                             "method": str(self.method[i, j]), "kappa_nodes": self.nodes,
+                             "precision": self.precision})
+        return rows
+
+    def __str__(self):
+        n_ok = int(self.converged.sum())
+        text = (f"fixed point on a {self.shape[0]} x {self.shape[1]} (alpha, lambda) grid, "
+                f"beta = {self.beta:g}: {n_ok}/{self.converged.size} points converged in "
+                f"{self.seconds:.3g} s [{self.spectrum} spectrum, {self.nodes} kappa nodes, "
+                f"tol {self.tol:g}, {self.precision}]")
+        for fail in self.failures:
+            text += (f"\n  not converged: alpha = {fail['alpha']:g}, lambda = {fail['lam']:g}"
+                     f" (last residual {fail['residual']:.3g}): {fail['message']}")
+        return text
+
+
+# ======================================================================================
+# the solver
+
+def _grid_axis(name, values, minimum, strict):
+    try:
+        arr = None if isinstance(values, str) else np.atleast_1d(np.asarray(values, dtype=float))
+    except (TypeError, ValueError):
+        arr = None
+    if arr is None or arr.ndim != 1:
+        raise ValueError(f"{name} must be a 1-d list of numbers, got {values!r}")
+    if arr.size == 0:
+        raise ValueError(f"{name} must contain at least one value")
+    for v in arr:
+        if not math.isfinite(v) or (v <= minimum if strict else v < minimum):
+            raise ValueError(f"{name} must be finite and {'>' if strict else '>='} {minimum}, "
+                             f"got {v}")
+    return arr
+
+
+def _choose_nodes(student, teacher, r, c, gamma, alphas, lams, beta, tol):
+    """The node count ``solve(nodes="auto")`` would pick, at each corner of the grid (the
+    largest is used): up the same ladder until the test error moves by less than 1e-11.
+    Unlike ``solve`` it does not start from counts remembered from earlier calls, so the
+    choice (and every value) does not depend on what the process computed before."""
+    nodes, node_error, notes = [], [], []
+    for a in sorted({alphas.min(), alphas.max()}):
+        for lam in sorted({lams.min(), lams.max()}):
+            prev = None
+            try:
+                for K in _NODE_LADDER:
+                    res = solve_srf(student, teacher, r, c, gamma, lam, a, beta, nodes=K,
+                                    tol=tol)
+                    if prev is not None and abs(res.test_error - prev.test_error) < 1e-11:
+                        break
+                    prev = res
+            except (ConvergenceError, ValueError, ArithmeticError):
+                continue
+            if prev is None:
+                continue
+            change = abs(res.test_error - prev.test_error)
+            if change >= 1e-11:
+                notes.append(f"kappa quadrature not converged to 1e-11 with {res.nodes} nodes "
+                             f"at alpha = {a:g}, lambda = {lam:g} (last change {change:.1e})")
+                prev = res
+            nodes.append(prev.nodes)
+            node_error.append(change)
+    if not nodes:
+        notes.append(f"no corner of the grid converged; {_NODE_LADDER[2]} kappa nodes used")
+        return _NODE_LADDER[2], None, notes
+    return max(nodes), max(node_error), notes
+
+
+def solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, spectrum="mp", *,
+               d=None, seed=0, nodes="auto", tol=1e-10, mu0_correction=True,
+               on_failure="report", max_iter=20000, chunk=65536) -> GridResult:
+    """Test and train error on every point of the grid ``alphas x lams`` at once.
+
+    Same model and answer as :func:`srfsym.solve` (each entry equals the single-point
+    solve to ~1e-13); the step (``alpha0``, ``eta``), the width ratio ``beta = p/d`` and
+    the spectrum are fixed over the grid.
+
+    Parameters
+    ----------
+    student, teacher : str or Activation
+    alpha0, eta : float
+        Step samples per dimension and learning rate of the giant step.
+    alphas : sequence of float > 0
+        Readout samples per dimension n/d (first axis of the result).
+    lams : sequence of float >= 0
+        Ridge penalties (second axis).
+    beta : float
+        Width ratio p/d.
+    spectrum : "mp" or "sample"
+        Deterministic Marchenko-Pastur back end, or one finite-``d`` sample drawn from
+        ``seed`` (as :func:`srfsym.solve`; needs ``d``).
+    nodes : int or "auto"
+        kappa nodes; "auto" takes the largest count ``solve(nodes="auto")`` picks at the
+        grid's corners.
+    tol : float
+        Verification tolerance of the final sweep, per point.
+    on_failure : "report" or "raise"
+        Points not solved are NaN and listed in ``failures`` (with a warning), or raise a
+        :class:`ConvergenceError` naming them.
+    max_iter : int
+        Iteration cap of the single-point fallback (as in :func:`srfsym.solve`).
+    chunk : int
+        Points are solved in blocks of about ``chunk / nodes`` (speed only: the answer
+        does not depend on it).
+
+    >>> g = solve_grid("tanh", "sin", 20, 3, [0.5, 1.0, 2.0], [0.1], beta=2.0)
+    >>> bool(np.all(np.diff(g.test_error[:, 0]) < 0))
+    True
+    """
+    t0 = time.perf_counter()
+    alphas = _grid_axis("alphas", alphas, 0.0, True)
+    lams = _grid_axis("lams", lams, 0.0, False)
+    for a in (alphas.min(), alphas.max()):
+        for lam in (lams.min(), lams.max()):
+            _validate(a, lam, beta)
+    _validate_solver(tol, max_iter)
+    if isinstance(chunk, bool) or not isinstance(chunk, (int, np.integer)) or chunk < 1:
+        raise ValueError(f"chunk must be a positive integer, got {chunk!r}")
+    if on_failure not in ("report", "raise"):
+        raise ValueError(f"on_failure must be 'report' or 'raise', got {on_failure!r}")
+    beta = float(beta)
+    mp = srf_mapping(student, teacher, eta, alpha0, mu0_correction=mu0_correction)
+    r, c, gamma = mp.spike_strength, mp.bulk_variance, mp.alignment
+    notes = list(mp.notes)
+    node_error = None
+    if nodes == "auto":
+        nodes, node_error, more = _choose_nodes(student, teacher, r, c, gamma, alphas, lams,
+                                                beta, tol)
+        notes += more
+    ch = channel_data(student, teacher, r, c, gamma, nodes=nodes)
+    K = ch.nodes
+    A, L = np.meshgrid(alphas, lams, indexing="ij")
+    spec = make_spectrum(spectrum, beta=beta, c=float(c), d=d, seed=seed, gamma=float(gamma))
+    if not hasattr(spec, "moments_array"):
+        raise ValueError(f"solve_grid needs spectrum 'mp' or 'sample', got {spectrum!r}")
+    P = _GridProblem(ch, spec, A.ravel(), L.ravel(), beta)
+    N = A.size
+
+    values = np.full((len(_FIELDS) + 2, N), np.nan)
+    residual = np.full(N, np.nan)
+    ok = np.zeros(N, bool)
+    iterations = 0
+    size = max(1, chunk // K)       # points per block: its (points, nodes) arrays stay in cache
+    for lo in range(0, N, size):
+        sl = slice(lo, min(N, lo + size))
+        it = _solve_block(P.take(np.arange(sl.start, sl.stop)), tol, values[:, sl],
+                          residual[sl], ok[sl])
+        iterations = max(iterations, it)
+    method = np.where(ok, "grid-newton", "").astype(object)
+
+    # 4. the points the batch did not settle: the single-point solver, else a failure
+    failures = []
+    for n in np.flatnonzero(~ok):
+        a, lam = float(A.flat[n]), float(L.flat[n])
+        try:
+            res = solve_srf(student, teacher, r, c, gamma, lam, a, beta, spec, nodes=K,
+                            tol=tol, max_iter=max_iter)
+        except ConvergenceError as exc:
+            last = exc.residual if exc.residual is not None else residual[n]
+            residual[n] = float(last) if last is not None else np.nan
+            failures.append({"alpha": a, "lam": lam, "residual": residual[n],
+                             "message": str(exc)})
+            method[n] = "failed"
+            continue
+        values[:, n] = (*res.state, res.test_error, res.train_error)
+        residual[n], ok[n], method[n] = res.residual, True, "single-point"
+    shape = A.shape
+    out = GridResult(
+        alphas=alphas, lams=lams, beta=beta,
+        test_error=values[-2].reshape(shape), train_error=values[-1].reshape(shape),
+        state=State(*(values[k].reshape(shape) for k in range(len(_FIELDS)))),
+        residual=residual.reshape(shape), converged=ok.reshape(shape),
+        method=method.reshape(shape), r=float(r), c=float(c), gamma=float(gamma), nodes=K,
+        tol=tol, seconds=0.0, iterations=iterations, node_error=node_error,
+        failures=failures, notes=notes, mapping=mp,
+        spectrum=spectrum if spectrum == "mp" else f"sample (d = {int(d)}, seed = {seed})")
+    out.seconds = time.perf_counter() - t0
+    if failures:
+        where = ", ".join(f"(alpha={f['alpha']:g}, lambda={f['lam']:g}: last residual "
+                          f"{f['residual']:.3g})" for f in failures[:5])
+        more = f" and {len(failures) - 5} more" if len(failures) > 5 else ""
+        message = f"{len(failures)} grid point(s) not converged: {where}{more}"
+        if on_failure == "raise":
+            raise ConvergenceError(message, residual=max(f["residual"] for f in failures))
+        warnings.warn(message + "; their entries are NaN", RuntimeWarning, stacklevel=2)
+    return out

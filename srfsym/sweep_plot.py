@@ -1,0 +1,181 @@
+"""Figures of a sweep table (:mod:`srfsym.sweep`): heat maps, curves, simulation error bars.
+
+:func:`plot_sweep` looks at which parameters vary among the theory rows and among the
+simulation rows (the seed aside):
+
+* theory over two parameters: a heat map of the test error (log colour scale); when one of
+  them is ``lam``, the line of the optimal lambda (the grid's minimum per value of the other);
+* theory over one parameter: a curve;
+* simulations over one parameter: the mean over seeds with the standard error of the mean
+  as error bars, on the same axes as the theory curve when the theory has that parameter
+  (the theory rows at the simulation's other parameter values).
+"""
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+
+import numpy as np
+
+from .sweep import SweepError
+
+__all__ = ["plot_sweep", "swept_parameters", "simulation_means"]
+
+PARAMETERS = ("student", "teacher", "alpha0", "eta", "beta", "lam", "alpha", "spectrum", "d",
+              "model", "n_test", "shared_first_layer")
+_LABELS = {"alpha": r"$\alpha = n/d$", "lam": r"$\lambda$", "eta": r"$\eta$",
+           "alpha0": r"$\alpha_0$", "beta": r"$\beta = p/d$", "d": "$d$"}
+_NUMERIC = {"alpha0", "eta", "beta", "lam", "alpha", "d", "n_test"}
+
+
+def swept_parameters(rows) -> list:
+    """The parameters taking more than one value among ``rows``.
+
+    >>> swept_parameters([{**{p: "" for p in PARAMETERS}, "alpha": "1.0", "lam": "0.1"},
+    ...                   {**{p: "" for p in PARAMETERS}, "alpha": "2.0", "lam": "0.1"}])
+    ['alpha']
+    """
+    return [p for p in PARAMETERS if len({r[p] for r in rows}) > 1]
+
+
+def _value(r, p):
+    return float(r[p]) if p in _NUMERIC else r[p]
+
+
+def simulation_means(rows, x):
+    """Per value of ``x``: (x, mean test error, standard error over seeds, seeds).
+
+    The standard error is ``std(ddof=1) / sqrt(seeds)`` (NaN for one seed)."""
+    groups = defaultdict(list)
+    for r in rows:
+        groups[_value(r, x)].append(float(r["test_error"]))
+    out = []
+    for key in sorted(groups):
+        v = np.array(groups[key])
+        sem = float(np.std(v, ddof=1) / math.sqrt(v.size)) if v.size > 1 else math.nan
+        out.append((key, float(np.mean(v)), sem, v.size))
+    return out
+
+
+def _axis(ax, p, which):
+    getattr(ax, f"set_{which}label")(_LABELS.get(p, p))
+    if p == "lam":
+        getattr(ax, f"set_{which}scale")("log")
+
+
+def _heat_map(ax, fig, rows, sw):
+    from matplotlib.colors import LogNorm
+    x, y = ("alpha", next(p for p in sw if p != "alpha")) if "alpha" in sw else sw
+    xs = sorted({_value(r, x) for r in rows})
+    ys = sorted({_value(r, y) for r in rows})
+    Z = np.full((len(ys), len(xs)), np.nan)
+    for r in rows:
+        Z[ys.index(_value(r, y)), xs.index(_value(r, x))] = float(r["test_error"])
+    finite = Z[np.isfinite(Z) & (Z > 0)]
+    if finite.size == 0:
+        raise SweepError("no finite test error among the theory rows to plot")
+    if 0.0 in ys and y == "lam":      # lambda = 0 cannot sit on a log axis
+        raise SweepError("a heat map over lam needs lam > 0 (log axis)")
+    mesh = ax.pcolormesh(xs, ys, np.ma.masked_invalid(Z), shading="nearest",
+                         norm=LogNorm(finite.min(), finite.max()), cmap="viridis")
+    fig.colorbar(mesh, ax=ax, label="test error (theory)")
+    _axis(ax, x, "x")
+    _axis(ax, y, "y")
+    if "lam" in (x, y):
+        other = y if x == "lam" else x
+        olist = xs if other == x else ys
+        best = []
+        for v in olist:
+            col = [(float(r["test_error"]), _value(r, "lam")) for r in rows
+                   if _value(r, other) == v and np.isfinite(float(r["test_error"]))]
+            best.append(min(col)[1] if col else np.nan)
+        pts = (olist, best) if other == x else (best, olist)
+        ax.plot(*pts, "w-o", ms=3, lw=1.5, label=r"optimal $\lambda$ (grid minimum)")
+        ax.legend(fontsize=8, loc="best")
+    nan = int(np.isnan(Z).sum())
+    ax.set_title("test error" + (f" ({nan} points not converged, blank)" if nan else ""),
+                 fontsize=10)
+
+
+def _curve(ax, theory, sims, x):
+    if theory:
+        pts = sorted((_value(r, x), float(r["test_error"])) for r in theory)
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], "-", color="C0", label="theory")
+    if sims:
+        means = simulation_means(sims, x)
+        seeds = max(m[3] for m in means)
+        d = sorted({r["d"] for r in sims})
+        ax.errorbar([m[0] for m in means], [m[1] for m in means],
+                    yerr=[0 if math.isnan(m[2]) else m[2] for m in means], fmt="o",
+                    color="C3", capsize=3,
+                    label=f"simulation, mean $\\pm$ standard error over {seeds} seed(s) "
+                          f"(d = {', '.join(d)})")
+    _axis(ax, x, "x")
+    ax.set_ylabel("test error")
+    ax.legend(fontsize=8)
+
+
+def _matching_theory(theory, sims, x):
+    """Theory rows at the simulations' values of every parameter but ``x``."""
+    fixed = {}
+    for p in ("student", "teacher", "alpha0", "eta", "beta", "lam", "alpha"):
+        if p == x:
+            continue
+        vals = {_value(r, p) for r in sims}
+        if len(vals) == 1:
+            fixed[p] = vals.pop()
+    return [r for r in theory if all(_value(r, p) == v for p, v in fixed.items())]
+
+
+def plot_sweep(rows, path=None):
+    """Draw the sweep table ``rows`` (from :func:`srfsym.sweep.read_results`); save to
+    ``path`` if given.  Returns the matplotlib figure.
+
+    >>> import tempfile, os
+    >>> from srfsym.sweep import parse_spec, run_sweep, read_results
+    >>> spec = parse_spec({"theory": {"student": "tanh", "teacher": "sin", "alpha0": 20,
+    ...                               "eta": 3, "lam": [0.01, 0.1, 1.0], "alpha": [0.5, 1, 2]}})
+    >>> out = os.path.join(tempfile.mkdtemp(), "r.csv")
+    >>> _ = run_sweep(spec, out, workers=1, progress=False)
+    >>> fig = plot_sweep(read_results(out))
+    >>> [ax.get_xlabel() for ax in fig.axes][:1]
+    ['$\\\\alpha = n/d$']
+    """
+    import matplotlib
+    if path is not None:
+        matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    theory = [r for r in rows if r["kind"] == "theory"]
+    sims = [r for r in rows if r["kind"] == "simulation"]
+    if not theory and not sims:
+        raise SweepError("the results table is empty: nothing to plot")
+    sw_t = swept_parameters(theory) if theory else []
+    sw_s = swept_parameters(sims) if sims else []
+    for name, sw, most in (("theory", sw_t, "one or two swept parameters"),
+                           ("simulation", sw_s, "one swept parameter (besides the seed)")):
+        if len(sw) > (2 if name == "theory" else 1):
+            raise SweepError(f"--plot draws {most} for the {name} rows; this table sweeps "
+                             f"{', '.join(sw)}: plot subsets of the CSV yourself")
+    panels = []
+    if len(sw_t) == 2:
+        panels.append(("heat", sw_t))
+    x_sim = sw_s[0] if sw_s else (sw_t[0] if len(sw_t) == 1 else "alpha")
+    if sims:
+        panels.append(("curve", x_sim))
+    if len(sw_t) <= 1 and theory and (not sims or (sw_t and sw_t[0] != x_sim)):
+        panels.append(("curve-theory", sw_t[0] if sw_t else "alpha"))
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.5 * len(panels), 4.2), squeeze=False)
+    for ax, (kind, what) in zip(axes[0], panels):
+        if kind == "heat":
+            _heat_map(ax, fig, theory, what)
+        elif kind == "curve":
+            _curve(ax, _matching_theory(theory, sims, what), sims, what)
+        else:
+            _curve(ax, theory, [], what)
+    first = (theory or sims)[0]
+    fig.suptitle(f"{first['student']} / {first['teacher']}", fontsize=10)
+    fig.tight_layout()
+    if path is not None:
+        fig.savefig(path, dpi=120)
+        plt.close(fig)
+    return fig

@@ -1,0 +1,254 @@
+"""srfsym sweep: the description, resumable CSV, local pool and Dask, bad input."""
+import math
+import os
+import shutil
+
+import numpy as np
+import pytest
+
+from srfsym.cli import main
+from srfsym.fixed_point import solve
+from srfsym.simulate import simulate
+from srfsym.sweep import (COLUMNS, SweepError, grid_id, parse_spec, read_results, run_sweep,
+                          simulation_tasks, theory_tasks)
+
+THEORY = {"student": "tanh", "teacher": "sin", "alpha0": 20, "eta": [2, 3],
+          "lam": [0.01, 0.5], "alpha": [0.5, 2.0]}
+SIMULATION = {"student": "tanh", "teacher": "sin", "alpha0": 20, "eta": 3, "lam": 0.1,
+              "alpha": [0.5, 2.0], "d": 40, "seeds": 2, "n_test": 200}
+TOML = """
+[theory]
+student = "tanh"
+teacher = "sin"
+alpha0 = 20
+eta = [2, 3]
+lam = [0.01, 0.5]
+alpha = [0.5, 2.0]
+
+[simulation]
+student = "tanh"
+teacher = "sin"
+alpha0 = 20
+eta = 3
+lam = 0.1
+alpha = [0.5, 2.0]
+d = 40
+seeds = 2
+n_test = 200
+"""
+
+
+def _table(path):
+    """The rows without the wall time, in a fixed order."""
+    rows = [{k: v for k, v in r.items() if k != "seconds"} for r in read_results(path)]
+    return sorted(rows, key=lambda r: tuple(r.values()))
+
+
+def test_tasks_are_the_cartesian_product():
+    spec = parse_spec({"theory": THEORY, "simulation": SIMULATION})
+    th, sim = theory_tasks(spec), simulation_tasks(spec)
+    assert [t["eta"] for t in th] == [2.0, 3.0] and th[0]["alpha"] == [0.5, 2.0]
+    assert [t["seed"] for t in sim] == [0, 1] and sim[0]["d"] == 40
+    assert grid_id(spec) != grid_id(parse_spec({"theory": THEORY}))
+
+
+@pytest.fixture(scope="module")
+def full_sweep(tmp_path_factory):
+    out = tmp_path_factory.mktemp("sweep") / "full.csv"
+    spec = parse_spec({"theory": THEORY, "simulation": SIMULATION})
+    summary = run_sweep(spec, out, workers=1, progress=False)
+    assert summary.computed == summary.points == 8 + 4 and summary.failed == 0
+    return spec, out
+
+
+def test_rows_hold_the_library_values(full_sweep):
+    spec, out = full_sweep
+    rows = read_results(out)
+    assert len(rows) == 12 and len({tuple(r[k] for k in COLUMNS[:14]) for r in rows}) == 12
+    th = [r for r in rows if r["kind"] == "theory" and r["eta"] == "3.0" and r["lam"] == "0.5"
+          and r["alpha"] == "2.0"]
+    assert len(th) == 1 and th[0]["method"].startswith("grid-newton")
+    ref = solve("tanh", "sin", 20, 3, 0.5, 2.0)
+    assert abs(float(th[0]["test_error"]) - ref.test_error) < 1e-10
+    assert abs(float(th[0]["train_error"]) - ref.train_error) < 1e-10
+    sim = sorted((r for r in rows if r["kind"] == "simulation" and r["seed"] == "1"),
+                 key=lambda r: float(r["alpha"]))
+    res = simulate("tanh", "sin", 20, 3, 0.1, [0.5, 2.0], d=40, seeds=1, seed=1, n_test=200,
+                   workers=1)
+    assert [float(r["test_error"]) for r in sim] == res.test_error_per_seed[0].tolist()
+
+
+def test_an_interrupted_sweep_resumes_without_duplicates(full_sweep, tmp_path):
+    spec, full = full_sweep
+    cut = tmp_path / "cut.csv"
+    lines = open(full).read().splitlines(keepends=True)
+    kept = lines[:6] + [lines[6][:25]]          # five rows, then a row cut by the kill
+    cut.write_text("".join(kept))
+    summary = run_sweep(spec, cut, workers=1, progress=False)
+    assert summary.skipped == 5 and summary.computed == 7
+    assert open(cut).read().startswith("".join(kept[:6]))   # nothing rewritten
+    assert _table(cut) == _table(full)                     # identical values, no duplicates
+    again = run_sweep(spec, cut, workers=1, progress=False)
+    assert again.computed == 0 and again.skipped == 12
+
+
+def test_local_pool_gives_the_same_table(full_sweep, tmp_path):
+    spec, full = full_sweep
+    out = tmp_path / "pool.csv"
+    theory_only = {"theory": spec["theory"]}      # two tasks, one per worker process
+    run_sweep(theory_only, out, workers=2, progress=False)
+    expected = [{**r, "grid_id": grid_id(theory_only)} for r in _table(full)
+                if r["kind"] == "theory"]
+    assert _table(out) == expected
+
+
+def test_dask_cluster_gives_the_same_table(full_sweep, tmp_path):
+    distributed = pytest.importorskip("distributed")
+    spec, full = full_sweep
+    out = tmp_path / "dask.csv"
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  protocol="tcp", host="127.0.0.1",
+                                  dashboard_address=None) as cluster:
+        summary = run_sweep(spec, out, scheduler=cluster.scheduler_address, progress=False)
+    assert summary.where.startswith("Dask scheduler tcp://127.0.0.1:")
+    assert _table(out) == _table(full)
+
+
+def test_cli_sweep_and_errors(full_sweep, tmp_path, capsys):
+    spec, full = full_sweep
+    grid = tmp_path / "grid.toml"
+    grid.write_text(TOML)
+    out = tmp_path / "r.csv"
+    shutil.copy(full, out)
+    before = out.read_bytes()
+    assert main(["sweep", str(grid), "--out", str(out), "--quiet"]) == 0
+    assert out.read_bytes() == before                   # everything was there already
+    assert "12 already in" in capsys.readouterr().err
+    # a different grid into the same file: refused, file untouched
+    other = tmp_path / "other.toml"
+    other.write_text(TOML.replace("eta = [2, 3]", "eta = [2, 4]"))
+    assert main(["sweep", str(other), "--out", str(out), "--quiet"]) == 2
+    assert "holds results of a different grid" in capsys.readouterr().err
+    assert out.read_bytes() == before
+
+    def error(text, *extra, out_path=None):
+        bad = tmp_path / "bad.toml"
+        bad.write_text(text)
+        code = main(["sweep", str(bad), "--out", str(out_path or tmp_path / "x.csv"),
+                     "--quiet", *extra])
+        err = capsys.readouterr().err
+        assert code == 2 and err.startswith("srfsym: error: "), err
+        return err
+
+    assert "unknown key 'gamma'" in error(TOML + "gamma = 1\n")
+    assert "alpha is an empty list" in error(TOML.replace("alpha = [0.5, 2.0]\nd", "alpha = []\nd"))
+    assert "d must be an integer" in error(TOML.replace("d = 40", "d = 40.5"))
+    assert "eta must be a number" in error(TOML.replace("eta = 3", 'eta = "3"'))
+    assert "unknown table 'theroy'" in error("[theroy]\nstudent = 'tanh'\n")
+    assert "needs 'alpha'" in error("[theory]\nstudent='tanh'\nteacher='sin'\nalpha0=1\n"
+                                    "eta=1\nlam=0.1\n")
+    assert "not valid TOML" in error("[theory\n")
+    assert "must be one of 'network', 'srf'" in error(TOML + "model = 'nn'\n")
+    unsafe = TOML.replace('student = "tanh"\nteacher = "sin"\nalpha0 = 20\neta = 3',
+                          'student = "__import__(1)"\nteacher = "sin"\nalpha0 = 20\neta = 3')
+    assert "[simulation] student" in error(unsafe)
+    assert "cannot write --out" in error(TOML, out_path=tmp_path / "no" / "such" / "dir.csv")
+    assert "is a directory" in error(TOML, out_path=tmp_path)
+    assert "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in error(
+        TOML, "--scheduler", "tcp://127.0.0.1:9", "--timeout", "1",
+        out_path=tmp_path / "never.csv")
+    assert "--workers must be a positive integer" in error(TOML, "--workers", "0")
+    assert "would need about" in error(TOML.replace("d = 40", "d = 100000"),
+                                       out_path=tmp_path / "never.csv")
+    assert "gives no readout sample" in error(TOML.replace("alpha = [0.5, 2.0]\nd = 40",
+                                                           "alpha = [0.01, 2.0]\nd = 40"),
+                                              out_path=tmp_path / "never.csv")
+    assert "--timeout must be a positive number" in error(TOML, "--timeout", "-1")
+    assert "cannot write --plot" in error(TOML, "--plot", str(tmp_path / "no" / "p.png"),
+                                          out_path=tmp_path / "never.csv")
+    assert not (tmp_path / "never.csv").exists()         # both refused before any work
+    foreign = tmp_path / "foreign.csv"
+    foreign.write_text("a,b\n1,2\n")
+    assert "not an srfsym sweep table" in error(TOML, out_path=foreign)
+    assert foreign.read_text() == "a,b\n1,2\n"
+
+
+def test_failed_theory_points_are_rows_with_their_reason(tmp_path):
+    spec = parse_spec({"theory": {"student": "tanh", "teacher": "sin", "alpha0": 20,
+                                  "eta": 3, "lam": [0.0, 0.1], "alpha": [2.0, 0.5]}})
+    summary = run_sweep(spec, tmp_path / "f.csv", workers=1, progress=False)
+    rows = {(r["alpha"], r["lam"]): r for r in read_results(tmp_path / "f.csv")}
+    assert summary.failed == 1
+    bad = rows[("0.5", "0.0")]          # ridgeless below the interpolation threshold
+    assert bad["method"] == "failed" and math.isnan(float(bad["test_error"]))
+    assert bad["note"] and float(bad["residual"]) > 1e-3
+    assert np.isfinite(float(rows[("2.0", "0.0")]["test_error"]))
+
+
+def test_plot_heat_map_optimal_lambda_and_error_bars(tmp_path, capsys):
+    import statistics
+
+    import matplotlib.pyplot as plt
+
+    from srfsym.grid import solve_grid
+    from srfsym.sweep_plot import plot_sweep, simulation_means
+    grid, out, png = tmp_path / "grid.toml", tmp_path / "plot.csv", tmp_path / "plot.png"
+    grid.write_text(TOML.replace("eta = [2, 3]", "eta = 3")
+                    .replace("lam = [0.01, 0.5]", "lam = [0.01, 0.1, 1.0, 10.0]")
+                    .replace("alpha = [0.5, 2.0]\n\n", "alpha = [0.5, 1.0, 3.0]\n\n"))
+    assert main(["sweep", str(grid), "--out", str(out), "--quiet", "--workers", "1",
+                 "--plot", str(png)]) == 0
+    assert png.stat().st_size > 20000
+    rows = read_results(out)
+    fig = plot_sweep(rows)
+    heat, curve = fig.axes[0], fig.axes[1]            # (axes[2] is the colour bar)
+    line = heat.lines[0].get_xydata()
+    g = solve_grid("tanh", "sin", 20, 3, [0.5, 1.0, 3.0], [0.01, 0.1, 1.0, 10.0])
+    assert line[:, 0].tolist() == [0.5, 1.0, 3.0]
+    assert line[:, 1].tolist() == g.optimal_lambda()[0].tolist()
+    sims = [r for r in rows if r["kind"] == "simulation"]
+    for a, mean, sem, n in simulation_means(sims, "alpha"):
+        errs = [float(r["test_error"]) for r in sims if float(r["alpha"]) == a]
+        assert n == 2 and mean == pytest.approx(statistics.fmean(errs), rel=1e-14)
+        assert sem == pytest.approx(statistics.stdev(errs) / math.sqrt(2), rel=1e-12)
+    assert "standard error over 2 seed(s)" in curve.get_legend().get_texts()[1].get_text()
+    theory_line = curve.lines[0].get_xydata()          # the theory at the simulations' lambda
+    assert theory_line[:, 1].tolist() == g.test_error[:, 1].tolist()
+    plt.close(fig)
+    # three swept theory parameters: the table is written, the plot refused with a reason
+    grid.write_text(TOML)
+    assert main(["sweep", str(grid), "--out", str(tmp_path / "r3.csv"), "--quiet",
+                 "--workers", "1", "--plot", str(png)]) == 2
+    assert "this table sweeps eta, lam, alpha" in capsys.readouterr().err
+    assert len(read_results(tmp_path / "r3.csv")) == 12
+
+
+def test_sampled_spectrum_theory_rows(tmp_path):
+    spec = parse_spec({"theory": {"student": "tanh", "teacher": "sin", "alpha0": 20, "eta": 3,
+                                  "lam": 0.1, "alpha": [0.5, 2.0], "spectrum": "sample",
+                                  "d": 60, "seed": [0, 1]}})
+    run_sweep(spec, tmp_path / "s.csv", workers=1, progress=False)
+    rows = read_results(tmp_path / "s.csv")
+    assert len(rows) == 4 and {r["seed"] for r in rows} == {"0", "1"}
+    for r in rows:
+        nodes = int(r["method"].split("(")[1].split()[0])
+        ref = solve("tanh", "sin", 20, 3, 0.1, float(r["alpha"]), spectrum="sample", d=60,
+                    seed=int(r["seed"]), nodes=nodes)
+        assert abs(float(r["test_error"]) - ref.test_error) < 1e-12
+    # the two seeds are two different samples of the spectrum
+    by_seed = {r["seed"]: float(r["test_error"]) for r in rows if r["alpha"] == "2.0"}
+    assert abs(by_seed["0"] - by_seed["1"]) > 1e-6
+
+
+def test_shared_first_layer_rows_are_the_readouts_of_one_first_layer(tmp_path):
+    spec = parse_spec({"simulation": {**SIMULATION, "seeds": 3, "shared_first_layer": True}})
+    assert [(t["seed"], t["seeds"]) for t in simulation_tasks(spec)] == [(0, 3)]
+    run_sweep(spec, tmp_path / "s.csv", workers=1, progress=False)
+    rows = read_results(tmp_path / "s.csv")
+    res = simulate("tanh", "sin", 20, 3, 0.1, [0.5, 2.0], d=40, seeds=3, seed=0, n_test=200,
+                   shared_first_layer=True, workers=1)
+    for r in rows:
+        i, j = int(r["seed"].split(":")[1]), [0.5, 2.0].index(float(r["alpha"]))
+        assert r["seed"].startswith("0:") and r["shared_first_layer"] == "true"
+        assert float(r["test_error"]) == res.test_error_per_seed[i, j]
+    assert len(rows) == 6
