@@ -164,7 +164,7 @@ def test_cli_sweep_and_errors(full_sweep, tmp_path, capsys):
                                                            "alpha = [0.01, 2.0]\nd = 40"),
                                               out_path=tmp_path / "never.csv")
     assert "--timeout must be a positive number" in error(TOML, "--timeout", "-1")
-    assert "cannot write --plot" in error(TOML, "--plot", str(tmp_path / "no" / "p.png"),
+    assert "does not exist" in error(TOML, "--plot", str(tmp_path / "no" / "p.png"),
                                           out_path=tmp_path / "never.csv")
     assert not (tmp_path / "never.csv").exists()         # both refused before any work
     foreign = tmp_path / "foreign.csv"

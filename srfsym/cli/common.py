@@ -130,6 +130,7 @@ EXAMPLES = {
              "srfsym error --student tanh --teacher sin --alpha0 20 --eta 3 --alpha 1 4 "
              "--optimize-lambda --csv",
     "bounds": "srfsym bounds --student tanh --teacher sin --alpha0 2 --eta 3\n"
+              "srfsym bounds --student tanh --teacher sin --r 1.134 --c 1.019 --vocabulary 1 2\n"
               "srfsym bounds --student sin --teacher sin --r 1 --c 1.2 --dps 30\n"
               "srfsym bounds --student tanh --teacher sin --alpha0 2 --optimize-eta --json",
     "curve": "srfsym curve --student tanh --teacher tanh --alpha0 0.5 --eta 1 --lam 0.01 "
@@ -141,6 +142,8 @@ EXAMPLES = {
     "simulate": "srfsym simulate --student tanh --teacher sin --alpha0 20 --eta 3 --lam 0.1 "
                 "--alpha 1 --d 400 --seeds 2 --csv",
     "regen-reference": "srfsym regen-reference --quick --out /tmp/reference",
+    "sweep": "srfsym sweep grid.toml --out results.csv --workers 2 --plot results.png\n"
+             "srfsym sweep grid.toml --out results.csv --scheduler tcp://127.0.0.1:8786",
 }
 
 

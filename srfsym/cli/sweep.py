@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import sys
 
-from .common import CLIError, out
+from .common import EXAMPLES, CLIError, out
 
 
 def cmd_sweep(args):
@@ -42,7 +42,8 @@ def register(sub):
     from ..sweep import keys_help
     p = sub.add_parser(
         "sweep", formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="keys (each a value or a list; the others are required):\n" + keys_help(),
+        epilog="keys (each a value or a list; the others are required):\n" + keys_help()
+        + "\n\nexample:\n" + "\n".join("  " + line for line in EXAMPLES["sweep"].splitlines()),
         help="sweep a grid of theory points and simulations (TOML) into a CSV",
         description="Run the cartesian product of the parameters in GRID.toml ([theory] and/or "
                     "[simulation] tables with the keys of 'srfsym error' / 'srfsym simulate', "
@@ -50,7 +51,7 @@ def register(sub):
                     "once; a rerun with the same --out computes only the missing points.")
     p.add_argument("grid", metavar="GRID.toml", help="the sweep description")
     p.add_argument("--out", required=True, metavar="RESULTS.csv",
-                   help="results table (appended to, never truncated)")
+                   help="results table (appended to, never truncated) (required)")
     p.add_argument("--workers", type=int, default=None,
                    help="local worker processes (default: the cores available)")
     p.add_argument("--scheduler", metavar="ADDRESS", default=None,
@@ -60,5 +61,5 @@ def register(sub):
     p.add_argument("--plot", metavar="FILE", default=None,
                    help="figure of the results (heat map for two swept parameters, curves "
                         "for one, simulation means with standard errors beside the theory)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--quiet", action="store_true", help="no progress bar (default: shown)")
     p.set_defaults(func=cmd_sweep)
