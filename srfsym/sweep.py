@@ -72,21 +72,24 @@ class SweepError(ValueError):
 # the sweep description
 
 _NUMBER = "number"
+_VOCABULARY = "vocabulary"
 #: per table: key -> (type, default); a default of ``...`` means the key is required
 _THEORY_KEYS = {"student": (str, ...), "teacher": (str, ...), "alpha0": (_NUMBER, ...),
                 "eta": (_NUMBER, ...), "lam": (_NUMBER, ...), "alpha": (_NUMBER, ...),
-                "beta": (_NUMBER, 1.0), "spectrum": (str, "mp"), "d": (int, None),
-                "seed": (int, 0)}
+                "beta": (_NUMBER, 1.0), "vocabulary": (_VOCABULARY, "1.0"),
+                "spectrum": (str, "mp"), "d": (int, None), "seed": (int, 0)}
 _SIMULATION_KEYS = {"student": (str, ...), "teacher": (str, ...), "alpha0": (_NUMBER, ...),
                     "eta": (_NUMBER, ...), "lam": (_NUMBER, ...), "alpha": (_NUMBER, ...),
-                    "d": (int, ...), "beta": (_NUMBER, 1.0), "seeds": (int, 3),
+                    "d": (int, ...), "beta": (_NUMBER, 1.0), "vocabulary": (_VOCABULARY, "1.0"),
+                    "seeds": (int, 3),
                     "seed": (int, 0), "model": (str, "network"), "n_test": (int, 5000),
                     "shared_first_layer": (bool, False)}
 _TABLES = {"theory": _THEORY_KEYS, "simulation": _SIMULATION_KEYS}
 _CHOICES = {"spectrum": ("mp", "sample"), "model": ("network", "srf")}
 
 #: the columns of the results table, in order
-COLUMNS = ("kind", "student", "teacher", "alpha0", "eta", "beta", "lam", "alpha", "spectrum",
+COLUMNS = ("kind", "student", "teacher", "alpha0", "eta", "beta", "vocabulary", "lam", "alpha",
+           "spectrum",
            "d", "model", "n_test", "shared_first_layer", "seed", "test_error", "train_error",
            "residual", "method", "seconds", "note", "grid_id")
 #: the columns that identify a row (a point, and a seed for simulations)
@@ -104,7 +107,9 @@ def keys_help() -> str:
         parts = []
         for key, (kind, default) in keys.items():
             what = (" or ".join(map(repr, _CHOICES[key])) if key in _CHOICES else
-                    {_NUMBER: "number", int: "integer", str: "string", bool: "true/false"}[kind])
+                    {_NUMBER: "number", int: "integer", str: "string", bool: "true/false",
+                     _VOCABULARY: "readout letters [1, 2], or {letters = [1, 3], weights = "
+                                  "[0.7, 0.3]}; a list of these sweeps them"}[kind])
             if default is None:
                 what += ", optional"
             elif default is not ...:
@@ -121,6 +126,66 @@ def _type_ok(kind, v):
     if kind is int:
         return isinstance(v, int) and not isinstance(v, bool)
     return isinstance(v, kind)
+
+
+def _vocabularies(table, v) -> list:
+    """The readout vocabularies of a ``vocabulary`` entry as canonical text (``"1,2"`` or
+    ``"1,3;0.7,0.3"``): one list of letters, an inline table with ``letters`` and
+    ``weights``, or a list of those (swept).
+
+    >>> _vocabularies("theory", [1, 2]), _vocabularies("theory", [[1], {"letters": [1, 3],
+    ...                                                   "weights": [0.7, 0.3]}])
+    (['1.0,2.0'], ['1.0', '1.0,3.0;0.7,0.3'])
+    """
+    from .vocabulary import vocabulary
+    where = f"[{table}] vocabulary"
+    if isinstance(v, (dict, str)) or (isinstance(v, list) and v and all(
+            isinstance(x, (int, float)) and not isinstance(x, bool) for x in v)):
+        items = [v]
+    elif isinstance(v, list):
+        items = v
+    else:
+        raise SweepError(f"{where} must be a list of letters, a table {{letters, weights}} or a "
+                         f"list of these, got {v!r}")
+    if not items:
+        raise SweepError(f"{where} is an empty list: give at least one vocabulary")
+    out = []
+    for item in items:
+        if isinstance(item, str) and item == "1":
+            item = [1]
+        if isinstance(item, dict):
+            extra = set(item) - {"letters", "weights"}
+            if extra or "letters" not in item:
+                raise SweepError(f"{where}: a table needs 'letters' (and may have 'weights'), "
+                                 f"got {item!r}")
+            letters, weights = item["letters"], item.get("weights")
+        else:
+            letters, weights = item, None
+        if not isinstance(letters, list) or any(isinstance(x, bool) or not isinstance(
+                x, (int, float)) for x in letters) or (weights is not None and (
+                not isinstance(weights, list) or any(isinstance(x, bool) or not isinstance(
+                    x, (int, float)) for x in weights))):
+            raise SweepError(f"{where}: letters and weights must be lists of numbers, "
+                             f"got {item!r}")
+        try:
+            voc = vocabulary(letters, weights)
+        except ValueError as exc:
+            raise SweepError(f"{where}: {exc}") from None
+        text = ",".join(repr(w) for w in voc.letters)
+        if weights is not None:
+            text += ";" + ",".join(repr(w) for w in voc.weights)
+        out.append(text)
+    return out
+
+
+def vocabulary_of(text):
+    """The :class:`~srfsym.vocabulary.Vocabulary` of a canonical ``vocabulary`` column
+    (``None`` for the uniform readout)."""
+    from .vocabulary import vocabulary
+    letters, _, weights = str(text).partition(";")
+    voc = vocabulary([float(w) for w in letters.split(",")],
+                     [float(p) for p in weights.split(",")] if weights else None)
+    return None if voc.is_uniform else voc
 
 
 def _type_name(kind):
@@ -189,6 +254,12 @@ def parse_spec(raw: dict) -> dict:
                 out[key] = [default]
                 continue
             v = body[key]
+            if kind is _VOCABULARY:
+                values = _vocabularies(table, v)
+                if len(set(values)) != len(values):
+                    raise SweepError(f"[{table}] vocabulary lists a vocabulary twice: {v!r}")
+                out[key] = values
+                continue
             values = v if isinstance(v, list) else [v]
             if not values:
                 raise SweepError(f"[{table}] {key} is an empty list: give at least one value")
@@ -361,6 +432,9 @@ def _theory_rows(task):
 
     from .grid import solve_grid
     t0 = time.perf_counter()
+    voc = vocabulary_of(task.get("vocabulary", "1.0"))
+    if voc is not None:
+        return _theory_rows_vocabulary(task, voc, t0)
     sample = {} if task["spectrum"] == "mp" else {"d": task["d"], "seed": task["seed"]}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")           # what they say is in the notes below
@@ -387,13 +461,45 @@ def _theory_rows(task):
     return rows
 
 
+def _theory_rows_vocabulary(task, voc, t0):
+    """Theory rows with a readout vocabulary: the per-letter fixed point point by point
+    (:func:`srfsym.solve` with ``vocabulary=``; the batched grid solve is uniform only)."""
+    import warnings
+
+    from .fixed_point import ConvergenceError, solve
+    if task["spectrum"] != "mp":
+        raise SweepError("[theory] a readout vocabulary needs spectrum = 'mp'")
+    rows = []
+    for a in task["alpha"]:
+        for lam in task["lam"]:
+            t1 = time.perf_counter()
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    res = solve(task["student"], task["teacher"], task["alpha0"], task["eta"],
+                                lam, a, beta=task["beta"], vocabulary=voc)
+                rows.append(_row(task, alpha=a, lam=lam, test_error=res.test_error,
+                                 train_error=res.train_error, residual=res.residual,
+                                 method=f"{res.method} ({res.nodes} kappa nodes)",
+                                 seconds=time.perf_counter() - t1,
+                                 note="; ".join(dict.fromkeys(res.notes))))
+            except (ConvergenceError, ArithmeticError) as exc:
+                rows.append(_row(task, alpha=a, lam=lam, test_error=float("nan"),
+                                 train_error=float("nan"),
+                                 residual=getattr(exc, "residual", float("nan")),
+                                 method="failed", seconds=time.perf_counter() - t1,
+                                 note=str(exc)))
+    return rows
+
+
 def _simulation_rows(task):
     from .simulate import simulate
     t0 = time.perf_counter()
     res = simulate(task["student"], task["teacher"], task["alpha0"], task["eta"], task["lam"],
                    task["alpha"], d=task["d"], beta=task["beta"], seeds=task["seeds"],
                    seed=task["seed"], n_test=task["n_test"], model=task["model"], workers=1,
-                   progress=False, shared_first_layer=task["shared_first_layer"])
+                   progress=False, shared_first_layer=task["shared_first_layer"],
+                   vocabulary=vocabulary_of(task.get("vocabulary", "1.0")))
     each = (time.perf_counter() - t0) / (len(task["alpha"]) * task["seeds"])
     method = f"simulation ({task['model']}, p = {res.p}" + (
         ", one first layer per root seed)" if task["shared_first_layer"] else ")")

@@ -21,7 +21,8 @@ from .sweep import SweepError
 
 __all__ = ["plot_sweep", "swept_parameters", "simulation_means"]
 
-PARAMETERS = ("student", "teacher", "alpha0", "eta", "beta", "lam", "alpha", "spectrum", "d",
+PARAMETERS = ("student", "teacher", "alpha0", "eta", "beta", "vocabulary", "lam", "alpha",
+              "spectrum", "d",
               "model", "n_test", "shared_first_layer")
 _LABELS = {"alpha": r"$\alpha = n/d$", "lam": r"$\lambda$", "eta": r"$\eta$",
            "alpha0": r"$\alpha_0$", "beta": r"$\beta = p/d$", "d": "$d$"}

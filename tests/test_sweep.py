@@ -9,7 +9,7 @@ import pytest
 from srfsym.cli import main
 from srfsym.fixed_point import solve
 from srfsym.simulate import simulate
-from srfsym.sweep import (COLUMNS, SweepError, grid_id, parse_spec, read_results, run_sweep,
+from srfsym.sweep import (COLUMNS, KEY_COLUMNS, SweepError, grid_id, parse_spec, read_results, run_sweep,
                           simulation_tasks, theory_tasks)
 
 THEORY = {"student": "tanh", "teacher": "sin", "alpha0": 20, "eta": [2, 3],
@@ -64,7 +64,7 @@ def full_sweep(tmp_path_factory):
 def test_rows_hold_the_library_values(full_sweep):
     spec, out = full_sweep
     rows = read_results(out)
-    assert len(rows) == 12 and len({tuple(r[k] for k in COLUMNS[:14]) for r in rows}) == 12
+    assert len(rows) == 12 and len({tuple(r[k] for k in KEY_COLUMNS) for r in rows}) == 12
     th = [r for r in rows if r["kind"] == "theory" and r["eta"] == "3.0" and r["lam"] == "0.5"
           and r["alpha"] == "2.0"]
     assert len(th) == 1 and th[0]["method"].startswith("grid-newton")
@@ -252,3 +252,35 @@ def test_shared_first_layer_rows_are_the_readouts_of_one_first_layer(tmp_path):
         assert r["seed"].startswith("0:") and r["shared_first_layer"] == "true"
         assert float(r["test_error"]) == res.test_error_per_seed[i, j]
     assert len(rows) == 6
+
+
+def test_vocabulary_is_a_swept_parameter(tmp_path):
+    """``vocabulary = [[1], [1, 2], {letters = [1, 3], weights = [0.7, 0.3]}]``: theory rows
+    equal the per-letter fixed point, simulation rows equal ``simulate(vocabulary=...)``."""
+    from srfsym.vocabulary import vocabulary
+    spec = parse_spec({
+        "theory": {"student": "tanh", "teacher": "sin", "alpha0": 20, "eta": 3, "lam": 0.1,
+                   "alpha": [1.0, 2.0],
+                   "vocabulary": [[1], [1, 2], {"letters": [1, 3], "weights": [0.7, 0.3]}]},
+        "simulation": {"student": "tanh", "teacher": "sin", "alpha0": 20, "eta": 3,
+                       "lam": 0.1, "alpha": [1.0], "d": 40, "seeds": 1, "n_test": 100,
+                       "vocabulary": [1, -1]}})
+    run_sweep(spec, tmp_path / "v.csv", workers=1, progress=False)
+    rows = read_results(tmp_path / "v.csv")
+    assert {r["vocabulary"] for r in rows} == {"1.0", "1.0,2.0", "1.0,3.0;0.7,0.3", "1.0,-1.0"}
+    for r in rows:
+        if r["kind"] != "theory":
+            continue
+        letters, _, weights = r["vocabulary"].partition(";")
+        voc = vocabulary([float(x) for x in letters.split(",")],
+                         [float(x) for x in weights.split(",")] if weights else None)
+        ref = solve("tanh", "sin", 20, 3, 0.1, float(r["alpha"]), vocabulary=voc)
+        assert float(r["test_error"]) == pytest.approx(ref.test_error, rel=1e-9)
+    (sim,) = [r for r in rows if r["kind"] == "simulation"]
+    res = simulate("tanh", "sin", 20, 3, 0.1, [1.0], d=40, seeds=1, n_test=100, workers=1,
+                   vocabulary=[1, -1], seed=0)
+    assert float(sim["test_error"]) == pytest.approx(res.test_error[0], rel=1e-12)
+    with pytest.raises(SweepError, match="sum to 1"):
+        parse_spec({"theory": {"student": "tanh", "teacher": "sin", "alpha0": 20, "eta": 3,
+                               "lam": 0.1, "alpha": 1,
+                               "vocabulary": {"letters": [1, 2], "weights": [0.5, 0.6]}}})
