@@ -45,7 +45,8 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from .activations import X, lambdify_mpmath, lambdify_numpy, _kinks_of, _KINKED
+from .activations import (X, lambdify_mpmath, lambdify_numpy, _kinks_of, piece_point,
+                          resolve_branches)
 from .special import OwensT
 from .values import check_dps
 
@@ -375,7 +376,7 @@ def expectation_mpmath(f, k, a, s, kinks=(), dps=30, error=False):
             m = _gauss_moment(k)
             val = f(a) * m
             return (+val, mpmath.mpf(0)) if error else +val
-        pts = sorted({(_mpf(sp.Float(x0, dps + 10)) - a) / s for x0 in kinks})
+        pts = sorted({(_mpf(sp.N(x0, dps + 10)) - a) / s for x0 in kinks})
         norm = 1 / mpmath.sqrt(2 * mpmath.pi)
 
         def h(z):
@@ -587,39 +588,12 @@ def _full_line(g, conditions):
     return total, rule
 
 
-def _branch_value(node, xt):
-    """Value of a kinked function on the branch containing the point x = xt."""
-    if isinstance(node, (sp.Max, sp.Min)):
-        vals = [(arg.subs(X, xt), arg) for arg in node.args]
-        pick = max if isinstance(node, sp.Max) else min
-        return pick(vals, key=lambda v: float(v[0]))[1]
-    u = node.args[0]
-    sgn = sp.sign(u.subs(X, xt))
-    if isinstance(node, sp.Abs):
-        return sgn * u
-    if isinstance(node, sp.sign):
-        return sgn
-    if isinstance(node, sp.Heaviside):
-        return sp.S.One if sgn > 0 else sp.S.Zero
-    raise _NoRule(f"no branch rule for {node}")
-
-
 def _piecewise(f, k, conditions):
     kinks = _kinks_of(f)
     edges = [sp.S.NegativeInfinity, *kinks, sp.oo]
     total = sp.S.Zero
     for lo, hi in zip(edges[:-1], edges[1:]):
-        if lo is sp.S.NegativeInfinity:
-            xt = hi - 1
-        elif hi is sp.oo:
-            xt = lo + 1
-        else:
-            xt = (lo + hi) / 2
-        piece = f
-        while piece.has(*_KINKED):
-            piece = piece.replace(lambda e: isinstance(e, _KINKED) and not e.args[0].has(*_KINKED)
-                                  and not any(a.has(*_KINKED) for a in e.args),
-                                  lambda e: _branch_value(e, xt))
+        piece = resolve_branches(f, piece_point(lo, hi))
         g = sp.expand(_Z**k * _trig_to_exp(piece.subs(X, A + S * _Z)))
         zlo = lo if lo is sp.S.NegativeInfinity else (lo - A) / S
         zhi = hi if hi is sp.oo else (hi - A) / S
