@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+import mpmath
 import numpy as np
 import sympy as sp
 
@@ -49,8 +50,8 @@ def _at_standard(exp_: Expectation, name: str) -> Value:
     if _is_zero(weighted.subs(X, -X) + weighted):     # only once the integral exists
         return Value(name, "exact", expr=sp.S.Zero,
                      how=f"parity: z^{exp_.k} ({exp_.integrand}) is odd in z")
-    return Value(name, "numeric", how="mpmath tanh-sinh quadrature",
-                 compute=lambda dps, e=exp_: e.mpmath(0, 1, dps=dps))
+    return Value(name, "numeric", how="mpmath tanh-sinh quadrature, two subdivisions",
+                 compute=lambda dps, e=exp_: e.certified(0, 1, dps=dps))
 
 
 def mustar2_from_moments(E0, E1, E2):
@@ -74,7 +75,19 @@ def _combine(name, template, parts: dict) -> Value:
     f = sp.lambdify(tuple(parts), template, modules="mpmath")
 
     def compute(dps, f=f, parts=parts):
-        return f(*[v.mpmath(dps + 5) for v in parts.values()])
+        # the error estimates of the parts carried through by interval arithmetic
+        vals = [v.mpmath(dps + 5) for v in parts.values()]
+        errs = [v.abs_error(dps + 5) or abs(x) * mpmath.mpf(10) ** -(dps + 5)
+                for v, x in zip(parts.values(), vals)]
+        iv_dps = mpmath.iv.dps
+        try:
+            mpmath.iv.dps = dps + 10
+            box = f(*[mpmath.iv.mpf([x - e, x + e]) for x, e in zip(vals, errs)])
+        finally:
+            mpmath.iv.dps = iv_dps
+        with mpmath.workdps(dps + 10):
+            width = mpmath.mpf(box.b) - mpmath.mpf(box.a)
+            return f(*vals), max(width, mpmath.mpf(10) ** -(dps + 8))
 
     return Value(name, "numeric", how="from quadrature of " + ", ".join(
         v.name for v in parts.values() if not v.is_exact), compute=compute)
