@@ -39,7 +39,7 @@ def check_plot_path(path: str, flag: str = "--plot") -> str:
         raise CLIError(f"{flag} {p} exists and is not a regular file")
     parent = p.parent if str(p.parent) else Path(".")
     if not parent.is_dir():
-        raise CLIError(f"{flag} {p}: folder {parent} does not exist")
+        raise CLIError(f"{flag} {p}: folder {parent} does not exist (No such file or directory)")
     if not os.access(parent, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
         raise CLIError(f"{flag} {p}: no permission to write there")
     return str(p)
