@@ -390,10 +390,10 @@ def _is_zero(expr: sp.Expr):
     """True / False when decided (symbolically within the simplification time limit, or
     numerically at 60 digits at 24 points when SymPy cannot tell in time)."""
     from .budget import LimitReached, limited, SIMPLIFY_SECONDS
-    expr = sp.expand(expr)
-    if expr == 0:
-        return True
     try:
+        expr = limited(lambda: sp.expand(expr), SIMPLIFY_SECONDS)
+        if expr == 0:
+            return True
         return limited(lambda: sp.simplify(expr), SIMPLIFY_SECONDS) == 0
     except LimitReached:
         pass

@@ -36,8 +36,6 @@ Examples
 from __future__ import annotations
 
 import math
-import signal
-import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -697,37 +695,34 @@ class _Timeout(Exception):
 
 
 def _integrate_with_timeout(g, seconds):
-    """sympy.integrate of g(z) phi(z) over R, interrupted after ``seconds`` (main thread)."""
-    if threading.current_thread() is not threading.main_thread() or seconds <= 0:
-        raise _NoRule("sympy.integrate skipped (time limit needs the main thread)")
-
-    def handler(signum, frame):
-        raise _Timeout()
-
-    old = signal.signal(signal.SIGALRM, handler)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    """sympy.integrate of g(z) phi(z) over R, interrupted after ``seconds`` (or when the
+    time budget of :mod:`srfsym.budget` runs out; main thread only)."""
+    from .budget import LimitReached, limited
+    if seconds <= 0:
+        raise _NoRule("sympy.integrate skipped (time limit 0)")
     try:
-        res = sp.integrate(g * sp.exp(-_Z**2 / 2) / sp.sqrt(2 * sp.pi), (_Z, -sp.oo, sp.oo))
-    except _Timeout:
-        raise _NoRule(f"sympy.integrate gave no answer within {seconds} s") from None
+        res = limited(lambda: sp.integrate(g * sp.exp(-_Z**2 / 2) / sp.sqrt(2 * sp.pi),
+                                           (_Z, -sp.oo, sp.oo)), seconds)
+    except LimitReached as exc:
+        raise _NoRule(f"sympy.integrate gave no answer ({exc}; limit {seconds} s)") from None
     except Exception as exc:  # sympy raises many kinds on hard integrals
         raise _NoRule(f"sympy.integrate failed ({type(exc).__name__})") from None
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
     if res.has(sp.Integral) or res.has(sp.Piecewise) or res.has(sp.oo, sp.zoo, sp.nan):
         raise _NoRule("sympy.integrate returned no usable closed form")
     return res
+
+
+#: Seconds allowed for the rule table on one integrand (expansions can explode:
+#: nested tanh squared has 4^10 terms); past it the integrand goes to quadrature.
+RULE_SECONDS = 10.0
 
 
 def _tidy(expr):
     expr = sp.expand_complex(expr) if expr.has(sp.I) else expr
     if sp.count_ops(expr) > 400:   # simplify is super-linear: large forms stay expanded
         return sp.powsimp(expr)
-    try:
-        out = sp.simplify(expr)
-    except Exception:  # pragma: no cover
-        out = expr
+    from .budget import simplify_limited
+    out = simplify_limited(expr)
     # keep erf(...) rather than 1 - erfc(...)
     return out.rewrite(sp.erf) if out.has(sp.erfc) else out
 
@@ -771,13 +766,19 @@ def _cached(f, k, known_closed_form, integrate_timeout):
         raise DivergentExpectationError(
             f"{f} has a Dirac mass: use Stein's lemma (E[z f]) instead of E[f']")
     if known_closed_form is not False:
+        from .budget import LimitReached, limited
         try:
             if kinks:
-                closed, rule = _piecewise(f, k, conditions), "piecewise"
+                closed, rule = limited(lambda: _piecewise(f, k, conditions), RULE_SECONDS), \
+                    "piecewise"
             else:
-                closed, rule = _full_line(_Z**k * f.subs(X, A + S * _Z), conditions)
+                closed, rule = limited(lambda: _full_line(_Z**k * f.subs(X, A + S * _Z),
+                                                          conditions), RULE_SECONDS)
         except _NoRule as exc:
             rules_tried.append(str(exc))
+            conditions = []
+        except LimitReached as exc:
+            rules_tried.append(f"rule table gave no answer ({exc})")
             conditions = []
         if closed is None:
             try:
@@ -973,11 +974,8 @@ def _numeric_placeholders(numeric, a, s):
 
 
 def _tidy_formula(expr):
-    try:
-        out = sp.simplify(expr)
-    except Exception:  # pragma: no cover
-        return expr
-    return out if sp.count_ops(out) <= sp.count_ops(expr) else expr
+    from .budget import simplify_limited
+    return simplify_limited(expr, measure=sp.count_ops)
 
 
 class FormulaSet:

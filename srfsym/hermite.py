@@ -30,6 +30,7 @@ import sympy as sp
 
 from .activations import X, Activation, activation, _is_zero
 from .gaussian import A, S, DivergentExpectationError, Expectation, gaussian_expectation
+from .budget import LimitReached, limited, simplify_limited
 from .values import Value
 
 __all__ = ["HermiteConstants", "hermite_constants", "mustar2_from_moments"]
@@ -44,7 +45,7 @@ def _at_standard(exp_: Expectation, name: str) -> Value:
                 f"z: the integrand outgrows the Gaussian density (E[z^k f(a + s z)] exists "
                 f"only where {cond}, not at a = 0, s = 1)")
     if exp_.is_exact:
-        expr = sp.simplify(exp_.expr.subs({A: 0, S: 1}))
+        expr = simplify_limited(exp_.expr.subs({A: 0, S: 1}))
         return Value(name, "exact", expr=expr, how=f"rule {exp_.rule}")
     exp_.numpy(0.0, 1.0)  # raises DivergentExpectationError for non-integrable integrands
     weighted = exp_.integrand * X**exp_.k
@@ -53,6 +54,15 @@ def _at_standard(exp_: Expectation, name: str) -> Value:
                      how=f"parity: z^{exp_.k} ({exp_.integrand}) is odd in z")
     return Value(name, "numeric", how="mpmath tanh-sinh quadrature, two subdivisions",
                  compute=lambda dps, e=exp_: e.certified(0, 1, dps=dps))
+
+
+def _expand_limited(expr, seconds=3.0):
+    """``sympy.expand(expr)`` (a sum of terms for the rule table), or ``expr`` itself when the
+    expansion takes too long (nested tanh squared: 4^levels terms)."""
+    try:
+        return limited(lambda: sp.expand(expr), seconds)
+    except LimitReached:
+        return expr
 
 
 def mustar2_from_moments(E0, E1, E2):
@@ -71,7 +81,7 @@ def mustar2_from_moments(E0, E1, E2):
 def _combine(name, template, parts: dict) -> Value:
     """A Value from a template in placeholder symbols and the Values they stand for."""
     if all(v.is_exact for v in parts.values()):
-        expr = sp.simplify(template.subs({k: v.expr for k, v in parts.items()}))
+        expr = simplify_limited(template.subs({k: v.expr for k, v in parts.items()}))
         return Value(name, "exact", expr=expr, how="combination of exact expectations")
     f = sp.lambdify(tuple(parts), template, modules="mpmath")
 
@@ -249,7 +259,7 @@ def _hermite_constants(act: Activation) -> HermiteConstants:
         check = Value("checkmu1_sq", "exact", expr=sp.oo,
                       how=f"sigma' = {act.derivative} has a Dirac mass, so E[sigma'^2] = oo")
     else:
-        dsq = _at_standard(gaussian_expectation(sp.expand(act.derivative**2), 0,
+        dsq = _at_standard(gaussian_expectation(_expand_limited(act.derivative**2), 0,
                                                 known_closed_form=kcf), "E[sigma'^2]")
         check = _combine("checkmu1_sq", Q - P1**2, {Q: dsq, P1: mu1})
     return HermiteConstants(act, mu0, mu1, mu2, mustar2, check)
