@@ -110,3 +110,166 @@ def test_deep_nesting_is_a_clear_error():
 def test_unknown_name_lists_builtins():
     with pytest.raises(ActivationError, match="built-in activations: .*relu"):
         activation("nosuchname")
+
+
+# ---------------------------------------------------------------------------------------
+# certified numbers, divergence, oscillation, time budget
+
+
+def test_numeric_constant_certified_against_quadrature():
+    """tanh mu1 and mustar2 at 25 digits, with an error estimate that covers the truth."""
+    hc = hermite_constants("tanh")
+    with mpmath.workdps(45):
+        mu1 = gauss(lambda z: z * mpmath.tanh(z), dps=45)
+        e2 = gauss(lambda z: mpmath.tanh(z) ** 2, dps=45)
+        mustar2 = e2 - mu1**2
+    assert close(hc.mu1.decimal(25), mu1, 1e-24)
+    assert close(hc.mustar2.decimal(25), mustar2, 1e-24)
+    assert hc.mu1.abs_error(25) < 1e-25 and hc.mu1.good_digits(25) == 25
+
+
+def test_integrable_singularity_of_derivative_detected():
+    """sqrt|x|: E[sigma'^2] = E[1/(4|z|)] diverges (no finite checkmu1_sq)."""
+    from srfsym.gaussian import DivergentExpectationError
+    with pytest.raises(DivergentExpectationError, match="grows like"):
+        hermite_constants("sqrt(abs(x))").checkmu1_sq.decimal(15)
+
+
+def test_oscillatory_integrand_refused_not_wrong():
+    """sin(x**20): mu0 = 0.0379117943762...; quadrature cannot resolve it: a refusal, never
+    digits that are not there."""
+    from srfsym.budget import time_budget
+    from srfsym.values import UncertainValueError
+    from srfsym.budget import BudgetExceeded
+    with time_budget(5):
+        hc = None
+        try:
+            hc = hermite_constants("sin(x**20)")
+            text = hc.mu0.decimal(15)
+        except (UncertainValueError, BudgetExceeded):
+            return
+    assert abs(float(text) - 0.0379117943762) < 10 ** -(len(text.split(".")[1].lstrip("0")))
+
+
+def test_time_budget_stops_quadrature(capsys):
+    t0 = time.monotonic()
+    code, out, err = run(capsys, "--time-limit", "2", "activation", "sin(exp(x))")
+    assert time.monotonic() - t0 < 30
+    assert_clean_error(code, out, err, "time limit")
+
+
+def test_divergent_message_is_readable():
+    from srfsym.gaussian import DivergentExpectationError
+    with pytest.raises(DivergentExpectationError) as info:
+        hermite_constants("exp(x**2)")
+    assert "False" not in str(info.value) and "diverges" in str(info.value)
+
+
+# ---------------------------------------------------------------------------------------
+# Hermite coefficients of large index
+
+
+def test_mu_k_large_index_right():
+    """E[e^(8z) He_k(z)] = e^32 8^k (generating function); k = 191 used to be a false
+    divergence."""
+    v = hermite_constants("exp(8*x)").mu_k(191)
+    with mpmath.workdps(40):
+        ref = mpmath.e**32 * mpmath.mpf(8) ** 191
+        assert abs(mpmath.mpf(v.decimal(12)) / ref - 1) < 1e-11
+
+
+def test_mu_k_huge_index_refused_fast():
+    t0 = time.monotonic()
+    with pytest.raises(ValueError, match="refused up front"):
+        hermite_constants("tanh").mu_k(10**6)
+    assert time.monotonic() - t0 < 2
+    assert hermite_constants("tanh").mu_k(400).expr == 0      # parity, any k
+
+
+# ---------------------------------------------------------------------------------------
+# API parameters: the ValueError family, with a message
+
+
+@pytest.mark.parametrize("kwargs, needle", [
+    ({"eta": None}, "eta"), ({"eta": True}, "got True"), ({"alpha": [1, 2]}, "single real"),
+    ({"alpha": __import__("numpy").ones((2, 2))}, "shape (2, 2)"), ({"lam": None}, "lambda"),
+])
+def test_solve_bad_types(kwargs, needle):
+    from srfsym.fixed_point import solve
+    args = dict(alpha0=2, eta=3, lam=0.1, alpha=1.0)
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=needle.replace("(", r"\(").replace(")", r"\)")):
+        solve("tanh", "sin", **args)
+
+
+def test_sizes_refused_before_allocation():
+    from srfsym.checks import TooLargeError
+    from srfsym.fixed_point import solve
+    from srfsym.simulate import simulate
+    with pytest.raises(TooLargeError, match="GiB"):
+        solve("tanh", "sin", alpha0=2, eta=3, lam=0.1, alpha=1.0, spectrum="sample", d=10**6)
+    t0 = time.monotonic()
+    with pytest.raises(ValueError, match="refused up front"):
+        simulate("tanh", "sin", alpha0=1e9, eta=3, lam=0.1, alpha=1.0, d=200, seeds=1)
+    with pytest.raises(ValueError, match="too large"):
+        simulate("tanh", "sin", alpha0=2, eta=1e300, lam=0.1, alpha=1.0, d=200, seeds=1)
+    assert time.monotonic() - t0 < 5
+
+
+def test_mapping_huge_eta_and_lambda_zero_messages():
+    from srfsym.fixed_point import solve
+    from srfsym.mapping import srf_mapping
+    with pytest.raises(ValueError, match="overflows"):
+        srf_mapping("tanh", "sin", eta=1e200, alpha0=2)
+    with pytest.raises(ValueError, match="no unique solution"):
+        solve("tanh", "sin", alpha0=2, eta=3, lam=0, alpha=0.5)
+
+
+# ---------------------------------------------------------------------------------------
+# CLI: one line, exit 2, nothing on stdout
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["mapping", "--student", "tanh", "--teacher", "sin", "--eta", "3", "--alpha0", "2",
+      "--dps", "2"], ["dps"]),
+    (["derive", "--student", "tanh", "--teacher", "sin", "--eta", "3", "--alpha0", "2",
+      "--lam", "-1"], ["--lam"]),
+    (["derive", "--student", "tanh", "--teacher", "sin", "--eta", "nan", "--alpha0", "2"],
+     ["eta"]),
+    (["error", "--student", "tanh", "--teacher", "sin", "--eta", "3", "--alpha0", "2", "--lam",
+      "0.1", "--alpha", "1", "--spectrum", "sample", "--d", "0"], ["--d must be"]),
+    (["error", "--student", "tanh", "--teacher", "sin", "--eta", "3", "--alpha0", "2", "--lam",
+      "0.1", "--alpha", "1", "--spectrum", "sample", "--d", "40000"], ["GiB"]),
+    (["activation", "x*sign(sin(x))"], ["infinitely many"]),
+    (["activation", "tanh(" * 120 + "x" + ")" * 120], ["nested"]),
+    (["curve", "--student", "tanh", "--teacher", "sin", "--eta", "3", "--alpha0", "2", "--lam",
+      "0.1", "--plot", ""], ["--plot needs a file name"]),
+    (["curve", "--student", "tanh", "--teacher", "sin", "--eta", "3", "--alpha0", "2", "--lam",
+      "0.1", "--plot", "/dev/full"], ["not a regular file"]),
+    (["regen-reference", "--out", ""], ["--out needs"]),
+])
+def test_cli_clean_errors(capsys, argv, words):
+    assert_clean_error(*run(capsys, *argv), *words)
+
+
+def test_cli_plot_directory_and_suffix(capsys, tmp_path):
+    argv = ["curve", "--student", "tanh", "--teacher", "sin", "--eta", "3", "--alpha0", "2",
+            "--lam", "0.1", "--points", "3"]
+    assert_clean_error(*run(capsys, *argv, "--plot", str(tmp_path)), "is a directory")
+    code, out, err = run(capsys, *argv, "--plot", str(tmp_path / "fig"))
+    assert code == 0 and (tmp_path / "fig.png").is_file()
+    assert f"plot written to {tmp_path / 'fig.png'}" in out
+
+
+def test_cli_simulate_one_seed_no_nan(capsys):
+    code, out, _ = run(capsys, "simulate", "--student", "tanh", "--teacher", "sin", "--alpha0",
+                       "2", "--eta", "3", "--lam", "0.1", "--alpha", "1", "--d", "2",
+                       "--seeds", "1")
+    assert code == 0 and "nan" not in out and "one seed" in out
+
+
+def test_cli_json_activation_is_valid_and_certified(capsys):
+    code, out, _ = run(capsys, "activation", "tanh", "--dps", "20", "--json")
+    data = json.loads(out)
+    c = data["constants"]["mustar2"]
+    assert c["method"] == "numeric" and c["digits"] == 20 and float(c["abs_error"]) < 1e-20
