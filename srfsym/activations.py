@@ -543,6 +543,9 @@ REGISTRY = {
     "he2": lambda: _entry("he2", X**2 - 1, "Hermite polynomial He2"),
     "he3": lambda: _entry("he3", X**3 - 3 * X, "Hermite polynomial He3"),
     "softplus": lambda: _entry("softplus", sp.log(1 + sp.exp(X)), "log(1 + e^x)", False),
+    "gelu": lambda: _entry("gelu", X * (1 + sp.erf(X / sp.sqrt(2))) / 2,
+                           "Gaussian error linear unit x Phi(x)"),
+    "sigmoid": lambda: _entry("sigmoid", 1 / (1 + sp.exp(-X)), "logistic 1/(1 + e^-x)", False),
 }
 
 

@@ -721,8 +721,8 @@ def _tidy(expr):
     expr = sp.expand_complex(expr) if expr.has(sp.I) else expr
     if sp.count_ops(expr) > 400:   # simplify is super-linear: large forms stay expanded
         return sp.powsimp(expr)
-    from .budget import simplify_limited
-    out = simplify_limited(expr)
+    from .tidy import tidy
+    out = tidy(expr)
     # keep erf(...) rather than 1 - erfc(...)
     return out.rewrite(sp.erf) if out.has(sp.erfc) else out
 
@@ -974,8 +974,8 @@ def _numeric_placeholders(numeric, a, s):
 
 
 def _tidy_formula(expr):
-    from .budget import simplify_limited
-    return simplify_limited(expr, measure=sp.count_ops)
+    from .tidy import tidy
+    return tidy(expr)
 
 
 class FormulaSet:

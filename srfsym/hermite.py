@@ -30,7 +30,8 @@ import sympy as sp
 
 from .activations import X, Activation, activation, _is_zero
 from .gaussian import A, S, DivergentExpectationError, Expectation, gaussian_expectation
-from .budget import LimitReached, limited, simplify_limited
+from .budget import LimitReached, limited
+from .tidy import tidy
 from .values import Value
 
 __all__ = ["HermiteConstants", "hermite_constants", "mustar2_from_moments"]
@@ -45,7 +46,7 @@ def _at_standard(exp_: Expectation, name: str) -> Value:
                 f"z: the integrand outgrows the Gaussian density (E[z^k f(a + s z)] exists "
                 f"only where {cond}, not at a = 0, s = 1)")
     if exp_.is_exact:
-        expr = simplify_limited(exp_.expr.subs({A: 0, S: 1}))
+        expr = tidy(exp_.expr.subs({A: 0, S: 1}))
         return Value(name, "exact", expr=expr, how=f"rule {exp_.rule}")
     exp_.numpy(0.0, 1.0)  # raises DivergentExpectationError for non-integrable integrands
     weighted = exp_.integrand * X**exp_.k
@@ -81,7 +82,7 @@ def mustar2_from_moments(E0, E1, E2):
 def _combine(name, template, parts: dict) -> Value:
     """A Value from a template in placeholder symbols and the Values they stand for."""
     if all(v.is_exact for v in parts.values()):
-        expr = simplify_limited(template.subs({k: v.expr for k, v in parts.items()}))
+        expr = tidy(template.subs({k: v.expr for k, v in parts.items()}))
         return Value(name, "exact", expr=expr, how="combination of exact expectations")
     f = sp.lambdify(tuple(parts), template, modules="mpmath")
 

@@ -273,3 +273,31 @@ def test_cli_json_activation_is_valid_and_certified(capsys):
     data = json.loads(out)
     c = data["constants"]["mustar2"]
     assert c["method"] == "numeric" and c["digits"] == 20 and float(c["abs_error"]) < 1e-20
+
+
+# ---------------------------------------------------------------------------------------
+# new built-ins (issue #13 item 3)
+
+
+def test_gelu_builtin_closed_forms_against_quadrature():
+    hc = hermite_constants("gelu")
+    assert activation("GELU").expr == activation("x*(1+erf(x/sqrt(2)))/2").expr
+    with mpmath.workdps(50):
+        g = lambda z: z * (1 + mpmath.erf(z / mpmath.sqrt(2))) / 2
+        dg = lambda z: (1 + mpmath.erf(z / mpmath.sqrt(2))) / 2 + z * phi(z)
+        mu0, mu1 = gauss(g, dps=50), gauss(lambda z: z * g(z), dps=50)
+        mu2 = gauss(lambda z: g(z) ** 2, dps=50)
+        check = gauss(lambda z: dg(z) ** 2, dps=50) - mu1**2
+    for v, ref in ((hc.mu0, mu0), (hc.mu1, mu1), (hc.mu2, mu2), (hc.checkmu1_sq, check)):
+        assert v.is_exact, v
+        assert close(v.decimal(30), ref, 1e-29), v.name
+    assert "exp(-kappa**2*r**2/(2*(c + 1)))" in str(__import__("srfsym.cget").cget.cget_coefficients("gelu").mu1)
+
+
+def test_sigmoid_builtin_against_quadrature():
+    hc = hermite_constants("sigmoid")
+    with mpmath.workdps(50):
+        f = lambda z: 1 / (1 + mpmath.exp(-z))
+        mu1 = gauss(lambda z: z * f(z), dps=50)
+    assert close(hc.mu1.decimal(30), mu1, 1e-29)
+    assert hc.mu0.decimal(30).startswith("0.5")
