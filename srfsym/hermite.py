@@ -15,7 +15,7 @@ Each is a :class:`~srfsym.values.Value`: ``exact`` with its closed form, or
 >>> hc.mu1.expr
 exp(-1/2)
 >>> hc.mustar2.expr
-(-2*E - 1 + exp(2))*exp(-2)/2
+-exp(-1) + (1 - exp(-2))/2
 >>> hermite_constants("sign").checkmu1_sq.expr
 oo
 """
