@@ -23,16 +23,25 @@ SIMPLIFY_OPS = 80
 
 
 def _canonical_arg(u):
+    """The shortest of the expanded, cancelled (one fraction) and factored forms of ``u``
+    (ties: in that order, so ``gamma**2/2 - 1/2`` stays as it is)."""
     try:
-        return sp.factor(sp.cancel(sp.together(u)))
+        one = sp.cancel(sp.together(u))
+        candidates = [sp.expand(u), one, sp.factor(one)]
     except (sp.PolynomialError, TypeError, ValueError):  # pragma: no cover - defensive
         return u
+    return min(candidates, key=sp.count_ops)
 
 
 def _canonical(expr):
-    return expr.replace(
+    expr = expr.replace(
         lambda e: isinstance(e, (sp.exp, sp.erf, sp.erfc)) and e.args[0].free_symbols,
         lambda e: e.func(_canonical_arg(e.args[0])))
+    # roots of sums of fractions: sqrt(c/(c + 1) + 1) -> sqrt((2 c + 1)/(c + 1))
+    return expr.replace(
+        lambda e: isinstance(e, sp.Pow) and e.exp.is_Rational and not e.exp.is_Integer
+        and isinstance(e.base, sp.Add) and e.base.free_symbols,
+        lambda e: sp.Pow(_canonical_arg(e.base), e.exp))
 
 
 def tidy(expr, seconds: float = 1.0):
