@@ -635,6 +635,7 @@ def solve(student, teacher, alpha0, eta, lam, alpha, beta=1.0, spectrum="mp", *,
     >>> round(res.state.m, 12), round(res.state.theta, 12)
     (0.0, 0.0)
     """
+    _validate(alpha, lam, beta)     # before the mapping's work
     mp = srf_mapping(student, teacher, eta, alpha0, mu0_correction=mu0_correction)
     dps = kwargs.get("dps")
     if dps is not None:

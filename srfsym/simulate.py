@@ -914,12 +914,6 @@ def simulate(student, teacher, alpha0: float, eta: float, lam: float, alpha, d: 
     max_memory_gb = _finite_real("max_memory_gb", max_memory_gb)
     student_act, teacher_act = activation(student), activation(teacher)
     _require_second_moment(teacher_act)
-    if model == "network" and alpha0 * d * 4.0 * d * p * seeds > MAX_STEP_FLOPS:
-        flops = alpha0 * d * 4.0 * d * p * seeds
-        raise ValueError(f"the gradient step with alpha0 = {alpha0:g} uses n0 = alpha0 d = "
-                         f"{alpha0 * d:.3g} samples: about {flops:.2g} floating-point operations "
-                         f"({flops / 1e10 / 3600:.2g} core-hours at 10 GFLOP/s) over {seeds} "
-                         f"seed(s); refused up front (limit {MAX_STEP_FLOPS:.0e}): reduce alpha0 or d")
     n0 = int(math.floor(alpha0 * d))
     if alpha0 > 0 and n0 < 1:
         raise ValueError(f"alpha0 * d must be >= 1 when alpha0 > 0 (n0 = floor(alpha0 d)), "
@@ -958,6 +952,12 @@ def simulate(student, teacher, alpha0: float, eta: float, lam: float, alpha, d: 
     if est > max_memory_gb:
         raise ValueError(f"estimated peak memory {est:.2f} GB exceeds max_memory_gb={max_memory_gb:g}; "
                          "reduce d, alpha, n_test or workers, or raise max_memory_gb")
+    if model == "network" and alpha0 * d * 4.0 * d * p * seeds > MAX_STEP_FLOPS:
+        flops = alpha0 * d * 4.0 * d * p * seeds
+        raise ValueError(f"the gradient step with alpha0 = {alpha0:g} uses n0 = alpha0 d = "
+                         f"{alpha0 * d:.3g} samples: about {flops:.2g} floating-point operations "
+                         f"({flops / 1e10 / 3600:.2g} core-hours at 10 GFLOP/s) over {seeds} "
+                         f"seed(s); refused up front (limit {MAX_STEP_FLOPS:.0e}): reduce alpha0 or d")
 
     # ---------------- work ----------------
     # never raise BLAS above what the caller set (e.g. OPENBLAS_NUM_THREADS=1 on a shared node)
