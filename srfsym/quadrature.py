@@ -215,9 +215,9 @@ def expectation_mpmath(f, k, a, s, kinks=(), dps=30, error=False, refine=False):
         _check_kink_singularities(f, k, a, s, kinks)
         L = _tail_cut(f, k, a, s, dps)
         pts = sorted({(_mpf(sp.N(x0, dps + 10)) - a) / s for x0 in kinks})
-        # panels of width <= 2 in z (one wide tanh-sinh panel can miss the bulk or stall on
+        # panels of width ~2 in z (one wide tanh-sinh panel can miss the bulk or stall on
         # poles near the axis, e.g. tanh(a + s z) at s = 2.5), cut at the kinks
-        n = int(mpmath.ceil(L))
+        n = min(int(mpmath.ceil(L)), 24)    # (wide ranges of growing integrands: <= 24 panels)
         grid = [-L + 2 * L * i / n for i in range(n + 1)]
         pts = sorted(set(grid) | {p for p in pts if -L < p < L})
         if refine:
