@@ -38,7 +38,11 @@ def cmd_activation(args):
     out(f"Hermite constants (z ~ N(0,1)), {args.dps} digits:")
     for key, v in hc.as_dict().items():
         closed = f"  = {v.expr}   LaTeX: {v.latex()}" if v.expr is not None else ""
-        out(f"  {key:12s} = {v.decimal(args.dps)}   [{v.method}: {v.how}]{closed}")
+        text = v.decimal(args.dps)
+        if v.good_digits(args.dps) < args.dps and text != "0":   # the rest is not printed
+            closed += (f"   (only {v.good_digits(args.dps)} digits verified: two independent "
+                       f"quadratures differ by {mpmath.nstr(v.abs_error(args.dps), 2)})")
+        out(f"  {key:12s} = {text}   [{v.method}: {v.how}]{closed}")
     out("")
     out("conditional coefficients (a = r kappa, s = sqrt(c)):")
     for n, e in co.expressions().items():
