@@ -98,7 +98,7 @@ def _no_sympy_integrate():
     gaussian.set_integrate_timeout(old)
 
 
-@settings(max_examples=10, deadline=None, derandomize=True, database=None,
+@settings(max_examples=8, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(activations())
 def test_fuzz_hermite_constants(spec):

@@ -141,7 +141,7 @@ def test_oscillatory_integrand_refused_not_wrong():
     from srfsym.budget import time_budget
     from srfsym.values import UncertainValueError
     from srfsym.budget import BudgetExceeded
-    with time_budget(5):
+    with time_budget(3):
         hc = None
         try:
             hc = hermite_constants("sin(x**20)")
