@@ -92,7 +92,21 @@ class Value:
         check_dps(dps)
         if dps not in self._memo:
             self._memo[dps] = self._evaluate(dps)
+            self._require_certain(dps)      # no use of a number without a digit to trust
         return self._memo[dps]
+
+    def _require_certain(self, dps):
+        val, err = self._memo[dps], self._memo.get(("error", dps))
+        if err is None or mpmath.isinf(val) or self.good_digits(dps) >= MIN_GOOD_DIGITS:
+            return
+        if abs(val) <= err and err <= mpmath.mpf(10) ** -dps:
+            return                   # zero to every requested (absolute) digit
+        del self._memo[dps]
+        raise UncertainValueError(
+            f"{self.name} = {mpmath.nstr(val, 6)} +- {mpmath.nstr(err, 2)} ({self.how}): "
+            f"fewer than {MIN_GOOD_DIGITS} significant digits can be trusted (two "
+            "independent evaluations disagree; the integrand may oscillate too fast to be "
+            "resolved by quadrature)")
 
     def _evaluate(self, dps):
         with mpmath.workdps(dps + 10):
@@ -137,15 +151,8 @@ class Value:
         if mpmath.isinf(val):
             return "inf"
         digits = self.good_digits(dps)
-        err = self.abs_error(dps)
-        if digits < MIN_GOOD_DIGITS:
-            if err is not None and abs(val) <= err and err <= mpmath.mpf(10) ** -dps:
-                return "0"          # zero to every printed (absolute) digit
-            raise UncertainValueError(
-                f"{self.name} = {mpmath.nstr(val, 6)} +- {mpmath.nstr(err, 2)} ({self.how}): "
-                f"fewer than {MIN_GOOD_DIGITS} significant digits can be trusted (two "
-                "independent evaluations disagree; the integrand may oscillate too fast to be "
-                "resolved by quadrature)")
+        if digits < MIN_GOOD_DIGITS:          # (mpmath() refused the others)
+            return "0"          # zero to every printed (absolute) digit
         return mpmath.nstr(val, digits, strip_zeros=False) if val != 0 else "0"
 
     def latex(self) -> str:
