@@ -83,9 +83,15 @@ def _number(value) -> sp.Expr:
     return sp.Rational(repr(value))
 
 
-def _build(node: ast.AST) -> sp.Expr:
+#: Deepest nesting of calls, powers and parentheses accepted in an expression.
+_MAX_DEPTH = 100
+
+
+def _build(node: ast.AST, depth: int = 0) -> sp.Expr:
+    if depth > _MAX_DEPTH:
+        raise ActivationError(f"activation expression nested more than {_MAX_DEPTH} levels deep")
     if isinstance(node, ast.Expression):
-        return _build(node.body)
+        return _build(node.body, depth)
     if isinstance(node, ast.Constant):
         return _number(node.value)
     if isinstance(node, ast.Name):
@@ -94,23 +100,42 @@ def _build(node: ast.AST) -> sp.Expr:
         if node.id in _CONSTANTS:
             return _CONSTANTS[node.id]
         raise ActivationError(
-            f"unknown name {node.id!r}: the variable is 'x'; constants: {sorted(_CONSTANTS)}")
+            f"unknown name {node.id!r}: the variable is 'x'; constants: {sorted(_CONSTANTS)}; "
+            f"built-in activations: {', '.join(registry_names())}")
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.UAdd, ast.USub)):
-        operand = _build(node.operand)
-        return -operand if isinstance(node.op, ast.USub) else operand
+        negative = False
+        while isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.UAdd, ast.USub)):
+            negative ^= isinstance(node.op, ast.USub)     # '- - - x': no recursion per sign
+            node = node.operand
+        operand = _build(node, depth + 1)
+        return -operand if negative else operand
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+        terms = []                      # a left-nested chain a + b - c + ...: flattened
+        while isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+            terms.append((node.op, node.right))
+            node = node.left
+        out = [_build(node, depth + 1)]
+        for op, right in reversed(terms):
+            term = _build(right, depth + 1)
+            out.append(term if isinstance(op, ast.Add) else -term)
+        return sp.Add(*out)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Div)):
+        factors = []
+        while isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Div)):
+            factors.append((node.op, node.right))
+            node = node.left
+        out = [_build(node, depth + 1)]
+        for op, right in reversed(factors):
+            factor = _build(right, depth + 1)
+            if isinstance(op, ast.Div):
+                if factor == 0:
+                    raise ActivationError("division by zero in the activation expression")
+                factor = 1 / factor
+            out.append(factor)
+        return sp.Mul(*out)
     if isinstance(node, ast.BinOp):
-        left, right = _build(node.left), _build(node.right)
+        left, right = _build(node.left, depth + 1), _build(node.right, depth + 1)
         op = node.op
-        if isinstance(op, ast.Add):
-            return left + right
-        if isinstance(op, ast.Sub):
-            return left - right
-        if isinstance(op, ast.Mult):
-            return left * right
-        if isinstance(op, ast.Div):
-            if right == 0:
-                raise ActivationError("division by zero in the activation expression")
-            return left / right
         if isinstance(op, ast.Pow):
             if right.is_number and abs(right) > _MAX_POWER:
                 raise ActivationError(f"exponent {right} too large (limit {_MAX_POWER})")
@@ -130,7 +155,7 @@ def _build(node: ast.AST) -> sp.Expr:
                 f"unknown function {name!r}; allowed functions: {sorted(set(_FUNCTIONS))}")
         if node.keywords:
             raise ActivationError("keyword arguments are not allowed in activation expressions")
-        args = [_build(a) for a in node.args]
+        args = [_build(a, depth + 1) for a in node.args]
         try:
             return _FUNCTIONS[node.func.id](*args)
         except (TypeError, ValueError) as exc:
@@ -162,7 +187,13 @@ def parse_activation(text: str) -> sp.Expr:
         tree = ast.parse(text.strip().replace("^", "**"), mode="eval")
     except SyntaxError as exc:
         raise ActivationError(f"cannot parse activation {text!r}: {exc.msg}") from None
-    expr = _build(tree)
+    except (RecursionError, MemoryError):
+        raise ActivationError("activation expression nested too deeply to parse") from None
+    try:
+        expr = _build(tree)
+    except RecursionError:
+        raise ActivationError("activation expression nested too deeply "
+                              f"(limit {_MAX_DEPTH} levels)") from None
     if not isinstance(expr, sp.Expr):
         raise ActivationError(f"{text!r} is not a real-valued expression")
     if expr.free_symbols - {X}:
@@ -252,11 +283,16 @@ class Activation:
     @cached_property
     def derivative(self) -> sp.Expr:
         """Distributional derivative sigma'(x) (``2*DiracDelta(x)`` for sign)."""
+        if _nested_kinks(self.expr):
+            return _piecewise_derivative(self.expr, self.kinks)
         expr = self.expr.rewrite(sp.Heaviside) if self.expr.has(sp.Max, sp.Min) else self.expr
         d = sp.diff(expr, X)
         if d.has(sp.DiracDelta):
             d = _collapse_dirac(sp.expand(d))
-        return sp.simplify(d) if d.has(sp.Heaviside, sp.DiracDelta) else d
+        if d.has(sp.Heaviside, sp.DiracDelta):
+            from .budget import simplify_limited
+            d = simplify_limited(d)
+        return d
 
     @cached_property
     def parity(self) -> str:
@@ -306,27 +342,78 @@ class Activation:
 
 
 def _collapse_dirac(expr: sp.Expr) -> sp.Expr:
-    """g(x) DiracDelta(x - x0) -> g(x0) DiracDelta(x - x0) (so x*DiracDelta(x) vanishes)."""
+    """``g(x) DiracDelta(u(x))`` with a polynomial ``u`` of simple real roots ``x_i`` ->
+    ``sum_i g(x_i) DiracDelta(x - x_i) / |u'(x_i)|`` (so ``(x**2-1)*DiracDelta(x**2-1)``
+    and ``x*DiracDelta(x)`` vanish)."""
     out = sp.S.Zero
     for term in sp.Add.make_args(expr):
         deltas = [f for f in sp.Mul.make_args(term) if isinstance(f, sp.DiracDelta)]
         if len(deltas) == 1 and len(deltas[0].args) == 1:
-            roots = _real_roots(deltas[0].args[0])
-            if len(roots) == 1:
-                x0 = roots.pop()
-                term = (term / deltas[0]).subs(X, x0) * deltas[0]
+            u = deltas[0].args[0]
+            try:
+                roots = sorted(_real_roots(u), key=lambda r: float(r))
+            except ActivationError:
+                roots = None
+            du = sp.diff(u, X)
+            if roots is not None and all(du.subs(X, r) != 0 for r in roots):
+                rest = term / deltas[0]
+                term = sp.Add(*[sp.simplify(rest.subs(X, r) / sp.Abs(du.subs(X, r)))
+                                * sp.DiracDelta(X - r) for r in roots])
         out += term
     return out
 
 
-def _is_zero(expr: sp.Expr) -> bool:
-    expr = sp.expand(expr)
-    if expr == 0:
-        return True
+def _nested_kinks(expr) -> bool:
+    """True when a kinked function sits inside another one (hard-tanh ``Max(Min(x, 1), -1)``)."""
+    return any(isinstance(n, _KINKED) and any(a.has(*_KINKED) for a in n.args)
+               for n in sp.preorder_traversal(expr))
+
+
+def _piecewise_derivative(expr, kinks):
+    """sigma' assembled piece by piece between the kinks: the derivative of each smooth piece
+    on its interval, plus a Dirac mass of the size of the jump at each kink."""
+    edges = [sp.S.NegativeInfinity, *kinks, sp.oo]
+    pieces = [resolve_branches(expr, piece_point(lo, hi)) for lo, hi in zip(edges[:-1], edges[1:])]
+    out = sp.S.Zero
+    for (lo, hi), p in zip(zip(edges[:-1], edges[1:]), pieces):
+        indicator = ((sp.S.One if lo is sp.S.NegativeInfinity else sp.Heaviside(X - lo))
+                     * (sp.S.One if hi is sp.oo else sp.Heaviside(hi - X)))
+        out += indicator * sp.diff(p, X)
+    for x0, left, right in zip(kinks, pieces[:-1], pieces[1:]):
+        jump = sp.simplify(right.subs(X, x0) - left.subs(X, x0))
+        if jump != 0:
+            out += jump * sp.DiracDelta(X - x0)
+    return out
+
+
+def _is_zero(expr: sp.Expr):
+    """True / False when decided (symbolically within the simplification time limit, or
+    numerically at 60 digits at 24 points when SymPy cannot tell in time)."""
+    from .budget import LimitReached, limited, SIMPLIFY_SECONDS
     try:
-        return sp.simplify(expr) == 0
-    except Exception:  # pragma: no cover - defensive
-        return False
+        expr = limited(lambda: sp.expand(expr), SIMPLIFY_SECONDS)
+        if expr == 0:
+            return True
+        return limited(lambda: sp.simplify(expr), SIMPLIFY_SECONDS) == 0
+    except LimitReached:
+        pass
+    except Exception:  # noqa: BLE001 - sympy cannot tell: decide numerically
+        pass
+    return _is_zero_numeric(expr)
+
+
+def _is_zero_numeric(expr) -> bool:
+    import mpmath
+    f = lambdify_mpmath(X, expr)
+    with mpmath.workdps(60):
+        for x0 in _PROBES[1::2]:
+            try:
+                v = f(mpmath.mpf(x0) + mpmath.mpf(1) / 7)
+            except (ZeroDivisionError, ValueError, OverflowError):
+                return False
+            if abs(v) > mpmath.mpf(10) ** -45:
+                return False
+    return True
 
 
 def _kinks_of(expr: sp.Expr) -> tuple:
@@ -336,21 +423,80 @@ def _kinks_of(expr: sp.Expr) -> tuple:
             args = node.args
             for i in range(len(args)):
                 for j in range(i + 1, len(args)):
-                    points |= _real_roots(args[i] - args[j])
+                    points |= _kink_roots(args[i] - args[j], node)
         elif isinstance(node, _KINKED):
-            points |= _real_roots(node.args[0])
+            points |= _kink_roots(node.args[0], node)
     return tuple(sorted(points, key=lambda p: float(p)))
 
 
-def _real_roots(arg: sp.Expr) -> set:
+def _kink_roots(arg: sp.Expr, node) -> set:
+    """Real roots of the argument ``arg`` of a kinked function; a piecewise-polynomial
+    ``arg`` (e.g. ``Min(x, 1) + 1`` inside hard-tanh) is solved piece by piece."""
+    if not arg.has(*_KINKED):
+        return _real_roots(arg, node)
+    inner = _kinks_of(arg)
+    edges = [sp.S.NegativeInfinity, *inner, sp.oo]
+    roots = set()
+    for lo, hi in zip(edges[:-1], edges[1:]):
+        piece = resolve_branches(arg, piece_point(lo, hi))
+        if sp.expand(piece) == 0:
+            continue                     # arg vanishes on the whole piece: no kink inside
+        for r in _real_roots(piece, node):
+            if (lo is sp.S.NegativeInfinity or r > lo) and (hi is sp.oo or r < hi):
+                roots.add(r)
+    return roots | {p for p in inner if resolve_branches(arg, p) == 0}
+
+
+def piece_point(lo, hi):
+    """A point inside the piece (lo, hi) of the real line (ends may be infinite)."""
+    if lo is sp.S.NegativeInfinity:
+        return sp.S.Zero if hi is sp.oo else hi - 1
+    return lo + 1 if hi is sp.oo else (lo + hi) / 2
+
+
+def branch_value(node, xt):
+    """Value of a kinked function ``node`` on the branch containing the point x = xt."""
+    if isinstance(node, (sp.Max, sp.Min)):
+        vals = [(arg.subs(X, xt), arg) for arg in node.args]
+        pick = max if isinstance(node, sp.Max) else min
+        return pick(vals, key=lambda v: float(v[0]))[1]
+    u = node.args[0]
+    sgn = sp.sign(u.subs(X, xt))
+    if isinstance(node, sp.Abs):
+        return sgn * u
+    if isinstance(node, sp.sign):
+        return sgn
+    if isinstance(node, sp.Heaviside):
+        return sp.S.One if sgn > 0 else (sp.S.Zero if sgn < 0 else sp.S.Half)
+    raise ActivationError(f"no branch rule for {node}")
+
+
+def resolve_branches(expr, xt):
+    """``expr`` with every kinked function replaced by its branch at x = xt (innermost first)."""
+    while expr.has(*_KINKED):
+        expr = expr.replace(
+            lambda e: isinstance(e, _KINKED) and not any(a.has(*_KINKED) for a in e.args),
+            lambda e: branch_value(e, xt))
+    return expr
+
+
+def _real_roots(arg: sp.Expr, node=None) -> set:
     if not arg.has(X):
         return set()
     try:
         poly = sp.Poly(arg, X)
     except sp.PolynomialError:
+        where = f" of {node}" if node is not None else ""
+        periodic = arg.has(sp.sin, sp.cos)
         raise ActivationError(
-            f"cannot locate the kinks of a non-polynomial argument {arg}: "
-            "use kinks/jumps at polynomial arguments only") from None
+            f"cannot locate the kinks{where}: they sit at the real roots of {arg}, which is "
+            "not a polynomial in x" + (" (a periodic argument has infinitely many)"
+                                       if periodic else "")
+            + "; srfsym locates kinks and jumps of sign, Heaviside, Abs, Max and Min only for "
+            "polynomial or piecewise-polynomial arguments (e.g. x*sign(x**2 - 2), "
+            "Max(Min(x, 1), -1))") from None
+    if poly.is_zero:
+        return set()
     return {r for r in sp.real_roots(poly)}
 
 
@@ -397,6 +543,9 @@ REGISTRY = {
     "he2": lambda: _entry("he2", X**2 - 1, "Hermite polynomial He2"),
     "he3": lambda: _entry("he3", X**3 - 3 * X, "Hermite polynomial He3"),
     "softplus": lambda: _entry("softplus", sp.log(1 + sp.exp(X)), "log(1 + e^x)", False),
+    "gelu": lambda: _entry("gelu", X * (1 + sp.erf(X / sp.sqrt(2))) / 2,
+                           "Gaussian error linear unit x Phi(x)"),
+    "sigmoid": lambda: _entry("sigmoid", 1 / (1 + sp.exp(-X)), "logistic 1/(1 + e^-x)", False),
 }
 
 

@@ -470,13 +470,25 @@ def make_spectrum(spectrum="mp", beta=1.0, c=1.0, d=None, seed=0, gamma=None):
     if spectrum == "sample":
         if d is None:
             raise ValueError("spectrum='sample' needs the dimension d")
+        from .checks import check_memory, scalar_like
+        d = scalar_like("d", d)
+        if isinstance(d, float) and d.is_integer():
+            d = int(d)
+        if not isinstance(d, (int, np.integer)) or d < 2:
+            raise ValueError(f"the sampled spectrum needs an integer dimension d >= 2, got {d!r}")
+        p = max(1, round(float(beta) * d))
+        # Gaussian p x d rows, the d x d Gram matrix and its eigenvectors, workspace
+        check_memory(8.0 * (2 * p * d + 3 * max(p, d) ** 2),
+                     f"the sampled spectrum at d = {d}, p = {p}")
         return spec.SampledSpectrum(d=int(d), beta=beta, c=c, seed=seed,
                                     **({"zeta": "e1"} if gamma == 0 else {}))
     raise ValueError(f"unknown spectrum {spectrum!r}: use 'mp' or 'sample'")
 
 
 def _validate(alpha, lam, beta):
+    from .checks import scalar_like
     for name, v in (("alpha", alpha), ("lambda", lam), ("beta", beta)):
+        v = scalar_like(name, v)
         if not math.isfinite(float(v)):
             raise ValueError(f"{name} must be finite, got {v}")
     if float(alpha) <= 0:
@@ -485,6 +497,10 @@ def _validate(alpha, lam, beta):
         raise ValueError(f"lambda (ridge penalty) must be >= 0, got {lam}")
     if float(beta) <= 0:
         raise ValueError(f"beta = p/d must be > 0, got {beta}")
+    if float(lam) == 0 and float(alpha) < float(beta):
+        raise ValueError(f"lambda = 0 with alpha = {alpha} < beta = {beta}: fewer samples than "
+                         "features, the ridgeless readout interpolates and the fixed point has no "
+                         "unique solution; use lambda > 0 (or alpha > beta)")
     # beyond these the double-precision spectral formulas overflow
     for name, v, lo, hi in (("alpha", alpha, 1e-100, 1e100), ("lambda", lam, 0.0, 1e100),
                             ("beta", beta, 1e-100, 1e100)):
@@ -696,6 +712,7 @@ def solve(student, teacher, alpha0, eta, lam, alpha, beta=1.0, spectrum="mp", *,
     >>> round(res.state.m, 12), round(res.state.theta, 12)
     (0.0, 0.0)
     """
+    _validate(alpha, lam, beta)     # before the mapping's work
     mp = srf_mapping(student, teacher, eta, alpha0, mu0_correction=mu0_correction)
     dps = kwargs.get("dps")
     if dps is not None:

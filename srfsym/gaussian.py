@@ -19,7 +19,9 @@ rule                           integrand class (after ``x = a + s z``)
 A closed form is accepted only after it matches mpmath quadrature at 30 digits
 at two sample points ``(a, s)``; otherwise the engine falls back to numerics and
 says why.  Every result is an :class:`Expectation` with ``method`` equal to
-``"exact"`` or ``"numeric"``.
+``"exact"`` or ``"numeric"``.  The quadratures live in :mod:`srfsym.quadrature` and the
+formulas built from expectations in :mod:`srfsym.gaussian_formulas`; their public names
+are importable from here as well.
 
 Examples
 --------
@@ -36,9 +38,6 @@ Examples
 from __future__ import annotations
 
 import logging
-import math
-import signal
-import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -46,13 +45,21 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from .activations import X, lambdify_mpmath, lambdify_numpy, _kinks_of, _KINKED
+from .activations import (X, lambdify_mpmath, lambdify_numpy, _kinks_of, piece_point,
+                          resolve_branches)
+from .quadrature import (  # noqa: F401 - the numeric path, re-exported from here as before
+    GAUSSIAN_HALF_WIDTH, DivergentExpectationError, _check_decay, _finite_location_scale,
+    _gauss_moment,
+    _mpf, _require_finite, _tail_cut, _trapezoid_numpy, certified_expectation_mpmath,
+    expectation_mpmath, expectation_numpy, gauss_hermite, gaussian_piecewise_rule,
+    trapezoid_mpmath)
 from .special import OwensT
 from .values import check_dps
 
 __all__ = [
     "A", "S", "Expectation", "gaussian_expectation", "DivergentExpectationError",
     "gauss_hermite", "gaussian_piecewise_rule", "expectation_numpy", "expectation_mpmath",
+    "certified_expectation_mpmath",
 ]
 
 #: Symbols of the engine: the Gaussian argument is ``a + s z``.
@@ -67,10 +74,6 @@ CHECK_POINTS = ((sp.Rational(37, 100), sp.Rational(113, 100)),
                 (sp.Rational(29, 100), sp.Rational(31, 100)),
                 (sp.Rational(-53, 100), sp.Rational(17, 100)))
 CHECK_DPS = 30
-
-
-class DivergentExpectationError(ValueError):
-    """The Gaussian expectation does not exist (the integrand outgrows the Gaussian)."""
 
 
 class _NoRule(Exception):
@@ -172,6 +175,20 @@ class Expectation:
         with mpmath.workdps(dps):
             return +val
 
+    def certified(self, a, s, dps=30):
+        """(value, absolute error estimate) at one point: a closed form at ``dps + 10``
+        digits (error ``10^-(dps+5)`` relative), or two independent quadratures
+        (:func:`certified_expectation_mpmath`)."""
+        check_dps(dps)
+        if self.expr is not None:
+            v = self.mpmath(a, s, dps=dps + 10)
+            return v, abs(v) * mpmath.mpf(10) ** -(dps + 5)
+        _finite_location_scale(float(a), float(s))
+        with mpmath.workdps(dps + 10):
+            a, s = _mpf(a), _mpf(s)
+            self._check_conditions_mp(a, s)
+            return certified_expectation_mpmath(self._f_mpmath(), self.k, a, s, self.kinks, dps)
+
     def _check_conditions_numpy(self, a, s):
         for cond in self.conditions:
             ok = lambdify_numpy((A, S), cond)(a, s)
@@ -182,7 +199,7 @@ class Expectation:
             amax, smax = float(np.max(np.abs(a))), float(np.max(s))
             done = self._evaluators.get("decay_ok", (-1.0, -1.0))
             if amax > done[0] or smax > done[1]:
-                _check_decay_numpy(self._f_numpy(), self.k, a, s, self.integrand)
+                _check_decay(self._f_mpmath(), self.k, amax, smax, self.integrand)
                 self._evaluators["decay_ok"] = (max(amax, done[0]), max(smax, done[1]))
 
     def _check_conditions_mp(self, a, s):
@@ -194,220 +211,6 @@ class Expectation:
     def __str__(self):
         body = self.expr if self.expr is not None else "(no closed form)"
         return f"E[z^{self.k} * ({self.integrand})(a + s z)] = {body}   [{self.method}: {self.rule}]"
-
-
-def _finite_location_scale(a, s):
-    """``a``, ``s`` as float arrays; finite, ``s >= 0`` (``z ~ N(0, 1)``, argument ``a + s z``)."""
-    try:
-        a = np.asarray(a, dtype=float)
-        s = np.asarray(s, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"a and s must be real numbers, got a={a!r}, s={s!r}") from None
-    if not (np.all(np.isfinite(a)) and np.all(np.isfinite(s))):
-        raise ValueError(f"a and s must be finite, got a={a}, s={s}")
-    if np.any(s < 0):
-        raise ValueError(f"the scale s must be >= 0, got {s}")
-    return a, s
-
-
-def _require_finite(out, what):
-    if not np.all(np.isfinite(out)):
-        raise FloatingPointError(f"{what} is not finite in double precision at some inputs "
-                                 "(beyond the range of float64); use the mpmath evaluator")
-
-
-def _mpf(v):
-    if isinstance(v, mpmath.mpf):
-        return v
-    if isinstance(v, str):
-        return mpmath.mpf(v)
-    if isinstance(v, (sp.Basic,)):
-        return mpmath.mpf(sp.Float(v, mpmath.mp.dps).__str__())
-    return mpmath.mpf(v)
-
-
-# ======================================================================================
-# numeric path
-
-@lru_cache(maxsize=None)
-def gauss_hermite(n: int):
-    """Probabilists' Gauss-Hermite nodes and weights normalised to sum to 1.
-
-    >>> z, w = gauss_hermite(5)
-    >>> round(float(w.sum()), 14), round(float((w * z**2).sum()), 14)
-    (1.0, 1.0)
-    """
-    if n <= 120:
-        z, w = np.polynomial.hermite_e.hermegauss(n)
-        w = w / math.sqrt(2 * math.pi)
-    else:  # Golub-Welsch: stable for any n (numpy's recurrence overflows near n = 180)
-        from scipy.linalg import eigh_tridiagonal
-        z, vec = eigh_tridiagonal(np.zeros(n), np.sqrt(np.arange(1, n, dtype=float)))
-        w = vec[0, :] ** 2
-        w = w / w.sum()
-    z.setflags(write=False)
-    w.setflags(write=False)
-    return z, w
-
-
-_TRAPEZOID_HS = 0.12   # step * s: error ~ exp(-2 pi tau / h) = e^-82 for tanh at any s
-
-
-#: Most nodes of the double-precision trapezoidal rule (s up to ~1.3e4), and most integrand
-#: values evaluated at once (rows are processed in blocks).
-_MAX_TRAPEZOID_NODES = 2_000_001
-_BLOCK_VALUES = 4_000_000
-
-
-def _trapezoid_numpy(s_max: float):
-    """Trapezoidal rule for E_z over [-9, 9] (Gaussian mass beyond: 2e-19) with step
-    0.12 / max(s, 1): for f(a + s z) analytic in a strip of half-width tau/s around the
-    real z axis, the error is ~ exp(-2 pi tau / (0.12)) -- below 1e-16 for tanh, softplus.
-    Refuses (ValueError) a scale s that would need more than 2e6 nodes."""
-    h = _TRAPEZOID_HS / max(s_max, 1.0)
-    if 18.0 / h > _MAX_TRAPEZOID_NODES:
-        raise ValueError(f"the Gaussian scale s = {s_max:g} is too large for quadrature "
-                         f"(the rule would need {18.0 / h:.3g} nodes)")
-    return _trapezoid_nodes_numpy(round(h, 12))
-
-
-@lru_cache(maxsize=64)
-def _trapezoid_nodes_numpy(h: float):
-    J = int(math.ceil(9.0 / h))
-    z = h * np.arange(-J, J + 1, dtype=float)
-    w = h * np.exp(-z * z / 2) / math.sqrt(2 * math.pi)
-    z.setflags(write=False)
-    w.setflags(write=False)
-    return z, w
-
-
-@lru_cache(maxsize=None)
-def _gauss_legendre(n: int):
-    t, w = np.polynomial.legendre.leggauss(n)
-    return t, w
-
-
-_NUMPY_GH_NODES = 160
-#: Half-width of the range of the piecewise rules: the Gaussian mass beyond |z| = 12 is < 1e-32.
-GAUSSIAN_HALF_WIDTH = 12.0
-_SPLIT_NODES = 120
-
-
-def gaussian_piecewise_rule(edges, n: int):
-    """Nodes and weights for ``E g(z)``, ``z ~ N(0, 1)``, cut at ``edges``: ``n``-point
-    Gauss-Legendre on each piece between consecutive edges, the normal density folded into
-    the weights (double precision).
-
-    ``edges`` are scalars or arrays broadcastable to one shape ``(m, 1)`` (one set of cuts per
-    row); the result has shape ``(n * pieces,)`` or ``(m, n * pieces)``.  Used for integrands
-    with jumps or kinks, both for ``E[z^k f(a + s z)]`` (cuts per row, :func:`expectation_numpy`)
-    and for the kappa-expectations of the fixed point (fixed cuts).
-
-    >>> z, w = gaussian_piecewise_rule([-12.0, 0.0, 12.0], 40)
-    >>> round(float(w.sum()), 12), round(float(w[z > 0].sum()), 12)
-    (1.0, 0.5)
-    """
-    edges = np.broadcast_arrays(*[np.asarray(e, dtype=float) for e in edges])
-    t, wt = _gauss_legendre(n)
-    zs, ws = [], []
-    for lo, hi in zip(edges[:-1], edges[1:]):
-        half = (hi - lo) / 2
-        z = (hi + lo) / 2 + half * t
-        zs.append(z)
-        ws.append(wt * half * np.exp(-z * z / 2) / math.sqrt(2 * math.pi))
-    return np.concatenate(zs, axis=-1), np.concatenate(ws, axis=-1)
-
-
-def expectation_numpy(f, k, a, s, kinks=(), n=None):
-    """Vectorised quadrature of E[z^k f(a + s z)] for broadcastable arrays a, s.
-
-    Smooth integrands use the trapezoidal rule on [-9, 9] with step 0.12/max(s, 1)
-    (spectrally accurate for integrands analytic near the real axis). Integrands
-    with kinks or jumps are cut at the kink ``z0 = (x0 - a)/s`` and each side is
-    integrated by Gauss-Legendre on [-12, 12] (the Gaussian tail beyond is < 1e-32).
-
-    >>> import numpy as np
-    >>> round(float(expectation_numpy(np.tanh, 1, 0.0, 1.0)), 14)  # mu1 of tanh
-    0.60570550960216
-    """
-    a, s = np.broadcast_arrays(np.asarray(a, float), np.asarray(s, float))
-    shape = a.shape
-    a = a.reshape(-1, 1)
-    s = s.reshape(-1, 1)
-    if not kinks:
-        z, w = _trapezoid_numpy(float(np.max(s)) if s.size else 1.0)
-        weights = w * z**k if k else w
-        total = np.empty(a.shape[0])
-        block = max(1, _BLOCK_VALUES // z.size)
-        for lo in range(0, a.shape[0], block):
-            rows = slice(lo, lo + block)
-            vals = np.asarray(f(a[rows] + s[rows] * z), dtype=float)
-            total[rows] = np.broadcast_to(vals, (a[rows].shape[0], z.size)) @ weights
-        return total.reshape(shape)
-    cuts = [-GAUSSIAN_HALF_WIDTH]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        for x0 in kinks:
-            z0 = np.where(s > 0, (float(x0) - a) / np.where(s > 0, s, 1.0),
-                          np.where(a < float(x0), np.inf, -np.inf))
-            cuts.append(np.clip(z0, -GAUSSIAN_HALF_WIDTH, GAUSSIAN_HALF_WIDTH))
-    cuts.append(GAUSSIAN_HALF_WIDTH)
-    total = np.zeros(a.shape[0])
-    for lo, hi in zip(cuts[:-1], cuts[1:]):   # piece by piece: memory m x n, not m x pieces n
-        z, w = gaussian_piecewise_rule([lo, hi], n or _SPLIT_NODES)
-        vals = np.asarray(f(a + s * z), dtype=float)
-        total += np.sum(vals * (w * z**k if k else w), axis=-1)
-    return total.reshape(shape)
-
-
-def expectation_mpmath(f, k, a, s, kinks=(), dps=30, error=False):
-    """E[z^k f(a + s z)] by mpmath tanh-sinh quadrature, split at the kinks.
-
-    Runs at ``dps + 10`` working digits; with ``error=True`` returns (value, error estimate).
-
-    >>> import mpmath
-    >>> v = expectation_mpmath(mpmath.sin, 0, mpmath.mpf(0), mpmath.mpf(1), dps=20)
-    >>> mpmath.nstr(v, 15)
-    '0.0'
-    """
-    with mpmath.workdps(dps + 10):
-        a = _mpf(a)
-        s = _mpf(s)
-        if s == 0:
-            m = _gauss_moment(k)
-            val = f(a) * m
-            return (+val, mpmath.mpf(0)) if error else +val
-        pts = sorted({(_mpf(sp.Float(x0, dps + 10)) - a) / s for x0 in kinks})
-        norm = 1 / mpmath.sqrt(2 * mpmath.pi)
-
-        def h(z):
-            return f(a + s * z) * z**k * mpmath.exp(-z * z / 2) * norm
-
-        val, err = mpmath.quad(h, [-mpmath.inf, *pts, mpmath.inf], error=True, maxdegree=10)
-        if not mpmath.isfinite(val):
-            raise DivergentExpectationError(f"quadrature of E[z^{k} f(a+sz)] is not finite")
-    return (val, err) if error else val
-
-
-def _gauss_moment(k):
-    return 0 if k % 2 else math.prod(range(k - 1, 0, -2))
-
-
-def _check_decay_numpy(f, k, a, s, integrand):
-    """Refuse integrands that are not dominated by the Gaussian (no silent garbage)."""
-    amax = float(np.max(np.abs(a))) if np.size(a) else 0.0
-    smax = float(np.max(s)) if np.size(s) else 1.0
-    with np.errstate(all="ignore"):
-        zs = np.array([10.0, 20.0, 40.0])
-        vals = []
-        for sign in (1.0, -1.0):
-            x = amax * sign + smax * sign * zs
-            g = np.abs(np.asarray(f(x), dtype=float) * np.ones_like(x)) * zs**k
-            vals.append(np.log(g + 1e-300) - zs**2 / 2)
-    for v in vals:
-        if not np.all(np.isfinite(v[:2])) or not (v[2] < v[1] < v[0] + 1) or v[2] > -100:
-            raise DivergentExpectationError(
-                f"E[z^{k} f(a+sz)] with f = {integrand} does not exist at s = {smax}: "
-                "the integrand is not dominated by the Gaussian density")
 
 
 # ======================================================================================
@@ -588,39 +391,12 @@ def _full_line(g, conditions):
     return total, rule
 
 
-def _branch_value(node, xt):
-    """Value of a kinked function on the branch containing the point x = xt."""
-    if isinstance(node, (sp.Max, sp.Min)):
-        vals = [(arg.subs(X, xt), arg) for arg in node.args]
-        pick = max if isinstance(node, sp.Max) else min
-        return pick(vals, key=lambda v: float(v[0]))[1]
-    u = node.args[0]
-    sgn = sp.sign(u.subs(X, xt))
-    if isinstance(node, sp.Abs):
-        return sgn * u
-    if isinstance(node, sp.sign):
-        return sgn
-    if isinstance(node, sp.Heaviside):
-        return sp.S.One if sgn > 0 else sp.S.Zero
-    raise _NoRule(f"no branch rule for {node}")
-
-
 def _piecewise(f, k, conditions):
     kinks = _kinks_of(f)
     edges = [sp.S.NegativeInfinity, *kinks, sp.oo]
     total = sp.S.Zero
     for lo, hi in zip(edges[:-1], edges[1:]):
-        if lo is sp.S.NegativeInfinity:
-            xt = hi - 1
-        elif hi is sp.oo:
-            xt = lo + 1
-        else:
-            xt = (lo + hi) / 2
-        piece = f
-        while piece.has(*_KINKED):
-            piece = piece.replace(lambda e: isinstance(e, _KINKED) and not e.args[0].has(*_KINKED)
-                                  and not any(a.has(*_KINKED) for a in e.args),
-                                  lambda e: _branch_value(e, xt))
+        piece = resolve_branches(f, piece_point(lo, hi))
         g = sp.expand(_Z**k * _trig_to_exp(piece.subs(X, A + S * _Z)))
         zlo = lo if lo is sp.S.NegativeInfinity else (lo - A) / S
         zhi = hi if hi is sp.oo else (hi - A) / S
@@ -639,42 +415,38 @@ class _Timeout(Exception):
 
 
 def _integrate_with_timeout(g, seconds):
-    """sympy.integrate of g(z) phi(z) over R, interrupted after ``seconds`` (main thread)."""
-    if threading.current_thread() is not threading.main_thread() or seconds <= 0:
-        raise _NoRule("sympy.integrate skipped (time limit needs the main thread)")
-
-    def handler(signum, frame):
-        raise _Timeout()
-
+    """sympy.integrate of g(z) phi(z) over R, interrupted after ``seconds`` (or when the
+    time budget of :mod:`srfsym.budget` runs out; main thread only)."""
+    from .budget import LimitReached, limited
+    if seconds <= 0:
+        raise _NoRule("sympy.integrate skipped (time limit 0)")
     text = str(g)
     logging.getLogger(__name__).info(
         "trying sympy.integrate on E[%s] (time limit %g s)",
         text if len(text) <= 60 else text[:57] + "...", seconds)
-
-    old = signal.signal(signal.SIGALRM, handler)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
-        res = sp.integrate(g * sp.exp(-_Z**2 / 2) / sp.sqrt(2 * sp.pi), (_Z, -sp.oo, sp.oo))
-    except _Timeout:
-        raise _NoRule(f"sympy.integrate gave no answer within {seconds} s") from None
+        res = limited(lambda: sp.integrate(g * sp.exp(-_Z**2 / 2) / sp.sqrt(2 * sp.pi),
+                                           (_Z, -sp.oo, sp.oo)), seconds)
+    except LimitReached as exc:
+        raise _NoRule(f"sympy.integrate gave no answer ({exc}; limit {seconds} s)") from None
     except Exception as exc:  # sympy raises many kinds on hard integrals
         raise _NoRule(f"sympy.integrate failed ({type(exc).__name__})") from None
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
     if res.has(sp.Integral) or res.has(sp.Piecewise) or res.has(sp.oo, sp.zoo, sp.nan):
         raise _NoRule("sympy.integrate returned no usable closed form")
     return res
+
+
+#: Seconds allowed for the rule table on one integrand (expansions can explode:
+#: nested tanh squared has 4^10 terms); past it the integrand goes to quadrature.
+RULE_SECONDS = 10.0
 
 
 def _tidy(expr):
     expr = sp.expand_complex(expr) if expr.has(sp.I) else expr
     if sp.count_ops(expr) > 400:   # simplify is super-linear: large forms stay expanded
         return sp.powsimp(expr)
-    try:
-        out = sp.simplify(expr)
-    except Exception:  # pragma: no cover
-        out = expr
+    from .tidy import tidy
+    out = tidy(expr)
     # keep erf(...) rather than 1 - erfc(...)
     return out.rewrite(sp.erf) if out.has(sp.erfc) else out
 
@@ -718,15 +490,25 @@ def _cached(f, k, known_closed_form, integrate_timeout):
         raise DivergentExpectationError(
             f"{f} has a Dirac mass: use Stein's lemma (E[z f]) instead of E[f']")
     if known_closed_form is not False:
+        from .budget import LimitReached, limited
         try:
             if kinks:
-                closed, rule = _piecewise(f, k, conditions), "piecewise"
+                closed, rule = limited(lambda: _piecewise(f, k, conditions), RULE_SECONDS), \
+                    "piecewise"
             else:
-                closed, rule = _full_line(_Z**k * f.subs(X, A + S * _Z), conditions)
+                closed, rule = limited(lambda: _full_line(_Z**k * f.subs(X, A + S * _Z),
+                                                          conditions), RULE_SECONDS)
         except _NoRule as exc:
             rules_tried.append(str(exc))
             conditions = []
-        if closed is None:
+        except LimitReached as exc:
+            rules_tried.append(f"rule table gave no answer ({exc})")
+            conditions = []
+        if closed is None and kinks:
+            # the pieces have no rule; sympy.integrate of Abs/sign/Max forms over R does not
+            # finish in practice (x/(1+|x|): 5 attempts, 10 s, nothing): not tried
+            rules_tried.append("sympy.integrate not tried on a function with kinks")
+        elif closed is None:
             try:
                 closed = _integrate_with_timeout(_Z**k * f.subs(X, A + S * _Z), integrate_timeout)
                 rule = "sympy-integrate"
@@ -800,416 +582,5 @@ def gaussian_expectation(f, k=0, *, known_closed_form=None, integrate_timeout=No
     return _cached(f, k, known_closed_form, float(timeout))
 
 
-# ======================================================================================
-# formulas built from Gaussian expectations, with generated numpy / mpmath evaluators
-
-
-class GaussianFormula:
-    """A formula in some parameters whose ingredients are Gaussian expectations.
-
-    ``template`` is a SymPy expression in ``params`` and placeholder symbols; each
-    placeholder stands for an :class:`Expectation` evaluated at ``a = a_expr(params)``,
-    ``s = s_expr(params)``.  Placeholders with a checked closed form are substituted
-    once; the others are filled by quadrature at evaluation time.  Both evaluators are
-    generated from the same template (lambdify), so no formula is typed twice.
-
-    Examples
-    --------
-    >>> from srfsym.activations import X
-    >>> kap, r, c = sp.symbols("kappa r c", positive=True)
-    >>> P0 = sp.Symbol("P0")
-    >>> mu0 = GaussianFormula("mu0", P0, (kap, r, c), {P0: gaussian_expectation(sp.sin(X))},
-    ...                       r * kap, sp.sqrt(c))
-    >>> mu0.expr
-    exp(-c/2)*sin(kappa*r)
-    >>> round(float(mu0.numpy(0.5, 1.0, 1.0)), 12)
-    0.290786288213
-    """
-
-    def __init__(self, name, template, params, table, a_expr, s_expr):
-        self.name = name
-        self.template = template
-        self.params = tuple(params)
-        self.table = dict(table)
-        self.a_expr = a_expr
-        self.s_expr = s_expr
-        subs = {}
-        self.numeric = {}
-        for sym, exp_ in self.table.items():
-            if exp_.is_exact:
-                subs[sym] = exp_.expr.subs({A: a_expr, S: s_expr}, simultaneous=True)
-            else:
-                self.numeric[sym] = exp_
-        body = template.subs(subs)
-        self._body = body  # still contains the numeric placeholders
-        self.method = "exact" if not self.numeric else "numeric"
-        self.expr = _tidy_formula(body) if not self.numeric else None
-        self._np = None
-        self._mp = None
-
-    @property
-    def is_exact(self):
-        return self.method == "exact"
-
-    @property
-    def conditions(self):
-        out = []
-        for exp_ in self.table.values():
-            out += [c.subs({A: self.a_expr, S: self.s_expr}) for c in exp_.conditions]
-        return tuple(out)
-
-    @property
-    def how(self):
-        if self.is_exact:
-            rules = sorted({e.rule for e in self.table.values()})
-            return "closed form (rules: " + ", ".join(rules) + "; checked against 30-digit quadrature)"
-        return "quadrature of " + ", ".join(
-            f"E[z^{e.k} ({e.integrand})]" for e in self.numeric.values())
-
-    def _inputs(self):
-        return self.params + tuple(self.numeric)
-
-    def numpy(self, *values):
-        """Vectorised float evaluation at broadcastable parameter arrays."""
-        if self._np is None:
-            expr = self.expr if self.expr is not None else self._body
-            self._np = (lambdify_numpy(self._inputs(), expr),
-                        lambdify_numpy(self.params, self.a_expr),
-                        lambdify_numpy(self.params, self.s_expr))
-        f, fa, fs = self._np
-        values = [np.asarray(v, dtype=float) for v in values]
-        extra = []
-        if self.numeric:
-            a = np.asarray(fa(*values), dtype=float)
-            s = np.asarray(fs(*values), dtype=float)
-            extra = _numeric_placeholders(self.numeric, a, s)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            out = f(*values, *extra)
-        shape = np.broadcast(*values).shape if values else ()
-        return np.broadcast_to(np.asarray(out, dtype=float), shape)
-
-    def mpmath(self, *values, dps=30):
-        """Evaluation with mpmath at ``dps`` significant digits (inputs as str or mpf)."""
-        if self._mp is None:
-            expr = self.expr if self.expr is not None else self._body
-            self._mp = (lambdify_mpmath(self._inputs(), expr),
-                        lambdify_mpmath(self.params, self.a_expr),
-                        lambdify_mpmath(self.params, self.s_expr))
-        f, fa, fs = self._mp
-        with mpmath.workdps(dps + 10):
-            vals = [_mpf(v) for v in values]
-            extra = []
-            if self.numeric:
-                a, s = fa(*vals), fs(*vals)
-                extra = [e.mpmath(a, s, dps=dps + 5) for e in self.numeric.values()]
-            out = f(*vals, *extra)
-        with mpmath.workdps(dps):
-            return +out
-
-    def __repr__(self):
-        return f"GaussianFormula({self.name} = {self.expr if self.is_exact else self.template}, {self.method})"
-
-
-def _numeric_placeholders(numeric, a, s):
-    """Quadrature for each numeric placeholder, sharing integrand evaluations per integrand."""
-    out = []
-    for exp_ in numeric.values():
-        exp_._check_conditions_numpy(a, s)
-        out.append(expectation_numpy(exp_._f_numpy(), exp_.k, a, s, exp_.kinks))
-    return out
-
-
-def _tidy_formula(expr):
-    try:
-        out = sp.simplify(expr)
-    except Exception:  # pragma: no cover
-        return expr
-    return out if sp.count_ops(out) <= sp.count_ops(expr) else expr
-
-
-class FormulaSet:
-    """Several :class:`GaussianFormula` sharing one table of expectations.
-
-    The generated evaluators compute each numeric expectation once per call (the
-    integrand is evaluated once on the quadrature nodes and reused for its z-weighted
-    and squared versions) and return all formulas together.
-
-    >>> from srfsym.activations import X
-    >>> kap = sp.Symbol("kappa", real=True)
-    >>> P0, P1 = sp.symbols("P0 P1")
-    >>> fs = FormulaSet({"m0": P0, "m1": P1}, (kap,), {P0: gaussian_expectation(sp.tanh(X)),
-    ...                 P1: gaussian_expectation(sp.tanh(X), 1)}, kap, sp.S.One)
-    >>> [round(abs(float(v)), 12) for v in fs.numpy(0.0)]
-    [0.0, 0.605705509602]
-    """
-
-    def __init__(self, templates, params, table, a_expr, s_expr):
-        self.formulas = {name: GaussianFormula(name, t, params, table, a_expr, s_expr)
-                         for name, t in templates.items()}
-        self.params = tuple(params)
-        self.table = dict(table)
-        self.a_expr, self.s_expr = a_expr, s_expr
-        self.numeric = {}
-        for f in self.formulas.values():
-            self.numeric.update(f.numeric)
-        bodies = [f.expr if f.expr is not None else f._body for f in self.formulas.values()]
-        inputs = self.params + tuple(self.numeric)
-        self._np = lambdify_numpy(inputs, bodies)
-        self._fa = lambdify_numpy(self.params, a_expr)
-        self._fs = lambdify_numpy(self.params, s_expr)
-        self._mp_args = (inputs, bodies)
-        self._mp = None
-        # the templates with every expectation as a placeholder: used where s = 0 (a point
-        # mass), at which closed forms that divide by s cannot be evaluated
-        templates = [f.template for f in self.formulas.values()]
-        self._all = self.params + tuple(self.table)
-        self._np_template = lambdify_numpy(self._all, templates)
-        self._mp_template = None
-
-    def __getitem__(self, name):
-        return self.formulas[name]
-
-    @property
-    def method(self):
-        return "exact" if all(f.is_exact for f in self.formulas.values()) else "numeric"
-
-    def numpy(self, *values):
-        """All formulas at broadcastable float arrays, as a tuple in template order."""
-        values = [np.asarray(v, dtype=float) for v in values]
-        shape = np.broadcast(*values).shape if values else ()
-        extra = []
-        if self.numeric:
-            a = np.broadcast_to(np.asarray(self._fa(*values), dtype=float), shape)
-            s = np.broadcast_to(np.asarray(self._fs(*values), dtype=float), shape)
-            extra = _numeric_values(self.numeric, a, s)
-        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-            outs = self._np(*values, *extra)
-        outs = [np.array(np.broadcast_to(np.asarray(o, dtype=float), shape)) for o in outs]
-        s = np.broadcast_to(np.asarray(self._fs(*values), dtype=float), shape)
-        bad = s == 0
-        for o in outs:
-            bad = bad | ~np.isfinite(o)
-        if np.any(bad):
-            # s = 0 (a point mass: the closed forms divide by s) or a closed form that is not
-            # finite in float64 far in the tails: every expectation by quadrature there
-            a = np.broadcast_to(np.asarray(self._fa(*values), dtype=float), shape)[bad]
-            sb = s[bad]
-            point = []
-            for e in self.table.values():
-                e._check_conditions_numpy(a, sb)
-                with np.errstate(all="ignore"):     # checked for finiteness below
-                    point.append(expectation_numpy(e._f_numpy(), e.k, a, sb, e.kinks))
-            with np.errstate(all="ignore"):
-                direct = self._np_template(*[np.broadcast_to(v, shape)[bad] for v in values],
-                                           *point)
-            for o, dv in zip(outs, direct):
-                o[bad] = dv
-                _require_finite(o, "a coefficient")
-        return tuple(outs)
-
-    def mpmath(self, *values, dps=30):
-        """All formulas with mpmath at ``dps`` digits (inputs as str or mpf)."""
-        if self._mp is None:
-            self._mp = lambdify_mpmath(*self._mp_args)
-            self._mpa = lambdify_mpmath(self.params, self.a_expr)
-            self._mps = lambdify_mpmath(self.params, self.s_expr)
-        with mpmath.workdps(dps + 10):
-            vals = [_mpf(v) for v in values]
-            extra = []
-            a, s = self._mpa(*vals), self._mps(*vals)
-            if s != 0 and self.numeric:
-                extra = _trapezoid_shared(self, a, s, dps)
-                if extra is not None:
-                    outs = self._mp(*vals, *extra)
-                    with mpmath.workdps(dps):
-                        return tuple(+o for o in outs)
-                extra = []
-            if s == 0:
-                if self._mp_template is None:
-                    self._mp_template = lambdify_mpmath(
-                        self._all, [f.template for f in self.formulas.values()])
-                point = [e.mpmath(a, s, dps=dps + 5) for e in self.table.values()]
-                outs = self._mp_template(*vals, *point)
-            else:
-                if self.numeric:
-                    extra = [e.mpmath(a, s, dps=dps + 5) for e in self.numeric.values()]
-                outs = self._mp(*vals, *extra)
-        with mpmath.workdps(dps):
-            return tuple(+o for o in outs)
-
-
-def _shared_quadrature(numeric, a, s):
-    """Numeric placeholders, evaluating each distinct smooth integrand once on the nodes
-    (in blocks of rows: at most ``_BLOCK_VALUES`` integrand values held at a time)."""
-    out = [None] * len(numeric)
-    smooth = []
-    for i, exp_ in enumerate(numeric.values()):
-        exp_._check_conditions_numpy(a, s)
-        if exp_.kinks:
-            out[i] = expectation_numpy(exp_._f_numpy(), exp_.k, a, s, exp_.kinks)
-        else:
-            out[i] = np.empty(a.shape)
-            smooth.append((i, exp_))
-    if not smooth:
-        return out
-    z, w = _trapezoid_numpy(float(np.max(s)) if s.size else 1.0)
-    flat_a, flat_s = a.reshape(-1, 1), s.reshape(-1, 1)
-    block = max(1, _BLOCK_VALUES // z.size)
-    for lo in range(0, flat_a.shape[0], block):
-        rows = slice(lo, lo + block)
-        cache = {}
-        for i, exp_ in smooth:
-            f = exp_.integrand
-            base, power = f.as_base_exp()
-            if f not in cache:
-                if power == 2 and base in cache:
-                    cache[f] = cache[base] ** 2
-                else:
-                    vals = np.asarray(exp_._f_numpy()(flat_a[rows] + flat_s[rows] * z),
-                                      dtype=float)
-                    cache[f] = np.broadcast_to(vals, (flat_a[rows].shape[0], z.size))
-            weights = w * z**exp_.k if exp_.k else w
-            out[i].reshape(-1)[rows] = cache[f] @ weights
-    return out
-
-
-# --------------------------------------------------------------------------------------
-# verified fast path for high-precision quadrature of smooth integrands
-
-def _trapezoid_shared(fset, a, s, dps):
-    """All numeric placeholders of ``fset`` at (a, s) by one trapezoidal rule on R.
-
-    For integrands analytic in a strip around R and dominated by the Gaussian, the
-    trapezoidal rule converges like exp(-2 pi tau / h).  The step is fixed per (s, dps)
-    by halving until two steps agree to 10^-(dps+3), and the rule is accepted only if it
-    also matches adaptive ``mpmath.quad`` at that first point; otherwise ``None`` (the
-    caller uses ``mpmath.quad``).  Integrand values are shared between placeholders
-    (f, z f and f^2 use one evaluation of f per node).
-    """
-    exps = list(fset.numeric.values())
-    if any(e.kinks for e in exps) or s > _MAX_TRAPEZOID_MP_SCALE:
-        return None
-    cache = fset.__dict__.setdefault("_trap", {})
-    key = (dps, mpmath.nstr(s, 12))
-    if key not in cache:
-        cache[key] = _choose_trapezoid(exps, a, s, dps)
-    rule = cache[key]
-    if rule is None:
-        return None
-    return _trapezoid_eval(exps, a, s, rule, dps)
-
-
-#: Above this scale the high-precision trapezoidal rule (about 40 dps s nodes) is not tried.
-_MAX_TRAPEZOID_MP_SCALE = 1e4
-
-
-def trapezoid_mpmath(h, dps):
-    """Trapezoidal rule for E over z ~ N(0, 1) at ``dps`` digits: nodes h*j on
-    [-L, L] with phi(L) < 10^-(dps+12), weights h*phi(z_j).  For integrands analytic in a
-    strip of half-width tau around the real axis it converges like exp(-2 pi tau / h).
-
-    >>> z, w = trapezoid_mpmath(mpmath.mpf("0.25"), 30)
-    >>> with mpmath.workdps(30):
-    ...     print(mpmath.nstr(mpmath.fsum(wj * zj**2 for zj, wj in zip(z, w)), 25))
-    1.0
-    """
-    with mpmath.workdps(dps + 15):
-        L = mpmath.sqrt(2 * (dps + 12) * mpmath.log(10)) + 2
-        J = int(mpmath.ceil(L / h))
-        z = [h * j for j in range(-J, J + 1)]
-        norm = h / mpmath.sqrt(2 * mpmath.pi)
-        w = [norm * mpmath.exp(-zj * zj / 2) for zj in z]
-    return z, w
-
-
-def _trapezoid_eval(exps, a, s, rule, dps):
-    z, w = rule
-    with mpmath.workdps(dps + 15):
-        values = {}
-        out = []
-        for e in exps:
-            f = e.integrand
-            if f not in values:
-                base, power = f.as_base_exp()
-                if power == 2 and base in values:
-                    values[f] = [v * v for v in values[base]]
-                else:
-                    fm = e._f_mpmath()
-                    values[f] = [fm(a + s * zj) for zj in z]
-            vals = values[f]
-            if e.k:
-                out.append(mpmath.fsum(wj * zj**e.k * v for wj, zj, v in zip(w, z, vals)))
-            else:
-                out.append(mpmath.fsum(wj * v for wj, v in zip(w, vals)))
-    return out
-
-
-def _choose_trapezoid(exps, a, s, dps):
-    tol = mpmath.mpf(10) ** (-(dps + 3))
-    with mpmath.workdps(dps + 15):
-        h = mpmath.pi**2 / (max(s, 1) * (dps + 15) * mpmath.log(10))
-        prev = _trapezoid_eval(exps, a, s, trapezoid_mpmath(h, dps), dps)
-        for _ in range(4):
-            h /= 2
-            rule = trapezoid_mpmath(h, dps)
-            cur = _trapezoid_eval(exps, a, s, rule, dps)
-            if all(abs(x - y) <= tol * max(1, abs(y)) for x, y in zip(cur, prev)):
-                ref = [e.mpmath(a, s, dps=dps + 3) for e in exps]
-                if all(abs(x - y) <= 10 * tol * max(1, abs(y)) for x, y in zip(cur, ref)):
-                    return rule
-                return None
-            prev = cur
-    return None
-
-
-# --------------------------------------------------------------------------------------
-# large inputs: verified piecewise-Chebyshev interpolation in a (at fixed s)
-
-_INTERP_MIN_SIZE = 20_000
-_CHEB_N = 17          # points per piece (degree 16)
-_CHEB_HALF = 0.25     # half-width of a piece in a
-_INTERP_TOL = 1e-13
-
-
-def _numeric_values(numeric, a, s):
-    """Numeric placeholders at (a, s): direct quadrature, or for large arrays at one s a
-    piecewise Chebyshev interpolant in a (a Gaussian smoothing of f is entire in a), built
-    from quadrature at 17 points per piece of width 0.5 and accepted only if it matches
-    direct quadrature at 64 check points to 1e-13; otherwise direct quadrature."""
-    if a.size < _INTERP_MIN_SIZE or np.ptp(s) != 0 or any(e.kinks for e in numeric.values()):
-        return _shared_quadrature(numeric, a, s)
-    s0 = float(s.flat[0])
-    lo, hi = float(a.min()), float(a.max())
-    M = max(1, int(math.ceil((hi - lo) / (2 * _CHEB_HALF))))
-    mids = lo + _CHEB_HALF * (2 * np.arange(M) + 1)
-    i = np.arange(_CHEB_N)
-    t = np.cos(np.pi * (i + 0.5) / _CHEB_N)
-    pts = (mids[:, None] + _CHEB_HALF * t[None, :]).ravel()
-    vals = _shared_quadrature(numeric, pts, np.full_like(pts, s0))
-    k = np.arange(_CHEB_N)
-    dct = np.cos(np.pi * np.outer(k, i + 0.5) / _CHEB_N) * (2.0 / _CHEB_N)
-    dct[0] /= 2
-    coeffs = [v.reshape(M, _CHEB_N) @ dct.T for v in vals]          # (M, N) each
-    flat = a.ravel()
-    idx = np.clip(((flat - lo) / (2 * _CHEB_HALF)).astype(int), 0, M - 1)
-    x = (flat - mids[idx]) / _CHEB_HALF
-    out = [_clenshaw(C, idx, x).reshape(a.shape) for C in coeffs]
-    check = np.linspace(lo, hi, 64) + (hi - lo) * 1e-3 * np.sin(np.arange(64))
-    check = np.clip(check, lo, hi)
-    direct = _shared_quadrature(numeric, check, np.full_like(check, s0))
-    cidx = np.clip(((check - lo) / (2 * _CHEB_HALF)).astype(int), 0, M - 1)
-    cx = (check - mids[cidx]) / _CHEB_HALF
-    for C, d in zip(coeffs, direct):
-        if np.max(np.abs(_clenshaw(C, cidx, cx) - d) / np.maximum(1, np.abs(d))) > _INTERP_TOL:
-            return _shared_quadrature(numeric, a, s)
-    return out
-
-
-def _clenshaw(C, idx, x):
-    G = C[idx]                      # one gather of the coefficient rows
-    b1 = np.zeros_like(x)
-    b2 = np.zeros_like(x)
-    x2 = 2 * x
-    for k in range(C.shape[1] - 1, 0, -1):
-        b1, b2 = G[:, k] + x2 * b1 - b2, b1
-    return G[:, 0] + x * b1 - b2
+# formulas built from expectations (a module of their own; importable from here as before)
+from .gaussian_formulas import FormulaSet, GaussianFormula  # noqa: E402

@@ -16,7 +16,7 @@ Each is a :class:`~srfsym.values.Value`: ``exact`` with its closed form, or
 >>> hc.mu1.expr
 exp(-1/2)
 >>> hc.mustar2.expr
-(-2*E - 1 + exp(2))*exp(-2)/2
+-exp(-1) + (1 - exp(-2))/2
 >>> hermite_constants("sign").checkmu1_sq.expr
 oo
 """
@@ -26,11 +26,14 @@ import warnings
 from dataclasses import dataclass
 from functools import lru_cache
 
+import mpmath
 import numpy as np
 import sympy as sp
 
 from .activations import X, Activation, activation, _is_zero
 from .gaussian import A, S, DivergentExpectationError, Expectation, gaussian_expectation
+from .budget import LimitReached, limited
+from .tidy import tidy
 from .values import Value
 
 __all__ = ["HermiteConstants", "hermite_constants", "mustar2_from_moments"]
@@ -42,17 +45,27 @@ def _at_standard(exp_: Expectation, name: str) -> Value:
         if not bool(cond.subs({A: 0, S: 1})):
             raise DivergentExpectationError(
                 f"{name}: E[z^{exp_.k} ({exp_.integrand})] diverges for a standard Gaussian "
-                f"(needs {cond.subs({A: 0, S: 1})})")
+                f"z: the integrand outgrows the Gaussian density (E[z^k f(a + s z)] exists "
+                f"only where {cond}, not at a = 0, s = 1)")
     if exp_.is_exact:
-        expr = sp.simplify(exp_.expr.subs({A: 0, S: 1}))
+        expr = tidy(exp_.expr.subs({A: 0, S: 1}))
         return Value(name, "exact", expr=expr, how=f"rule {exp_.rule}")
     exp_.numpy(0.0, 1.0)  # raises DivergentExpectationError for non-integrable integrands
     weighted = exp_.integrand * X**exp_.k
     if _is_zero(weighted.subs(X, -X) + weighted):     # only once the integral exists
         return Value(name, "exact", expr=sp.S.Zero,
                      how=f"parity: z^{exp_.k} ({exp_.integrand}) is odd in z")
-    return Value(name, "numeric", how="mpmath tanh-sinh quadrature",
-                 compute=lambda dps, e=exp_: e.mpmath(0, 1, dps=dps))
+    return Value(name, "numeric", how="mpmath tanh-sinh quadrature, two subdivisions",
+                 compute=lambda dps, e=exp_: e.certified(0, 1, dps=dps))
+
+
+def _expand_limited(expr, seconds=3.0):
+    """``sympy.expand(expr)`` (a sum of terms for the rule table), or ``expr`` itself when the
+    expansion takes too long (nested tanh squared: 4^levels terms)."""
+    try:
+        return limited(lambda: sp.expand(expr), seconds)
+    except LimitReached:
+        return expr
 
 
 def mustar2_from_moments(E0, E1, E2):
@@ -71,12 +84,24 @@ def mustar2_from_moments(E0, E1, E2):
 def _combine(name, template, parts: dict) -> Value:
     """A Value from a template in placeholder symbols and the Values they stand for."""
     if all(v.is_exact for v in parts.values()):
-        expr = sp.simplify(template.subs({k: v.expr for k, v in parts.items()}))
+        expr = tidy(template.subs({k: v.expr for k, v in parts.items()}))
         return Value(name, "exact", expr=expr, how="combination of exact expectations")
     f = sp.lambdify(tuple(parts), template, modules="mpmath")
 
     def compute(dps, f=f, parts=parts):
-        return f(*[v.mpmath(dps + 5) for v in parts.values()])
+        # the error estimates of the parts carried through by interval arithmetic
+        vals = [v.mpmath(dps + 5) for v in parts.values()]
+        errs = [v.abs_error(dps + 5) or abs(x) * mpmath.mpf(10) ** -(dps + 5)
+                for v, x in zip(parts.values(), vals)]
+        iv_dps = mpmath.iv.dps
+        try:
+            mpmath.iv.dps = dps + 10
+            box = f(*[mpmath.iv.mpf([x - e, x + e]) for x, e in zip(vals, errs)])
+        finally:
+            mpmath.iv.dps = iv_dps
+        with mpmath.workdps(dps + 10):
+            width = mpmath.mpf(box.b) - mpmath.mpf(box.a)
+            return f(*vals), max(width, mpmath.mpf(10) ** -(dps + 8))
 
     return Value(name, "numeric", how="from quadrature of " + ", ".join(
         v.name for v in parts.values() if not v.is_exact), compute=compute)
@@ -130,14 +155,116 @@ class HermiteConstants:
         return "\n".join(lines)
 
 
+#: Largest Hermite index accepted by :meth:`HermiteConstants.mu_k`.
+MAX_HERMITE_INDEX = 400
+#: Up to this index the rule table is tried for a closed form; above, quadrature directly
+#: (the symbolic route expands He_k sigma into k terms and slows down like k^3).
+SYMBOLIC_HERMITE_INDEX = 12
+
+
 @lru_cache(maxsize=None)
 def _mu_k(act: Activation, k: int) -> Value:
     if k < 0:
         raise ValueError(f"Hermite index must be >= 0, got {k}")
+    if k > MAX_HERMITE_INDEX:
+        raise ValueError(
+            f"Hermite index k = {k} is above {MAX_HERMITE_INDEX}: the quadrature of "
+            f"E[sigma He_k] needs nodes finer than the {k} zeros of He_k on |z| < "
+            f"{2 * k ** 0.5:.0f}, about {int(4 * k):,} evaluations of a {k}-step recurrence "
+            "per rule; refused up front")
+    name = f"mu_{k}"
+    if (act.parity == "odd" and k % 2 == 0) or (act.parity == "even" and k % 2 == 1):
+        return Value(name, "exact", expr=sp.S.Zero,
+                     how=f"parity: sigma is {act.parity}, He_{k} is {'odd' if k % 2 else 'even'}")
+    if k > SYMBOLIC_HERMITE_INDEX and act.kinks:
+        raise ValueError(
+            f"mu_{k} of {act.name}: for activations with kinks or jumps srfsym computes mu_k "
+            f"up to k = {SYMBOLIC_HERMITE_INDEX} (closed forms); the quadrature of larger k is "
+            "implemented for smooth activations only")
+    if k > SYMBOLIC_HERMITE_INDEX:
+        gaussian_expectation(act.expr, 0, known_closed_form=False).numpy(0.0, 1.0)  # exists?
+        return Value(name, "numeric", how="trapezoidal rule with a He_k recurrence, two step "
+                     "sizes", compute=lambda dps: hermite_coefficient_mpmath(act.mpmath, k, dps))
     hek = sp.hermite_prob(k, X)
     e = gaussian_expectation(sp.expand(hek * act.expr), 0,
                              known_closed_form=act.known_closed_form)
     return _at_standard(e, f"mu_{k}")
+
+
+def _he_times(f, k):
+    """z -> f(z) He_k(z) phi(z), He_k by its three-term recurrence (stable, no expansion)."""
+    norm = 1 / mpmath.sqrt(2 * mpmath.pi)
+
+    def g(z):
+        h0, h1 = mpmath.mpf(1), z
+        if k == 0:
+            h1 = h0
+        for n in range(1, k):
+            h0, h1 = h1, z * h1 - n * h0
+        return f(z) * h1 * mpmath.exp(-z * z / 2) * norm
+    return g
+
+
+def hermite_coefficient_mpmath(f, k, dps=30):
+    """(value, error estimate) of ``E[f(z) He_k(z)]``, z ~ N(0, 1), for large k and f
+    analytic near the real axis (no kinks).
+
+    A first pass at low precision measures the cancellation (the sum of |terms| over the
+    result) and sets the working precision; then the trapezoidal rule on R (spectrally
+    accurate) at two step sizes h and 0.8 h, h halved until they agree.
+
+    >>> import mpmath
+    >>> v, e = hermite_coefficient_mpmath(lambda z: z**3, 3, dps=20)   # E[z^3 He_3] = 3!
+    >>> mpmath.nstr(v, 12), e < 1e-15
+    ('6.0', True)
+    """
+    from .budget import check
+    g = _he_times(f, k)
+
+    def rule(h, wd, L):
+        with mpmath.workdps(wd):
+            n = int(mpmath.ceil(L / h))
+            total = absolute = mpmath.mpf(0)
+            for j in range(-n, n + 1):
+                check(f"quadrature of mu_{k}")
+                v = g(h * j)
+                total += v
+                absolute += abs(v)
+            return total * h, absolute * h
+
+    def cut(wd):
+        # |He_k(z)| phi(z) <= z^k phi(z) beyond the zeros: the range where z^k phi(z) is
+        # within 10^-wd of its peak (at z = sqrt k), widened by the growth of f
+        with mpmath.workdps(20):
+            peak = k / 2 * (mpmath.log(k) - 1) if k else 0
+            L = 2 * mpmath.sqrt(k) + 5
+            while (k * mpmath.log(L) - L * L / 2 + mpmath.log(abs(f(L)) + abs(f(-L)) + 1)
+                   > peak - wd * mpmath.log(10)):
+                L += 1
+            return L
+
+    wd = 25
+    with mpmath.workdps(wd):
+        L = cut(wd)
+        v, absolute = rule(mpmath.pi / (mpmath.sqrt(k) + 12), wd, L)
+        extra = 0 if v == 0 else max(0, int(mpmath.ceil(mpmath.log10(absolute / abs(v)))))
+    wd = dps + extra + 10
+    for _attempt in range(3):   # cancellation beyond the first pass's digits: raise wd
+        L = cut(wd)
+        with mpmath.workdps(wd):
+            tol = mpmath.mpf(10) ** -(dps + 2)
+            h = mpmath.pi / (mpmath.sqrt(k) + mpmath.sqrt(2 * wd * mpmath.log(10)))
+            for _ in range(3):
+                v1, absolute = rule(h, wd, L)
+                v2, _a = rule(h * mpmath.mpf("0.8"), wd, L)
+                if abs(v1 - v2) <= tol * abs(v2):
+                    break
+                h /= 2
+            if abs(v1 - v2) <= tol * abs(v2) or v2 == 0:
+                break
+            wd += int(mpmath.ceil(mpmath.log10(absolute / abs(v2)))) + 10
+    with mpmath.workdps(wd):
+        return +v2, abs(v1 - v2) + mpmath.mpf(10) ** -(wd - 5) * absolute
 
 
 @lru_cache(maxsize=None)
@@ -153,7 +280,7 @@ def _hermite_constants(act: Activation) -> HermiteConstants:
         check = Value("checkmu1_sq", "exact", expr=sp.oo,
                       how=f"sigma' = {act.derivative} has a Dirac mass, so E[sigma'^2] = oo")
     else:
-        dsq = _at_standard(gaussian_expectation(sp.expand(act.derivative**2), 0,
+        dsq = _at_standard(gaussian_expectation(_expand_limited(act.derivative**2), 0,
                                                 known_closed_form=kcf), "E[sigma'^2]")
         check = _combine("checkmu1_sq", Q - P1**2, {Q: dsq, P1: mu1})
     return HermiteConstants(act, mu0, mu1, mu2, mustar2, check)

@@ -189,7 +189,13 @@ class SRFMapping:
         return "\n".join(lines)
 
 
+#: Largest learning rate accepted (c grows like eta^2; float64 ends near 1e308).
+MAX_ETA = 1e100
+
+
 def _as_number(x, name, allow_inf=False):
+    from .checks import scalar_like
+    x = scalar_like(name, x)
     if hasattr(x, "item") and not isinstance(x, sp.Basic):   # numpy scalars
         x = x.item()
     if isinstance(x, float) and not math.isfinite(x):
@@ -256,6 +262,9 @@ def srf_mapping(student, teacher, eta, alpha0, *, mu0_correction: bool = True,
     alpha0_n = _as_number(alpha0, "alpha0", allow_inf=True)
     if eta_n < 0:
         raise ValueError(f"eta (learning rate) must be >= 0, got {eta}")
+    if eta_n > MAX_ETA:
+        raise ValueError(f"eta = {eta} is above {MAX_ETA:g}: the bulk variance c ~ eta^2 "
+                         "overflows double precision")
     if alpha0_n < 0:
         raise ValueError(f"alpha0 (step samples per dimension) must be >= 0, got {alpha0}")
     out = _mapping(activation(student), activation(teacher), eta_n, alpha0_n, mu0_correction)

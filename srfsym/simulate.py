@@ -727,10 +727,13 @@ class SimulationResult:
                      f"gamma={self.gamma_emp_mean:.6f}{sem(self.gamma_emp)}, "
                      f"top sv of dW/sqrt(p)={np.array2string(self.singular_values_mean, precision=4)}")
         lines.append("  alpha      n     test error             train error")
+        pm = (lambda e: f" +- {e:.2g}" if np.isfinite(e) else "")   # one seed: no error bar
         for j, a in enumerate(self.alphas):
-            lines.append(f"  {a:<8.4g}{self.n[j]:>6d}   {self.test_error[j]:.6f} +- "
-                         f"{self.test_error_sem[j]:.2g}    {self.train_error[j]:.6f} +- "
-                         f"{self.train_error_sem[j]:.2g}")
+            lines.append(f"  {a:<8.4g}{self.n[j]:>6d}   {self.test_error[j]:.6f}"
+                         f"{pm(self.test_error_sem[j])}    {self.train_error[j]:.6f}"
+                         f"{pm(self.train_error_sem[j])}")
+        if not np.all(np.isfinite(self.test_error_sem)):
+            lines.append("  (one seed: no standard error; use seeds >= 2 for error bars)")
         return "\n".join(lines)
 
 
@@ -852,7 +855,13 @@ def _require_second_moment(teacher: Activation) -> None:
                          f"({exc})") from None
 
 
+#: Largest work (floating-point operations) of the simulated gradient steps accepted.
+MAX_STEP_FLOPS = 1e16
+
+
 def _finite_real(name, value):
+    from .checks import scalar_like
+    value = scalar_like(name, value)
     try:
         v = float(value)
     except (TypeError, ValueError):
@@ -966,6 +975,9 @@ def simulate(student, teacher, alpha0: float, eta: float, lam: float, alpha, d: 
     if alpha0 < 0:
         raise ValueError(f"alpha0 must be >= 0, got {alpha0}")
     eta = _finite_real("eta", eta)
+    if abs(eta) > 1e100:
+        raise ValueError(f"eta = {eta:g} is too large (limit 1e100): the stepped weights "
+                         "(~eta) overflow double precision in the features and measured r, c")
     lam = _finite_real("lam", lam)
     if lam < 0:
         raise ValueError(f"lam must be >= 0, got {lam}")
@@ -1042,6 +1054,12 @@ def simulate(student, teacher, alpha0: float, eta: float, lam: float, alpha, d: 
     if est > max_memory_gb:
         raise ValueError(f"estimated peak memory {est:.2f} GB exceeds max_memory_gb={max_memory_gb:g}; "
                          "reduce d, alpha, n_test or workers, or raise max_memory_gb")
+    if model == "network" and alpha0 * d * 4.0 * d * p * seeds > MAX_STEP_FLOPS:
+        flops = alpha0 * d * 4.0 * d * p * seeds
+        raise ValueError(f"the gradient step with alpha0 = {alpha0:g} uses n0 = alpha0 d = "
+                         f"{alpha0 * d:.3g} samples: about {flops:.2g} floating-point operations "
+                         f"({flops / 1e10 / 3600:.2g} core-hours at 10 GFLOP/s) over {seeds} "
+                         f"seed(s); refused up front (limit {MAX_STEP_FLOPS:.0e}): reduce alpha0 or d")
 
     # ---------------- work ----------------
     # never raise BLAS above what the caller set (e.g. OPENBLAS_NUM_THREADS=1 on a shared node)

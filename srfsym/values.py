@@ -24,7 +24,15 @@ from typing import Callable
 import mpmath
 import sympy as sp
 
-__all__ = ["Value", "check_dps", "MAX_SOLVER_DPS"]
+__all__ = ["Value", "check_dps", "MAX_SOLVER_DPS", "UncertainValueError", "MIN_GOOD_DIGITS"]
+
+
+class UncertainValueError(ValueError):
+    """A numeric value whose error estimate leaves too few trustworthy digits."""
+
+
+#: Fewest significant digits a numeric value may have before it is refused.
+MIN_GOOD_DIGITS = 3
 
 
 def check_dps(dps, maximum: int = 1000) -> int:
@@ -97,7 +105,21 @@ class Value:
         check_dps(dps)
         if dps not in self._memo:
             self._memo[dps] = self._evaluate(dps)
+            self._require_certain(dps)      # no use of a number without a digit to trust
         return self._memo[dps]
+
+    def _require_certain(self, dps):
+        val, err = self._memo[dps], self._memo.get(("error", dps))
+        if err is None or mpmath.isinf(val) or self.good_digits(dps) >= MIN_GOOD_DIGITS:
+            return
+        if abs(val) <= err and err <= mpmath.mpf(10) ** -dps:
+            return                   # zero to every requested (absolute) digit
+        del self._memo[dps]
+        raise UncertainValueError(
+            f"{self.name} = {mpmath.nstr(val, 6)} +- {mpmath.nstr(err, 2)} ({self.how}): "
+            f"fewer than {MIN_GOOD_DIGITS} significant digits can be trusted (two "
+            "independent evaluations disagree; the integrand may oscillate too fast to be "
+            "resolved by quadrature)")
 
     def _evaluate(self, dps):
         with mpmath.workdps(dps + 10):
@@ -107,8 +129,27 @@ class Value:
                 val = mpmath.mpf(str(sp.N(self.expr, dps + 10)))
             else:
                 val = self.compute(dps)
+                if isinstance(val, tuple):   # (value, error estimate of two evaluations)
+                    val, err = val
+                    self._memo[("error", dps)] = mpmath.mpf(err)
         with mpmath.workdps(dps):
             return +val
+
+    def abs_error(self, dps: int = 30):
+        """Error estimate of :meth:`mpmath` at ``dps`` (``None`` if the computation gave none:
+        closed forms, and numeric values without a second evaluation)."""
+        self.mpmath(dps)
+        return self._memo.get(("error", dps))
+
+    def good_digits(self, dps: int = 30) -> int:
+        """Significant digits (at most ``dps``) that the error estimate guarantees."""
+        val, err = self.mpmath(dps), self.abs_error(dps)
+        if err is None or err == 0 or mpmath.isinf(val):
+            return dps
+        if val == 0 or abs(val) <= err:
+            return 0
+        with mpmath.workdps(20):
+            return int(max(0, min(dps, mpmath.floor(mpmath.log10(abs(val) / err)))))
 
     def __float__(self) -> float:
         if self.expr is not None:
@@ -116,11 +157,16 @@ class Value:
         return float(self.mpmath(17))
 
     def decimal(self, dps: int = 30) -> str:
-        """Decimal string with ``dps`` significant digits (``'inf'`` when infinite)."""
+        """Decimal string with ``dps`` significant digits (``'inf'`` when infinite); a numeric
+        value with an error estimate keeps only the digits the estimate guarantees, and is
+        refused (:class:`UncertainValueError`) when fewer than :data:`MIN_GOOD_DIGITS` remain."""
         val = self.mpmath(dps)
         if mpmath.isinf(val):
             return "inf"
-        return mpmath.nstr(val, dps, strip_zeros=False) if val != 0 else "0"
+        digits = self.good_digits(dps)
+        if digits < MIN_GOOD_DIGITS:          # (mpmath() refused the others)
+            return "0"          # zero to every printed (absolute) digit
+        return mpmath.nstr(val, digits, strip_zeros=False) if val != 0 else "0"
 
     def latex(self) -> str:
         return sp.latex(self.expr) if self.expr is not None else r"\text{(numeric)}"
@@ -129,7 +175,9 @@ class Value:
         out = {"name": self.name, "value": self.decimal(dps), "method": self.method,
                "how": self.how}
         if self.method == "numeric":
-            out["digits"] = dps
+            out["digits"] = self.good_digits(dps)
+            if self.abs_error(dps) is not None:
+                out["abs_error"] = mpmath.nstr(self.abs_error(dps), 3)
         if self.expr is not None:
             out["closed_form"] = str(self.expr)
             out["latex"] = sp.latex(self.expr)

@@ -38,6 +38,10 @@ REGISTRY_EXPECTED = {
     "he2": (X**2 - 1, "even", 2 * X),
     "he3": (X**3 - 3 * X, "odd", 3 * X**2 - 3),
     "softplus": (sp.log(1 + sp.exp(X)), "neither", 1 / (1 + sp.exp(-X))),
+    # GELU x Phi(x): sigma' = Phi(x) + x phi(x)
+    "gelu": (X * (1 + sp.erf(X / sp.sqrt(2))) / 2, "neither",
+             (1 + sp.erf(X / sp.sqrt(2))) / 2 + X * sp.exp(-X**2 / 2) / sp.sqrt(2 * sp.pi)),
+    "sigmoid": (1 / (1 + sp.exp(-X)), "neither", sp.exp(-X) / (1 + sp.exp(-X))**2),
 }
 
 

@@ -8,12 +8,13 @@ Each subcommand lives in its own module with a ``register(sub)`` that adds its p
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 
 from .. import __version__
 from . import activation, derive, reference, simulation, spectrum, sweep, theory
-from .common import (CLIError, HelpFormatter, check_output_path, configure_feedback,
-                     finish_parsers, warnings_once)
+from .common import (CLIError, HelpFormatter, configure_feedback, finish_parsers,
+                     warnings_once)
 
 #: subcommand modules in the order ``srfsym --help`` lists them
 COMMANDS = (derive, activation, theory, spectrum, simulation, sweep, reference)
@@ -40,18 +41,15 @@ def build_parser():
     ap.add_argument("--integrate-timeout", type=float, default=None,
                     help="seconds for the sympy.integrate attempt on expressions no rule covers; "
                          "0 skips it and goes straight to quadrature (default: 2)")
+    ap.add_argument("--time-limit", type=float, default=600.0,
+                    help="seconds for all symbolic and quadrature work of one command "
+                         "(default 600; 0 means no limit); past it srfsym stops with an error")
     sub = ap.add_subparsers(dest="cmd", required=True, metavar="COMMAND")
 
     for module in COMMANDS:
         module.register(sub)
     finish_parsers(sub)
     return ap
-
-
-def _check_outputs(args):
-    """Output files are checked before any work (a bad path fails in a second, not later)."""
-    if getattr(args, "plot", None):
-        check_output_path("--plot", args.plot)
 
 
 def main(argv=None):
@@ -66,32 +64,61 @@ def main(argv=None):
                             ("--sim-alpha", args.sim_alpha is not None)):
             if given:
                 ap.error(f"{flag} only applies with --simulate")
+    if not (args.time_limit >= 0 and args.time_limit < float("inf")):
+        ap.error(f"--time-limit must be a number of seconds >= 0, got {args.time_limit}")
+    from ..budget import time_budget
     handler = configure_feedback(args.quiet)
+    real_stdout = sys.stdout
+    sys.stdout = buffer = io.StringIO()   # stdout carries a complete result or nothing
     try:
-        _check_outputs(args)
+        _check_paths(args)
         if args.integrate_timeout is not None:
             set_integrate_timeout(args.integrate_timeout)
-        with warnings_once():
+        with warnings_once(), time_budget(args.time_limit if args.time_limit > 0 else None):
             args.func(args)
     except (CLIError, ActivationError, DivergentExpectationError, ValueError,
             ArithmeticError) as exc:          # ArithmeticError: FloatingPointError, overflow
-        print(f"srfsym: error: {exc}", file=sys.stderr)
-        return 2
+        return _fail(real_stdout, exc)
     except MemoryError as exc:                 # sizes refused before any work
-        print(f"srfsym: error: {exc}", file=sys.stderr)
-        return 2
+        return _fail(real_stdout, str(exc) or "not enough memory for this size")
     except OSError as exc:                     # an output file or folder that cannot be written
-        print(f"srfsym: error: {exc}", file=sys.stderr)
-        return 2
+        return _fail(real_stdout, exc)
+    except RecursionError:
+        return _fail(real_stdout, "expression too deeply nested for the symbolic engine")
+    except TypeError as exc:                   # a bad value the checks did not name
+        return _fail(real_stdout, f"bad input ({exc})")
     except Exception as exc:  # ConvergenceError and friends: say what, not a traceback
         from ..fixed_point import ConvergenceError
         if isinstance(exc, ConvergenceError):
-            print(f"srfsym: error: {exc} (last residual {exc.residual})", file=sys.stderr)
-            return 3
+            return _fail(real_stdout, f"{exc} (last residual {exc.residual})", 3)
+        sys.stdout = real_stdout
         raise
     finally:
         handler.flush()
+    sys.stdout = real_stdout
+    try:
+        real_stdout.write(buffer.getvalue())
+        real_stdout.flush()
+    except OSError as exc:                     # stdout itself cannot be written (/dev/full)
+        print(f"srfsym: error: cannot write the output: {exc}", file=sys.stderr)
+        return 2
     return 0
+
+
+def _fail(real_stdout, exc, code=2):
+    sys.stdout = real_stdout
+    message = " ".join(str(exc).split()) or type(exc).__name__
+    print(f"srfsym: error: {message}", file=sys.stderr)
+    return code
+
+
+def _check_paths(args):
+    """Output paths are checked (and normalised) before any work."""
+    from .paths import check_out_dir, check_plot_path
+    if getattr(args, "plot", None) is not None:
+        args.plot = check_plot_path(args.plot)
+    if getattr(args, "cmd", None) == "regen-reference":
+        args.out = check_out_dir(args.out)
 
 
 if __name__ == "__main__":  # pragma: no cover

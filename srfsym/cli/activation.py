@@ -45,6 +45,9 @@ def cmd_activation(args):
     out(f"Hermite constants (z ~ N(0,1)), {args.dps} digits:")
     for key, (v, text) in constants.items():
         closed = f"  = {v.expr}   LaTeX: {v.latex()}" if v.expr is not None else ""
+        if v.good_digits(args.dps) < args.dps and text != "0":   # the rest is not printed
+            closed += (f"   (only {v.good_digits(args.dps)} digits verified: two independent "
+                       f"quadratures differ by {mpmath.nstr(v.abs_error(args.dps), 2)})")
         out(f"  {key:12s} = {text}   [{v.method}: {v.how}]{closed}")
     out("")
     out("conditional coefficients (a = r kappa, s = sqrt(c)):")

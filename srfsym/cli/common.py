@@ -8,11 +8,9 @@ import csv
 import io
 import json
 import logging
-import os
 import sys
 import time
 import warnings
-from pathlib import Path
 
 import mpmath
 import numpy as np
@@ -202,24 +200,6 @@ def warnings_once():
         warnings.filterwarnings("ignore", category=DeprecationWarning)
         warnings.showwarning = show
         yield
-
-
-PLOT_FORMATS = (".png", ".pdf", ".svg")
-
-
-def check_output_path(option: str, path: str, suffixes=PLOT_FORMATS):
-    """Refuse an output file that cannot be written, before any work is done."""
-    target = Path(path)
-    if target.suffix.lower() not in suffixes:
-        raise CLIError(f"{option} {path}: the file name must end in "
-                       f"{', '.join(suffixes[:-1])} or {suffixes[-1]} (the format follows it)")
-    if target.is_dir():
-        raise CLIError(f"{option} {path}: is a folder, not a file")
-    folder = target.parent if str(target.parent) else Path(".")
-    if not folder.is_dir():
-        raise CLIError(f"{option} {path}: the folder {folder} does not exist")
-    if not os.access(folder, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
-        raise CLIError(f"{option} {path}: not writable")
 
 
 def step(n, title):

@@ -57,6 +57,9 @@ def _derive_default(args):
     from ..bounds import bounds
     st, te = activation(args.student), activation(args.teacher)
     dps = args.dps
+    if not args.lam > 0:       # every input checked before the first step is printed
+        raise ValueError(f"--lam (ridge penalty lambda) must be > 0 for the derivation, "
+                         f"got {args.lam}")
     out(f"srfsym derive: student {st.name}, teacher {te.name}, eta = {args.eta}, "
          f"alpha0 = {args.alpha0}, lambda = {args.lam}")
 

@@ -15,8 +15,10 @@ from .common import (SHARED_HELP, CLIError, add_output, add_physics, add_spectru
 def _solve_kwargs(args):
     kw = {"spectrum": args.spectrum, "vocabulary": vocabulary_arg(args)}
     if args.spectrum == "sample":
-        if not args.d:
-            raise CLIError("--spectrum sample needs --d")
+        if args.d is None:
+            raise CLIError("--spectrum sample needs --d (the dimension of the sampled matrix)")
+        if args.d < 2:
+            raise CLIError(f"--d must be an integer >= 2 for --spectrum sample, got {args.d}")
         kw.update(d=args.d, seed=args.seed)
     return kw
 

@@ -1,0 +1,134 @@
+"""One time budget for the work an activation can cause: symbolic integration,
+simplification and numeric quadrature.
+
+A budget is a wall-clock deadline set by :func:`time_budget` (the CLI sets it from
+``--time-limit``).  Long symbolic steps run under :func:`limited` (an interval timer in
+the main thread: past their share they are interrupted and the caller falls back to a
+cheaper method it names); quadrature loops call :func:`check` from the integrand, so
+``mpmath.quad`` (which has no timeout of its own) stops with :class:`BudgetExceeded`.
+
+>>> with time_budget(5):
+...     remaining() <= 5
+True
+>>> remaining() is None            # no budget outside the context
+True
+>>> import sympy as sp
+>>> limited(lambda: sp.simplify(sp.sin(sp.Symbol("y"))**2 + sp.cos(sp.Symbol("y"))**2), 5)
+1
+"""
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from contextlib import contextmanager
+
+__all__ = ["BudgetExceeded", "time_budget", "remaining", "check", "limited", "LimitReached",
+           "simplify_limited", "SIMPLIFY_SECONDS"]
+
+
+class BudgetExceeded(ValueError):
+    """The time budget ran out before a result could be obtained."""
+
+
+class LimitReached(Exception):
+    """Internal: a :func:`limited` call was interrupted (callers fall back or re-raise)."""
+
+
+_STATE = {"deadline": None, "seconds": None}
+
+#: Longest single ``sympy.simplify`` (seconds) before its input is used unsimplified.
+SIMPLIFY_SECONDS = 4.0
+
+
+@contextmanager
+def time_budget(seconds):
+    """Run the body under a deadline ``seconds`` from now (nested budgets: the tighter wins).
+
+    ``None`` means no limit.
+    """
+    if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, (int, float))
+                                or not seconds > 0):
+        raise ValueError(f"the time budget must be a positive number of seconds, got {seconds!r}")
+    old = dict(_STATE)
+    if seconds is not None:
+        deadline = time.monotonic() + float(seconds)
+        if old["deadline"] is None or deadline < old["deadline"]:
+            _STATE["deadline"], _STATE["seconds"] = deadline, float(seconds)
+    try:
+        yield
+    finally:
+        _STATE.update(old)
+
+
+def remaining():
+    """Seconds left in the current budget (``None`` without a budget)."""
+    if _STATE["deadline"] is None:
+        return None
+    return _STATE["deadline"] - time.monotonic()
+
+
+def check(what="the computation"):
+    """Raise :class:`BudgetExceeded` if the budget is spent (cheap: call it from integrands)."""
+    d = _STATE["deadline"]
+    if d is not None and time.monotonic() > d:
+        raise BudgetExceeded(f"{what} gave no answer within the time limit of "
+                             f"{_STATE['seconds']:g} s (raise it with --time-limit)")
+
+
+class _Alarm(Exception):
+    pass
+
+
+def limited(fn, seconds):
+    """``fn()`` interrupted after ``min(seconds, remaining budget)`` seconds.
+
+    Raises :class:`LimitReached` when interrupted (also when no time is left, or when not in
+    the main thread, where no interval timer can be used and ``fn`` is not attempted).
+    Exceptions of ``fn`` propagate.
+    """
+    left = remaining()
+    if left is not None:
+        seconds = min(seconds, left)
+    if seconds <= 0 or threading.current_thread() is not threading.main_thread():
+        raise LimitReached("no time left" if seconds <= 0 else "not in the main thread")
+    token = object()
+
+    def handler(signum, frame):
+        raise _Alarm(token)
+
+    t0 = time.monotonic()
+    old_handler = signal.signal(signal.SIGALRM, handler)
+    running = signal.getitimer(signal.ITIMER_REAL)[0]   # an enclosing limited() call
+    if running > 0:
+        seconds = min(seconds, running)
+    old_delay, _ = signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        return fn()
+    except _Alarm:
+        raise LimitReached(f"interrupted after {seconds:.3g} s") from None
+    except RecursionError:
+        raise LimitReached("expression too deeply nested") from None
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old_handler)
+        if old_delay > 0:           # an enclosing limited() call: re-arm its timer
+            signal.setitimer(signal.ITIMER_REAL, max(old_delay - (time.monotonic() - t0), 1e-3))
+
+
+def simplify_limited(expr, seconds=None, measure=None):
+    """``sympy.simplify(expr)`` within ``seconds`` (default :data:`SIMPLIFY_SECONDS`), else
+    ``expr`` unchanged.  With ``measure`` (e.g. ``sympy.count_ops``) the simpler of the two
+    is returned."""
+    import sympy as sp
+    try:
+        out = limited(lambda: sp.simplify(expr), SIMPLIFY_SECONDS if seconds is None else seconds)
+    except LimitReached:
+        return expr
+    except Exception:  # noqa: BLE001 - sympy raises many kinds on hard input: keep expr
+        return expr
+    if measure is not None and measure(out) > measure(expr):
+        return expr
+    if out.has(sp.Piecewise) and not expr.has(sp.Piecewise):
+        return expr            # a case split is not simpler for a reader (or for the rules)
+    return out
