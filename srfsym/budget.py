@@ -76,8 +76,9 @@ def check(what="the computation"):
                              f"{_STATE['seconds']:g} s (raise it with --time-limit)")
 
 
-class _Alarm(Exception):
-    pass
+class _Alarm(BaseException):
+    """Raised by the interval timer.  A BaseException, so that library code catching
+    ``Exception`` (sympy does, in places) cannot swallow it."""
 
 
 def limited(fn, seconds):
@@ -93,23 +94,28 @@ def limited(fn, seconds):
     if seconds <= 0 or threading.current_thread() is not threading.main_thread():
         raise LimitReached("no time left" if seconds <= 0 else "not in the main thread")
     token = object()
+    armed = [True]
 
     def handler(signum, frame):
-        raise _Alarm(token)
+        if armed[0]:            # the timer repeats until fn gives up control
+            raise _Alarm(token)
 
     t0 = time.monotonic()
     old_handler = signal.signal(signal.SIGALRM, handler)
     running = signal.getitimer(signal.ITIMER_REAL)[0]   # an enclosing limited() call
     if running > 0:
         seconds = min(seconds, running)
-    old_delay, _ = signal.setitimer(signal.ITIMER_REAL, seconds)
+    old_delay, _ = signal.setitimer(signal.ITIMER_REAL, seconds, 0.05)
     try:
         return fn()
     except _Alarm:
+        armed[0] = False
         raise LimitReached(f"interrupted after {seconds:.3g} s") from None
     except RecursionError:
+        armed[0] = False
         raise LimitReached("expression too deeply nested") from None
     finally:
+        armed[0] = False
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old_handler)
         if old_delay > 0:           # an enclosing limited() call: re-arm its timer
