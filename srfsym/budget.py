@@ -97,7 +97,7 @@ def limited(fn, seconds):
     armed = [True]
 
     def handler(signum, frame):
-        if armed[0]:            # the timer repeats until fn gives up control
+        if armed[0]:            # not after fn has returned or given up
             raise _Alarm(token)
 
     t0 = time.monotonic()
@@ -105,7 +105,7 @@ def limited(fn, seconds):
     running = signal.getitimer(signal.ITIMER_REAL)[0]   # an enclosing limited() call
     if running > 0:
         seconds = min(seconds, running)
-    old_delay, _ = signal.setitimer(signal.ITIMER_REAL, seconds, 0.05)
+    old_delay, _ = signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
         return fn()
     except _Alarm:

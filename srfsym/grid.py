@@ -376,7 +376,9 @@ def solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, spectrum="
     lams = _grid_axis("lams", lams, 0.0, False)
     for a in (alphas.min(), alphas.max()):
         for lam in (lams.min(), lams.max()):
-            _validate(a, lam, beta)
+            # lambda = 0 below the interpolation threshold is a point that fails (reported in
+            # `failures`), not an invalid grid
+            _validate(a, lam if lam > 0 else 1.0, beta)
     _validate_solver(tol, max_iter)
     if isinstance(chunk, bool) or not isinstance(chunk, (int, np.integer)) or chunk < 1:
         raise ValueError(f"chunk must be a positive integer, got {chunk!r}")
@@ -419,8 +421,11 @@ def solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, spectrum="
         try:
             res = solve_srf(student, teacher, r, c, gamma, lam, a, beta, spec, nodes=K,
                             tol=tol, max_iter=max_iter)
-        except ConvergenceError as exc:
-            last = exc.residual if exc.residual is not None else residual[n]
+        except (ConvergenceError, ValueError) as exc:
+            # ValueError: a point the single-point solver refuses outright (lambda = 0 with
+            # alpha < beta has no unique solution); the grid's own inputs were checked above
+            last = getattr(exc, "residual", None)
+            last = last if last is not None else residual[n]
             residual[n] = float(last) if last is not None else np.nan
             failures.append({"alpha": a, "lam": lam, "residual": residual[n],
                              "message": str(exc)})

@@ -483,7 +483,7 @@ def _theory_rows_vocabulary(task, voc, t0):
                                  method=f"{res.method} ({res.nodes} kappa nodes)",
                                  seconds=time.perf_counter() - t1,
                                  note="; ".join(dict.fromkeys(res.notes))))
-            except (ConvergenceError, ArithmeticError) as exc:
+            except (ConvergenceError, ArithmeticError, ValueError) as exc:
                 rows.append(_row(task, alpha=a, lam=lam, test_error=float("nan"),
                                  train_error=float("nan"),
                                  residual=getattr(exc, "residual", float("nan")),

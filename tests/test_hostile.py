@@ -40,7 +40,9 @@ def assert_clean_error(code, out, err, *words):
     """Exit 2, nothing on stdout, one line ``srfsym: error: ...`` naming the problem."""
     assert code == 2
     assert out == ""
-    lines = err.strip().splitlines()
+    # status lines ("srfsym: deriving ...", "srfsym: trying ...") may precede the error
+    lines = [line for line in err.strip().splitlines() if line.startswith("srfsym: error: ")
+             or not line.startswith("srfsym: ")]
     assert len(lines) == 1 and lines[0].startswith("srfsym: error: "), err
     for w in words:
         assert w in lines[0], (w, lines[0])

@@ -246,5 +246,5 @@ def test_bad_input_is_refused_clearly():
     with pytest.raises(ConvergenceError, match="resolvent diverges") as exc:
         solve_srf("x", "sin", R, C, 1.0, 0.0, 1.0, vocabulary=[1, 2])   # no mu_star, lambda = 0
     assert exc.value.residual == math.inf
-    with pytest.raises(ConvergenceError, match="no fixed point for"):
+    with pytest.raises(ValueError, match="no unique solution"):   # refused before any work
         solve_srf("tanh", "sin", R, C, 1.0, 0.0, 0.2, 1.0, nodes=48, vocabulary=[1, 2])

@@ -69,8 +69,10 @@ def cmd_simulate(args):
         out("  alpha     simulation            theory       (sim - theory)/s.e.")
         for row in rows:
             sem = row["test_error_sem"]
-            z = "" if not sem else f"{(row['test_error'] - row['theory_test_error']) / sem:+.1f}"
-            out(f"  {row['alpha']:<8.4g}  {row['test_error']:.6f} +- {sem or float('nan'):.2g}"
+            ok = sem is not None and sem == sem and sem > 0        # one seed: no error bar
+            z = f"{(row['test_error'] - row['theory_test_error']) / sem:+.1f}" if ok else ""
+            spread = f" +- {sem:.2g}" if ok else " (one seed)"
+            out(f"  {row['alpha']:<8.4g}  {row['test_error']:.6f}{spread}"
                 f"    {row['theory_test_error']:.6f}   {z}")
 
 
