@@ -13,7 +13,7 @@ import time
 import numpy as np
 
 from srfsym import activations, cget, gaussian, hermite
-from srfsym.activations import registry_names
+from srfsym.symbolic.activations import registry_names
 
 
 def clear_caches():

@@ -1,4 +1,4 @@
-"""Benchmark and accuracy study of the feature spectrum (srfsym.feature_spectrum,
+"""Benchmark and accuracy study of the feature spectrum (srfsym.theory.feature_spectrum,
 docs/theory.md (j)).
 
 Targets (issue #9): one s(z) <= 2 ms; a 400-point density with warm starts <= 0.5 s; the
@@ -16,9 +16,9 @@ import time
 
 import numpy as np
 
-from srfsym.feature_spectrum import feature_spectrum
-from srfsym.simulate import network_first_layer
-from srfsym.spectrum_simulation import simulate_feature_spectrum
+from srfsym.theory.feature_spectrum import feature_spectrum
+from srfsym.simulation.simulate import network_first_layer
+from srfsym.simulation.spectrum_simulation import simulate_feature_spectrum
 
 CASES = [("init", "tanh", "sin", 0.0, 0.0), ("eta=3", "tanh", "sin", 20.0, 3.0),
          ("eta=8", "tanh", "sin", 20.0, 8.0), ("tanh/tanh", "tanh", "tanh", 2.0, 2.0)]

@@ -14,9 +14,9 @@ import time
 
 import numpy as np
 
-from srfsym.bounds import bounds
-from srfsym.fixed_point import learning_curve, solve_srf
-from srfsym.mapping import srf_mapping
+from srfsym.theory.bounds import bounds
+from srfsym.theory.fixed_point import learning_curve, solve_srf
+from srfsym.step.mapping import srf_mapping
 
 
 def timed(f, repeat=5):

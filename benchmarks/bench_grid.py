@@ -24,9 +24,9 @@ import warnings
 
 import numpy as np
 
-from srfsym.fixed_point import solve, solve_srf
-from srfsym.grid import solve_grid
-from srfsym.mapping import srf_mapping
+from srfsym.theory.fixed_point import solve, solve_srf
+from srfsym.theory.grid import solve_grid
+from srfsym.step.mapping import srf_mapping
 
 
 def best_and_median(f, repeat=5):

@@ -1,4 +1,4 @@
-"""Benchmark of :func:`srfsym.simulate.simulate`: wall time and peak memory per point.
+"""Benchmark of :func:`srfsym.simulation.simulate.simulate`: wall time and peak memory per point.
 
 Run ``python benchmarks/bench_simulate.py`` (``--quick`` for a small run, ``--compare`` to also
 time the other parallel mode and the float64 step, ``--no-baseline`` to skip the reference
@@ -95,7 +95,7 @@ def run_case(spec: dict) -> dict:
         return {"spec": spec, "wall_s": wall, "cpu_s": (c1.user - c0.user) + (c1.system - c0.system),
                 "peak_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20,
                 "load_before": load, "test_error": err}
-    from srfsym.simulate import estimate_memory_gb, simulate
+    from srfsym.simulation.simulate import estimate_memory_gb, simulate
     kw = dict(case, d=spec["d"], seeds=spec["seeds"], parallel=spec.get("parallel", "chunks"),
               step_dtype=spec.get("step_dtype", "float32"), n_test=N_TEST,
               shared_first_layer=spec.get("shared", False))
@@ -122,7 +122,7 @@ def run_case(spec: dict) -> dict:
            "test_error": float(res.test_error[0]), "test_error_sem": float(res.test_error_sem[0]),
            "r_emp": res.r_emp.tolist(), "c_emp": res.c_emp.tolist(),
            "gamma_emp": res.gamma_emp.tolist(), "sv": res.singular_values.tolist()}
-    from srfsym.mapping import srf_mapping
+    from srfsym.step.mapping import srf_mapping
     m = srf_mapping(case["student"], case["teacher"], case["eta"], case["alpha0"])
     out["mapping"] = [m.spike_strength, m.bulk_variance, m.alignment]
     return out

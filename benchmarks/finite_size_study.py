@@ -9,9 +9,9 @@ import argparse
 import time
 import warnings
 
-from srfsym.fixed_point import solve
-from srfsym.mapping import srf_mapping
-from srfsym.simulate import simulate
+from srfsym.theory.fixed_point import solve
+from srfsym.step.mapping import srf_mapping
+from srfsym.simulation.simulate import simulate
 
 CASES = [("tanh", "tanh", 0.5, 1.0, 0.01, 1.0), ("tanh", "sin", 20.0, 3.0, 0.1, 1.0)]
 

@@ -16,19 +16,19 @@ This script walks through what :func:`srfsym.hermite_constants` computes:
    40-digit convergence study of the partial sums;
 5. ``mu_star^2 = E sigma^2 - mu0^2 - mu1^2`` is the energy above degree 1, and so is the error
    of the best linear predictor: the kernel baseline for ``g = sin`` equals ``mu_star^2(sin)``
-   (:func:`srfsym.bounds.bounds`);
+   (:func:`srfsym.theory.bounds.bounds`);
 6. the same bookkeeping for ``sigma'``: ``check-mu1^2 = sum_{k >= 2} mu_k^2/(k-1)!``.
 """
 from functools import partial
 import mpmath
 import sympy as sp
 
-from srfsym.derive_tools import is_zero, print_step
+from srfsym.core.derive_tools import is_zero, print_step
 
 from srfsym import activation, gaussian_expectation, hermite_constants
-from srfsym.activations import X
-from srfsym.bounds import bounds
-from srfsym.gaussian import A, S
+from srfsym.symbolic.activations import X
+from srfsym.theory.bounds import bounds
+from srfsym.symbolic.gaussian import A, S
 
 TITLE = "Hermite expansion of an activation: mu0, mu1 (Stein), Parseval, mu_star^2"
 
@@ -54,7 +54,7 @@ def _poly_gauss(poly):
 
 
 def _standard(expectation):
-    """An :class:`~srfsym.gaussian.Expectation` at ``a = 0, s = 1`` (closed form)."""
+    """An :class:`~srfsym.symbolic.gaussian.Expectation` at ``a = 0, s = 1`` (closed form)."""
     return sp.simplify(expectation.expr.subs({A: 0, S: 1}))
 
 

@@ -10,7 +10,7 @@ script
 
 1. derives ``|s|^2 -> mu1*^2 + E(y - mu0)^2/alpha0`` and the alignment ``gamma`` with SymPy
    (``n0 = alpha0 d``, ``d -> oo``), and the bulk norm ``eta^2 E(y - mu0)^2 checkmu1^2/alpha0``;
-2. asserts that the result *is* :func:`srfsym.mapping.mapping_expressions` (with and without the
+2. asserts that the result *is* :func:`srfsym.step.mapping.mapping_expressions` (with and without the
    ``y - mu0`` residual correction of docs/theory.md (c));
 3. shows why the bulk variance involves ``sigma'`` and not ``z sigma`` (the slides' variant),
    with the library's expectation engine: ``E[(z tanh z - mu1)^2] = 0.391011`` against
@@ -29,11 +29,11 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from srfsym.derive_tools import is_zero, print_step
+from srfsym.core.derive_tools import is_zero, print_step
 
 from srfsym import activation, gaussian_expectation, hermite_constants, srf_mapping
-from srfsym.activations import X
-from srfsym.mapping import (ALPHA0, CHECKMU1_SQ, ETA, MU0, MU0_STAR, MU1, MU1_STAR, MU2_STAR,
+from srfsym.symbolic.activations import X
+from srfsym.step.mapping import (ALPHA0, CHECKMU1_SQ, ETA, MU0, MU0_STAR, MU1, MU1_STAR, MU2_STAR,
                             NonOddActivationWarning, mapping_expressions)
 
 TITLE = "Spike/bulk decomposition of the giant step: r, c, gamma (docs/theory.md (c))"
@@ -150,7 +150,7 @@ def main():
         assert _is_zero(expr.subs(M2, MU2_STAR) - lib_plain[key]), key
         assert _is_zero(full.subs({MU0: 0, MU2H: 0}) - lib_plain[key]), key
     _step(n, "With m2 = mu2* - 2 mu0 mu0* + mu0^2 (and the row rescaling of step 7 for c) this is "
-             "srfsym.mapping.mapping_expressions() (and with mu0 = mu_He2 = 0, or m2 = mu2*, the "
+             "srfsym.step.mapping.mapping_expressions() (and with mu0 = mu_He2 = 0, or m2 = mu2*, the "
              "uncorrected reference form)   [asserted, symbolic zero]", sp.Tuple(*(lib[k] for k in derived)))
 
     # 5. sigma' versus z sigma -------------------------------------------------------------
@@ -241,7 +241,7 @@ def main():
     print("    the y - mu0 correction of r and gamma is confirmed, and c needs the rescaling "
           "term   [asserted]")
     if abs(m_rs.c - c_relu) > 1e-6:
-        print(f"    NOTE: srfsym.mapping gives c = {m_rs.c:.5f} for relu, without the factor "
+        print(f"    NOTE: srfsym.step.mapping gives c = {m_rs.c:.5f} for relu, without the factor "
               f"(1 + eta (mu0* - mu0) mu_He2)^2 = {(1 - float(hr.mu0) * float(mu2h_relu))**2:.5f}"
               "; the measured c agrees with the rescaled value.")
     print("\nAll identities asserted.")

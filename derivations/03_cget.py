@@ -25,12 +25,12 @@ from functools import partial
 import mpmath
 import sympy as sp
 
-from srfsym.derive_tools import is_zero, print_step
+from srfsym.core.derive_tools import is_zero, print_step
 
 from srfsym import activation, cget_coefficients, gaussian_expectation, hermite_constants
 from srfsym import teacher_functions
-from srfsym.cget import C, GAMMA, KAPPA, R
-from srfsym.gaussian import A, S
+from srfsym.symbolic.cget import C, GAMMA, KAPPA, R
+from srfsym.symbolic.gaussian import A, S
 
 TITLE = "Conditional GET coefficients mu0(kappa), mu1(kappa), mu_star(kappa)^2 and h, h1, h2"
 

@@ -12,14 +12,14 @@ spike).  The script
    ``E sigma* = h``, ``E z sigma* = h1``, ``E sigma*^2 = h2`` (docs/theory.md (e)), and shows that the
    ``+- mu1^2 psi^2`` terms cancel;
 2. asserts that this is the conditional error the fixed point uses
-   (``srfsym.fixed_point._Problem.conditional_error``, evaluated on symbols) and checks it against a
+   (``srfsym.theory.fixed_point._Problem.conditional_error``, evaluated on symbols) and checks it against a
    direct Gauss--Hermite average over ``(z, g, g')`` of the squared error at one kappa;
 3. derives the upper bound ``U = E g^2 - (E g mu0)^2 / E mu0^2`` (minimum over ``b`` of the
    readout reduced to the mean direction), the spike-only projection on
    ``span{mu0(kappa), kappa mu1(kappa)}`` (2x2 normal equations, ``psi = q1 = q2 = 0``) and the
    lower bound valid at every gamma, which also minimises over ``psi`` (``q1 = psi^2``):
    ``L_gamma = L - (E h1 mu1)^2 / E mu1^2``;
-4. checks them against :func:`srfsym.bounds.bounds` with kappa-integrals done independently by
+4. checks them against :func:`srfsym.theory.bounds.bounds` with kappa-integrals done independently by
    adaptive quadrature.
 """
 from functools import partial
@@ -29,12 +29,12 @@ from types import SimpleNamespace
 import numpy as np
 import sympy as sp
 
-from srfsym.derive_tools import is_zero, print_step
+from srfsym.core.derive_tools import is_zero, print_step
 from scipy import integrate
 
 from srfsym import activation, cget_coefficients, srf_mapping, teacher_functions
-from srfsym.bounds import bounds
-from srfsym.fixed_point import State, _Problem
+from srfsym.theory.bounds import bounds
+from srfsym.theory.fixed_point import State, _Problem
 
 TITLE = "Conditional test error eps(kappa) and the projections behind the bounds"
 
@@ -137,7 +137,7 @@ def main():
                            h=H, h1=H1, h2=H2)
     lib = _Problem.conditional_error(fake, State(Q1, Q2, None, None, THETA, PSI, M))
     assert _is_zero(lib - eps)
-    _step(n, "srfsym.fixed_point._Problem.conditional_error evaluated on these symbols is the same "
+    _step(n, "srfsym.theory.fixed_point._Problem.conditional_error evaluated on these symbols is the same "
              "expression   [asserted, symbolic zero]", sp.expand(lib))
 
     # numeric: direct average over (z, g, g') at one kappa
@@ -220,7 +220,7 @@ def main():
     _step(n, "Minimum over (b1, b2, psi): L_gamma = L - (E h1 mu1)^2 / E mu1^2, psi* = "
              "E[h1 mu1]/E mu1^2   [asserted]", sp.Tuple(sol_g[PSI], lower_g))
 
-    # 4. numbers against srfsym.bounds ------------------------------------------------------------
+    # 4. numbers against srfsym.theory.bounds ------------------------------------------------------------
     mp_ = srf_mapping("erf", "sin", eta=2, alpha0=5)
     r, c, gamma = mp_.r, mp_.c, mp_.gamma
     co = cget_coefficients("erf").numpy()
@@ -250,9 +250,9 @@ def main():
     assert abs(b_up - lib_b.b_upper) < 1e-9 and abs(psi_mine - lib_b.b_lower[2]) < 1e-9
     _step(n, f"erf student, sin teacher, eta = 2, alpha0 = 5 (r = {r:.6f}, c = {c:.6f}, "
              f"gamma = {gamma:.6f}); kappa-moments by adaptive quadrature:")
-    print(f"    upper: derived {U_mine:.13f}   srfsym.bounds {lib_b.upper:.13f}")
-    print(f"    lower (gamma): derived {Lg_mine:.13f}   srfsym.bounds {lib_b.lower:.13f}")
-    print(f"    spike-only:    derived {L_mine:.13f}   srfsym.bounds {lib_b.spike_span:.13f}")
+    print(f"    upper: derived {U_mine:.13f}   srfsym.theory.bounds {lib_b.upper:.13f}")
+    print(f"    lower (gamma): derived {Lg_mine:.13f}   srfsym.theory.bounds {lib_b.lower:.13f}")
+    print(f"    spike-only:    derived {L_mine:.13f}   srfsym.theory.bounds {lib_b.spike_span:.13f}")
     print(f"    b*: {b_up:.10f} / {lib_b.b_upper:.10f};  psi*: {psi_mine:.10f} / "
           f"{lib_b.b_lower[2]:.10f}   [asserted to 1e-10 / 1e-9]")
     print("\nAll identities asserted.")

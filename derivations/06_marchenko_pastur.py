@@ -5,8 +5,8 @@ For ``varrho ~ c MP_beta`` (mean ``c``, atom ``(1 - 1/beta)_+`` at 0) and
 
     E 1/S, E varrho/S, E 1/S^2, E varrho/S^2, E varrho^2/S^2
 
-(and ``F -> c``, ``H -> varrho`` give the other six of :class:`srfsym.spectrum.SpectralMoments`).
-This script walks through the derivation that :mod:`srfsym.spectrum` performs once in SymPy:
+(and ``F -> c``, ``H -> varrho`` give the other six of :class:`srfsym.theory.spectrum.SpectralMoments`).
+This script walks through the derivation that :mod:`srfsym.theory.spectrum` performs once in SymPy:
 
 1. the Stieltjes transform ``m(s) = E 1/(x + s)`` is the positive root of
    ``beta s m^2 + (s + 1 - beta) m - 1 = 0``;
@@ -23,9 +23,9 @@ then the MP identity ``E varrho/S = c E(1/S) (1 - beta Vhat_1 E varrho/S)`` of d
 import mpmath
 import sympy as sp
 
-from srfsym.derive_tools import is_zero
+from srfsym.core.derive_tools import is_zero
 
-from srfsym.spectrum import (
+from srfsym.theory.spectrum import (
     BETA, C, LAM_PRIME, M_VAR, S_VAR, V1HAT, MarchenkoPastur, mp_density_expression,
     mp_moment_expressions, mp_stieltjes_quadratic, mp_stieltjes_root, spectrum_latex,
 )

@@ -3,7 +3,7 @@
 ``Omega = W Pi W^T = W W^T - b b^T`` with ``b = W vhat``.  With ``X = W W^T`` (diagonalised
 once, eigenvalues ``varrho_i``, eigenvectors ``e_i``), ``A = lambda' I + Vhat_1 X`` and
 ``M = lambda' I + Vhat_1 Omega = A - Vhat_1 b b^T``, all eleven sums of
-:class:`srfsym.spectrum.SpectralMoments` are traces or quadratic forms of ``M^{-1}`` and
+:class:`srfsym.theory.spectrum.SpectralMoments` are traces or quadratic forms of ``M^{-1}`` and
 ``M^{-2}``, hence scalar functions of the sums
 
     SwSum(kind, a, k) = sum_i varrho_i^a w_i / (S^w_i)^k,   S^w_i = lambda' + Vhat_1 varrho_i,
@@ -12,7 +12,7 @@ with weights ``w_i`` = 1, ``b_i^2``, ``b_i z_i``, ``z_i^2`` (``b_i = e_i^T W vha
 ``z_i = e_i^T W zeta``).  Steps:
 
 1. Sherman--Morrison on explicit symbolic 3 x 3 matrices;
-2. the two scalar rules (trace rule, quadratic-form rule) that :mod:`srfsym.spectrum` applies;
+2. the two scalar rules (trace rule, quadratic-form rule) that :mod:`srfsym.theory.spectrum` applies;
 3. the first-order sums (docs/theory.md (h)) and the second-order ones by differentiation in
    ``lambda'`` and ``Vhat_1`` (``M`` is linear in both, ``Omega`` fixed);
 4. the explicit forms of docs/theory.md (h) (``F/S^2``, ``DF/S^2``, ``y = M^{-1} W zeta``) and
@@ -27,9 +27,9 @@ import random
 
 import sympy as sp
 
-from srfsym.derive_tools import print_step
+from srfsym.core.derive_tools import print_step
 
-from srfsym.spectrum import (
+from srfsym.theory.spectrum import (
     KIND_BB, KIND_BZ, KIND_ONE, KIND_ZZ, LAM_PRIME, V1HAT, MarchenkoPastur, SampledSpectrum,
     SpectralMoments, SwSum, sherman_morrison_expressions, spectrum_latex, sw_sums_in,
 )

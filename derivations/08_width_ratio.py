@@ -2,7 +2,7 @@
 
 The reference fixed point (docs/theory.md (f)) is written for ``p = d``.  For general ``beta = p/d`` the
 overlaps ``q1, q2, V1, V2`` are normalised by ``p`` and ``theta, psi`` by ``sqrt(p d)``
-(docstring of :mod:`srfsym.fixed_point`).  This script
+(docstring of :mod:`srfsym.theory.fixed_point`).  This script
 
 1. derives the factors from the saddle point of ``-(p/2) Qhat q + n Psi(q)`` (hats of
    p-normalised overlaps carry ``n/p = alpha/beta``) and ``-t sqrt(pd) theta + n Psi(theta)``
@@ -15,8 +15,8 @@ overlaps ``q1, q2, V1, V2`` are normalised by ``p`` and ``theta, psi`` by ``sqrt
    ``S_i = n/(1+V) (s_i + kappa_eff)``, ``kappa_eff = lambda (1+V)/n`` solves
    ``kappa_eff - lambda/n = kappa_eff Tr[Sigma_f (Sigma_f + kappa_eff)^-1]/n``;
 4. checks numerically, at ``beta in {0.5, 1, 2}`` on the *same* sampled ``W``
-   (:class:`srfsym.spectrum.SampledSpectrum` with ``zeta = sqrt(d) e1``), that
-   :func:`srfsym.fixed_point.solve_srf` agrees with an independent deterministic equivalent
+   (:class:`srfsym.theory.spectrum.SampledSpectrum` with ``zeta = sqrt(d) e1``), that
+   :func:`srfsym.theory.fixed_point.solve_srf` agrees with an independent deterministic equivalent
    computed here: features ``f = (mu1 A x + mu* xi)/sqrt(p)``, target
    ``y = mu1* <e1, x> + noise``, ``b* = Sigma_f^-1 E[f y]``,
    ``sigma_eps^2 = E y^2 - b*^T Sigma_f b*`` and
@@ -38,13 +38,13 @@ import math
 import numpy as np
 import sympy as sp
 
-from srfsym.derive_tools import is_zero, print_step
+from srfsym.core.derive_tools import is_zero, print_step
 from scipy.optimize import brentq
 
 from srfsym import hermite_constants
-from srfsym.channel import channel_data
-from srfsym.fixed_point import Hats, _Problem, solve_srf
-from srfsym.spectrum import SampledSpectrum
+from srfsym.theory.channel import channel_data
+from srfsym.theory.fixed_point import Hats, _Problem, solve_srf
+from srfsym.theory.spectrum import SampledSpectrum
 
 TITLE = "Width ratio beta = p/d: beta factors of the fixed point and the GET check at alpha0 = 0"
 
@@ -148,7 +148,7 @@ def main():
         assert abs(ov.theta - math.sqrt(beta) * hat.thetahat * mom.F) < 1e-14
         assert abs(ov.psi - math.sqrt(beta) * hat.psihat * mom.H) < 1e-14
         assert abs(ov.V1 - mom.rho) < 1e-15 and abs(ov.V2 - mom.inv) < 1e-15
-    print("    srfsym.fixed_point._Problem uses alpha/beta, alpha/sqrt(beta) and sqrt(beta) "
+    print("    srfsym.theory.fixed_point._Problem uses alpha/beta, alpha/sqrt(beta) and sqrt(beta) "
           f"(checked at beta in {BETAS})   [asserted]")
 
     # 3. identification with the deterministic equivalent -----------------------------------------

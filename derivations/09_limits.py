@@ -5,12 +5,12 @@
    of plain random features with bulk variance c;
 2. the fixed point at ``r = 0`` (``alpha0 = 0``, ``gamma = 0``) has ``m = 0`` and ``theta = 0`` for
    an odd student and teacher: the (m, theta) equations are linear and homogeneous with an
-   invertible matrix (derived here with SymPy, confirmed by :func:`srfsym.fixed_point.solve_srf`);
+   invertible matrix (derived here with SymPy, confirmed by :func:`srfsym.theory.fixed_point.solve_srf`);
    the test error is continuous at ``r = 0`` (``O(r^2)``) and, at ``r = 0``, does not depend on the
    alignment ``gamma`` at all (the spike direction is then an ordinary direction:
    ``theta = gamma psi_0``, ``psi = rho psi_0``), at ``beta = 1`` and ``beta = 2``;
 3. ``alpha0 -> oo``: ``gamma -> sign(mu1*) = 1`` and ``c -> 1``, ``r -> eta mu1 |mu1*|``
-   (:func:`srfsym.mapping.mapping_limits`), also numerically with :func:`srfsym.srf_mapping`;
+   (:func:`srfsym.step.mapping.mapping_limits`), also numerically with :func:`srfsym.srf_mapping`;
 4. ``eta -> 0``: ``r -> 0`` and ``c -> 1`` (gamma unchanged);
 5. but for ``gamma != 0`` the fixed point is not continuous at ``r = 0``: for any ``r > 0`` the
    unregularised mean readout ``m mu0(kappa) ~ (r m) mu1 kappa`` fits the kappa-linear part of the
@@ -24,12 +24,12 @@ import math
 import numpy as np
 import sympy as sp
 
-from srfsym.derive_tools import is_zero, print_step
+from srfsym.core.derive_tools import is_zero, print_step
 
 from srfsym import cget_coefficients, hermite_constants, srf_mapping
-from srfsym.cget import C, KAPPA, R
-from srfsym.fixed_point import solve, solve_srf
-from srfsym.mapping import (ALPHA0, CHECKMU1_SQ, ETA, MU0, MU0_STAR, MU1, MU1_STAR, MU2_STAR,
+from srfsym.symbolic.cget import C, KAPPA, R
+from srfsym.theory.fixed_point import solve, solve_srf
+from srfsym.step.mapping import (ALPHA0, CHECKMU1_SQ, ETA, MU0, MU0_STAR, MU1, MU1_STAR, MU2_STAR,
                             mapping_expressions, mapping_limits)
 
 TITLE = "Limits: r -> 0 (plain RF), alpha0 -> oo, eta -> 0"

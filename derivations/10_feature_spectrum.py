@@ -9,7 +9,7 @@
 2. uses the same identity for the leave-one-out step and the self-consistent resolvent
    ``Gbar = (Vhat_2 - z + Vhat_1 A)^{-1}``;
 3. derives the Marchenko-Pastur quadratic for ``g2 = tr Gbar / p`` from its continued
-   fraction, shows that it is :mod:`srfsym.spectrum`'s quadratic, and the ``g1`` relation;
+   fraction, shows that it is :mod:`srfsym.theory.spectrum`'s quadratic, and the ``g1`` relation;
 4. derives the co-resolvent identity ``nu s - (1 - nu)/z = -E 1/(z (1 + delta))``;
 5. at r = 0 the system is the plain random-features one; checked against an independent
    solution (MP density by adaptive quadrature, plain iteration);
@@ -24,10 +24,10 @@ import sympy as sp
 from scipy import integrate
 
 from srfsym import cget_coefficients
-from srfsym.derive_tools import is_zero, print_step
-from srfsym.feature_spectrum import feature_spectrum
-from srfsym.fixed_point import solve_srf
-from srfsym.spectrum import BETA, C, LAM_PRIME, V1HAT, mp_stieltjes_root
+from srfsym.core.derive_tools import is_zero, print_step
+from srfsym.theory.feature_spectrum import feature_spectrum
+from srfsym.theory.fixed_point import solve_srf
+from srfsym.theory.spectrum import BETA, C, LAM_PRIME, V1HAT, mp_stieltjes_root
 
 TITLE = "The spectrum of the learned features: deterministic equivalent"
 
@@ -72,7 +72,7 @@ def mp_quadratic(n):
     r = mp_stieltjes_root()
     lib = r["quadratic"].subs({r["mt"]: G2, LAM_PRIME: TAU, V1HAT: VH1})
     assert sp.expand(lib - target) == 0
-    _step(n, "= srfsym.spectrum's quadratic for E 1/S with lambda' -> tau, Vhat_1 -> Vhat1 "
+    _step(n, "= srfsym.theory.spectrum's quadratic for E 1/S with lambda' -> tau, Vhat_1 -> Vhat1 "
              "(the ridge fixed point's, continued to complex tau)   [asserted]", lib)
     g1 = C * G2 / (1 + BETA * C * VH1 * G2)
     num = sp.expand(sp.numer(sp.together(g1 - (1 - TAU * G2) / VH1)))

@@ -8,13 +8,13 @@ weights ``pi_j``.  The script
    one (for an odd student the output before the step is O(p^-1/2) whatever the letters),
    so group j has spike ``omega_j r`` and bulk variance ``1 + omega_j^2 (c - 1)``; asserts
    that this is the uniform mapping at learning rate ``omega_j eta`` and that it equals
-   :func:`srfsym.vocabulary.group_parameter_expressions`;
+   :func:`srfsym.step.vocabulary.group_parameter_expressions`;
 2. shows, on the closed-form cGET coefficients of erf, that mu0 is odd and mu1, mu_star^2 are
    even in the spike: ``{+omega, -omega}`` spans what ``{omega}`` spans (the uniform readout);
 3. the K outliers ``p eig(Pi^1/2 Gamma0 Pi^1/2)``: for ``{+1, -1}`` one outlier ``p E mu0^2``
    whatever the weights (SymPy), the other zero;
 4. the block-Wishart equation with one letter is the Marchenko-Pastur quadratic of
-   :mod:`srfsym.spectrum` (the polynomial remainder is zero);
+   :mod:`srfsym.theory.spectrum` (the polynomial remainder is zero);
 5. numbers: the bounds with a vocabulary (least squares on the groups' functions) against an
    independent least-squares fit on sampled kappa, and the symmetric vocabulary's bounds and
    spectrum equal to the uniform ones.
@@ -25,13 +25,13 @@ import numpy as np
 import sympy as sp
 
 from srfsym import bounds, cget_coefficients
-from srfsym.channel import group_channel_data
-from srfsym.derive_tools import is_zero, print_step
-from srfsym.feature_spectrum import feature_spectrum
-from srfsym.mapping import ALPHA0, CHECKMU1_SQ, ETA, MU0, MU_HE2, MU1, MU1_STAR, MU2_STAR, \
+from srfsym.theory.channel import group_channel_data
+from srfsym.core.derive_tools import is_zero, print_step
+from srfsym.theory.feature_spectrum import feature_spectrum
+from srfsym.step.mapping import ALPHA0, CHECKMU1_SQ, ETA, MU0, MU_HE2, MU1, MU1_STAR, MU2_STAR, \
     mapping_expressions
-from srfsym.spectrum import BETA, C, LAM_PRIME, V1HAT, mp_stieltjes_root
-from srfsym.vocabulary import OMEGA, group_parameter_expressions, vocabulary
+from srfsym.theory.spectrum import BETA, C, LAM_PRIME, V1HAT, mp_stieltjes_root
+from srfsym.step.vocabulary import OMEGA, group_parameter_expressions, vocabulary
 
 TITLE = "A finite readout vocabulary: mapping, degeneracy, outliers, block spectrum"
 
@@ -57,7 +57,7 @@ def group_mapping(n):
     lib_r = g["spike_strength"].subs({om: W, r_sym: r, c_sym: c})
     lib_c = g["bulk_variance"].subs({om: W, r_sym: r, c_sym: c})
     assert is_zero(r_w - lib_r) and is_zero(c_w - lib_c)
-    _step(n, "= srfsym.vocabulary.group_parameter_expressions: r_j = omega_j r, "
+    _step(n, "= srfsym.step.vocabulary.group_parameter_expressions: r_j = omega_j r, "
              "c_j = 1 + omega_j^2 (c - 1)  [asserted]", sp.Tuple(g["spike_strength"],
                                                                 g["bulk_variance"]))
     # the alignment does not depend on eta: common to all groups

@@ -2,7 +2,7 @@
 
 Group ``j`` (letter ``omega_j``, weight ``pi_j``, bulk variance ``c_j``) has its own cGET
 coefficients; the order parameters are K x K matrices ``V1, Q1`` and K-vectors
-``V2, q2, m, theta, psi`` (:mod:`srfsym.fixed_point_groups`).  This script states the steps
+``V2, q2, m, theta, psi`` (:mod:`srfsym.theory.fixed_point_groups`).  This script states the steps
 of (k.7.2)-(k.7.5) that are algebra and checks them, and checks the library against them:
 
 1. the conditional test error: with ``yhat = b + s z + sqrt(Q - s^2) g`` the ``+-s^2`` cancel,
@@ -13,11 +13,11 @@ of (k.7.2)-(k.7.5) that are algebra and checks them, and checks the library agai
    per-column rank-K update into the boxed r-equation;
 3. monotonicity: ``dT/dr_k = -beta pi_k T e_k e_k^T T`` (symbolic 2 x 2), so the r-map
    ``r_j -> 1/(lambda + V2hat_j + T_jj)`` is increasing and ``r_j <= 1/(lambda + V2hat_j)``;
-4. K = 1: the r-equation is the Marchenko-Pastur quadratic of :mod:`srfsym.spectrum`
+4. K = 1: the r-equation is the Marchenko-Pastur quadratic of :mod:`srfsym.theory.spectrum`
    (``r = E 1/S``), and ``V1 = c r/(1 + beta c V1hat r) = E varrho/S``;
 5. the second moments are derivatives of the first-order maps: for K = 1 the implicit
    derivatives of the quadratic's root are the spectral sums ``<D^2/S^2>, <D/S^2>,
-   <1/S^2>`` of :class:`srfsym.spectrum.MarchenkoPastur` (30 digits), and the library's
+   <1/S^2>`` of :class:`srfsym.theory.spectrum.MarchenkoPastur` (30 digits), and the library's
    analytic prior Jacobian equals them; for K = 2 the library's implicit Jacobian equals
    SymPy's implicit differentiation of the r-equations (evaluated at 30 digits);
 6. the block-Wishart deterministic equivalent against finite random matrices
@@ -40,14 +40,14 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from srfsym.bounds import bounds
-from srfsym.channel import group_channel_data
-from srfsym.derive_tools import is_zero, print_step
-from srfsym.fixed_point import State, solve_srf
-from srfsym.fixed_point_groups import _GroupProblem, solve_srf_groups
-from srfsym.mapping import srf_mapping
-from srfsym.spectrum import BETA, MarchenkoPastur, mp_stieltjes_quadratic
-from srfsym.vocabulary import vocabulary
+from srfsym.theory.bounds import bounds
+from srfsym.theory.channel import group_channel_data
+from srfsym.core.derive_tools import is_zero, print_step
+from srfsym.theory.fixed_point import State, solve_srf
+from srfsym.theory.fixed_point_groups import _GroupProblem, solve_srf_groups
+from srfsym.step.mapping import srf_mapping
+from srfsym.theory.spectrum import BETA, MarchenkoPastur, mp_stieltjes_quadratic
+from srfsym.step.vocabulary import vocabulary
 
 TITLE = "Test error with a readout vocabulary: the K-group ridge fixed point"
 
@@ -173,7 +173,7 @@ def k_one(n):
     mp_quad = mp_stieltjes_quadratic(m=g * R, s=LAMP / g, beta=BETA)    # E 1/S = m(s)/g
     assert sp.expand(num + mp_quad) == 0 or sp.expand(num - mp_quad) == 0
     _step(n, "K = 1: the r-equation cleared of denominators is the MP quadratic of "
-             "srfsym.spectrum with m = c Vhat1 r, s = lambda'/(c Vhat1), i.e. r = E 1/S   [asserted]",
+             "srfsym.theory.spectrum with m = c Vhat1 r, s = lambda'/(c Vhat1), i.e. r = E 1/S   [asserted]",
           sp.expand(-num))
     V1 = CC * R / (1 + BETA * g * R)
     diff = sp.numer(sp.together(V1 - (1 - LAMP * R) / VH1))

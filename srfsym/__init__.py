@@ -26,19 +26,21 @@ The equations are stated, with their sources, in ``docs/theory.md``.
 Every number carries how it was obtained: ``exact`` (a closed form checked against
 30-digit quadrature) or ``numeric`` (quadrature, with its precision).
 """
-from .activations import Activation, ActivationError, activation, parse_activation
-from .vocabulary import Vocabulary, vocabulary
-from .gaussian import DivergentExpectationError, gaussian_expectation, set_integrate_timeout
-from .hermite import hermite_constants
-from .cget import cget_coefficients, teacher_functions
-from .mapping import mapping_along_eta, srf_mapping
-from .fixed_point import ConvergenceError, FixedPointResult, learning_curve, optimal_lambda, solve
-from .grid import GridResult, solve_grid
-from .bounds import (Bounds, OptimalBounds, bounds, optimal_learning_rate_bounds,
+from . import _moved
+_moved.install()
+from .symbolic.activations import Activation, ActivationError, activation, parse_activation
+from .step.vocabulary import Vocabulary, vocabulary
+from .symbolic.gaussian import DivergentExpectationError, gaussian_expectation, set_integrate_timeout
+from .symbolic.hermite import hermite_constants
+from .symbolic.cget import cget_coefficients, teacher_functions
+from .step.mapping import mapping_along_eta, srf_mapping
+from .theory.fixed_point import ConvergenceError, FixedPointResult, learning_curve, optimal_lambda, solve
+from .theory.grid import GridResult, solve_grid
+from .theory.bounds import (Bounds, OptimalBounds, bounds, optimal_learning_rate_bounds,
                      spike_projections)
-from .simulate import SimulationResult, simulate
-from .feature_spectrum import FeatureSpectrum, feature_spectrum
-from .values import Value
+from .simulation.simulate import SimulationResult, simulate
+from .theory.feature_spectrum import FeatureSpectrum, feature_spectrum
+from .core.values import Value
 from . import symbols
 
 __version__ = "0.1.0"

@@ -54,7 +54,7 @@ def _bound(x) -> str:
 
 
 def _constants(names):
-    from .hermite import hermite_constants
+    from .symbolic.hermite import hermite_constants
     out = {}
     for name in names:
         hc = hermite_constants(name)
@@ -64,7 +64,7 @@ def _constants(names):
 
 
 def _cget(names, points):
-    from .cget import cget_coefficients
+    from .symbolic.cget import cget_coefficients
     out = {}
     for name in names:
         co = cget_coefficients(name)
@@ -80,7 +80,7 @@ def _cget(names, points):
 
 def _mapping(cases):
     import warnings
-    from .mapping import srf_mapping
+    from .step.mapping import srf_mapping
     rows = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -93,7 +93,7 @@ def _mapping(cases):
 
 
 def _bounds(cases):
-    from .bounds import bounds
+    from .theory.bounds import bounds
     rows = []
     for st, te, r, c, g in cases:
         b = bounds(st, te, r, c, g, dps=DPS)
@@ -103,7 +103,7 @@ def _bounds(cases):
 
 
 def _fixed_point(cases):
-    from .fixed_point import solve
+    from .theory.fixed_point import solve
     rows = []
     for st, te, a0, eta, lam, alpha in cases:
         res = solve(st, te, a0, eta, lam, alpha, dps=DPS)

@@ -35,10 +35,10 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .activations import X as x
-from .cget import C as c, GAMMA as gamma, KAPPA as kappa, R as r
-from .gaussian import A as a, S as s
-from .mapping import ALPHA0 as alpha0, ETA as eta
+from .symbolic.activations import X as x
+from .symbolic.cget import C as c, GAMMA as gamma, KAPPA as kappa, R as r
+from .symbolic.gaussian import A as a, S as s
+from .step.mapping import ALPHA0 as alpha0, ETA as eta
 
 __all__ = ["x", "kappa", "r", "c", "gamma", "a", "s", "eta", "alpha0", "by_name", "subs"]
 

@@ -1,4 +1,4 @@
-"""Independent tests of the activation registry and the safe parser (srfsym.activations).
+"""Independent tests of the activation registry and the safe parser (srfsym.symbolic.activations).
 
 Expected expressions, parities and derivatives are written out here from their definitions;
 parities are also confirmed numerically by evaluating the expression at +-x.
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from srfsym.activations import (X, Activation, ActivationError, activation, parse_activation,
+from srfsym.symbolic.activations import (X, Activation, ActivationError, activation, parse_activation,
                                 registry_names)
 from conftest import assert_mp_close
 

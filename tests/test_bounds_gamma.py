@@ -1,4 +1,4 @@
-"""Bounds that hold at every alignment gamma (docs/bounds.md; srfsym.bounds).
+"""Bounds that hold at every alignment gamma (docs/bounds.md; srfsym.theory.bounds).
 
 Independent checks: closed forms of the optimum for sin and erf students that are their own
 teachers against the library at 30 digits (the Gaussian integrals of the closed forms by
@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from srfsym import solve, srf_mapping
-from srfsym.bounds import bounds, optimal_learning_rate_bounds, spike_projections
+from srfsym.theory.bounds import bounds, optimal_learning_rate_bounds, spike_projections
 from srfsym.cli import main
 
 DPS = 30

@@ -84,7 +84,7 @@ SIM_ARGS = ["--student", "tanh", "--teacher", "sin", "--alpha0", "4", "--eta", "
 
 
 def test_simulate_json_csv_and_text_are_the_library_call(capsys):
-    from srfsym.simulate import simulate
+    from srfsym.simulation.simulate import simulate
     argv = ["simulate", *SIM_ARGS, "--alpha", "0.5", "1.5", "--d", "40", "--seeds", "2",
             "--seed", "3", "--n-test", "150", "--workers", "1"]
     code, out, _ = run(capsys, *argv, "--json")

@@ -78,7 +78,7 @@ def test_a_warning_is_printed_once_without_source_paths(capsys):
     (".", "must end in"),
 ])
 def test_bad_output_path_fails_before_any_work(capsys, monkeypatch, plot, message):
-    import srfsym.fixed_point as fp
+    import srfsym.theory.fixed_point as fp
 
     def no_work(*a, **k):
         raise AssertionError("the learning curve was computed before the path check")

@@ -36,7 +36,7 @@ def anchors():
 
 def test_the_files_are_found():
     names = {p.relative_to(ROOT).as_posix() for p in shipped_files()}
-    assert {"README.md", "docs/theory.md", "srfsym/hermite.py", "tests/test_docs.py"} <= names
+    assert {"README.md", "docs/theory.md", "srfsym/symbolic/hermite.py", "tests/test_docs.py"} <= names
     assert any(n.startswith("notebooks/") for n in names)
 
 

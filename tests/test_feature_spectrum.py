@@ -1,4 +1,4 @@
-"""The spectrum of the learned features (srfsym.feature_spectrum, docs/theory.md (j)).
+"""The spectrum of the learned features (srfsym.theory.feature_spectrum, docs/theory.md (j)).
 
 Held against: the ridge fixed point (the same system at lambda = -(n/p) z), the co-resolvent
 identity evaluated independently, a 25-digit mpmath evaluation, exact trace identities by
@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 from srfsym import cget_coefficients
-from srfsym.feature_spectrum import FeatureSpectrum, feature_spectrum
-from srfsym.fixed_point import solve_srf
-from srfsym.simulate import srf_first_layer
-from srfsym.spectrum_simulation import DEFAULT_Z, empirical_stieltjes, simulate_feature_spectrum
+from srfsym.theory.feature_spectrum import FeatureSpectrum, feature_spectrum
+from srfsym.theory.fixed_point import solve_srf
+from srfsym.simulation.simulate import srf_first_layer
+from srfsym.simulation.spectrum_simulation import DEFAULT_Z, empirical_stieltjes, simulate_feature_spectrum
 
 CASES = [("tanh", 1.134, 1.019, 1.0, 1.0), ("erf", 2.0, 1.2, 1.5, 0.5),
          ("tanh", 0.9, 1.077, 0.5, 0.5), ("relu", 0.8, 0.9, 2.0, 1.0)]

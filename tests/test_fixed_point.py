@@ -5,10 +5,10 @@ import mpmath
 import numpy as np
 import pytest
 
-from srfsym.bounds import bounds
-from srfsym.fixed_point import (ConvergenceError, learning_curve, optimal_lambda, solve,
+from srfsym.theory.bounds import bounds
+from srfsym.theory.fixed_point import (ConvergenceError, learning_curve, optimal_lambda, solve,
                                 solve_srf)
-from srfsym.mapping import srf_mapping
+from srfsym.step.mapping import srf_mapping
 
 
 def test_default_example_matches_reference_notebook():

@@ -16,8 +16,8 @@ hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
 
 from srfsym import gaussian  # noqa: E402
-from srfsym.budget import time_budget  # noqa: E402
-from srfsym.hermite import hermite_constants  # noqa: E402
+from srfsym.core.budget import time_budget  # noqa: E402
+from srfsym.symbolic.hermite import hermite_constants  # noqa: E402
 
 BUDGET = 8.0          # seconds of symbolic + quadrature work per activation
 DPS = 12              # digits requested

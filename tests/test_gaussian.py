@@ -1,4 +1,4 @@
-"""Independent tests of the Gaussian-expectation engine (srfsym.gaussian), docs/theory.md (b), (d).
+"""Independent tests of the Gaussian-expectation engine (srfsym.symbolic.gaussian), docs/theory.md (b), (d).
 
 The engine returns E_z[z^k f(a + s z)], z ~ N(0, 1).  Every reference value here is a direct
 ``mpmath.quad`` of that defining integral, with the integrand typed by hand as an mpmath
@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from srfsym.activations import X
-from srfsym.gaussian import A, S, DivergentExpectationError, gaussian_expectation
-from srfsym.hermite import hermite_constants
+from srfsym.symbolic.activations import X
+from srfsym.symbolic.gaussian import A, S, DivergentExpectationError, gaussian_expectation
+from srfsym.symbolic.hermite import hermite_constants
 from conftest import assert_mp_close
 
 mpf = mpmath.mpf
@@ -245,7 +245,7 @@ def test_text_integrands_are_parsed_not_sympified():
 
 
 def test_closed_forms_that_overflow_fall_back_to_quadrature():
-    from srfsym.cget import cget_coefficients
+    from srfsym.symbolic.cget import cget_coefficients
     # r = 0: the closed form multiplies 0 by kappa^2 = 1e600 (nan); the value is sign's mu1
     mu0, mu1, _ = cget_coefficients("sign").numpy()(1e300, 0.0, 1.0)
     assert float(mu1) == pytest.approx(math.sqrt(2 / math.pi), rel=1e-12)

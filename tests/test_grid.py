@@ -4,9 +4,9 @@ import math
 import numpy as np
 import pytest
 
-from srfsym.fixed_point import ConvergenceError, solve
-from srfsym.grid import solve_grid
-from srfsym.spectrum import MarchenkoPastur
+from srfsym.theory.fixed_point import ConvergenceError, solve
+from srfsym.theory.grid import solve_grid
+from srfsym.theory.spectrum import MarchenkoPastur
 
 
 @pytest.mark.parametrize("case", [("tanh", "sin", 20, 3, 1.5),     # smooth teacher, beta > 1
@@ -84,7 +84,7 @@ def test_optimal_lambda_along_the_grid():
 
 
 def test_sampled_moments_array_equals_scalar_moments():
-    from srfsym.spectrum import SampledSpectrum
+    from srfsym.theory.spectrum import SampledSpectrum
     rng = np.random.default_rng(1)
     for beta in (0.5, 2.0):
         s = SampledSpectrum(70, beta=beta, c=1.3, seed=3)

@@ -1,5 +1,5 @@
 """Independent tests of the Hermite constants, cGET coefficients and teacher functions
-(srfsym.hermite, srfsym.cget; docs/theory.md (b), (d), (e)).
+(srfsym.symbolic.hermite, srfsym.symbolic.cget; docs/theory.md (b), (d), (e)).
 
 References are the decimals of the docs/theory.md (b) table (independent mpmath results of the
 spec) and direct ``mpmath.quad`` of the defining Gaussian integrals, with the integrands
@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from srfsym.activations import registry_names
-from srfsym.cget import C, GAMMA, KAPPA, R, cget_coefficients, teacher_functions
-from srfsym.hermite import hermite_constants
+from srfsym.symbolic.activations import registry_names
+from srfsym.symbolic.cget import C, GAMMA, KAPPA, R, cget_coefficients, teacher_functions
+from srfsym.symbolic.hermite import hermite_constants
 from conftest import assert_mp_close
 
 mpf = mpmath.mpf

@@ -7,9 +7,9 @@ import time
 import mpmath
 import pytest
 
-from srfsym.activations import ActivationError, activation
+from srfsym.symbolic.activations import ActivationError, activation
 from srfsym.cli import main
-from srfsym.hermite import hermite_constants
+from srfsym.symbolic.hermite import hermite_constants
 
 INF = mpmath.inf
 
@@ -132,7 +132,7 @@ def test_numeric_constant_certified_against_quadrature():
 
 def test_integrable_singularity_of_derivative_detected():
     """sqrt|x|: E[sigma'^2] = E[1/(4|z|)] diverges (no finite checkmu1_sq)."""
-    from srfsym.gaussian import DivergentExpectationError
+    from srfsym.symbolic.gaussian import DivergentExpectationError
     with pytest.raises(DivergentExpectationError, match="grows like"):
         hermite_constants("sqrt(abs(x))").checkmu1_sq.decimal(15)
 
@@ -140,9 +140,9 @@ def test_integrable_singularity_of_derivative_detected():
 def test_oscillatory_integrand_refused_not_wrong():
     """sin(x**20): mu0 = 0.0379117943762...; quadrature cannot resolve it: a refusal, never
     digits that are not there."""
-    from srfsym.budget import time_budget
-    from srfsym.values import UncertainValueError
-    from srfsym.budget import BudgetExceeded
+    from srfsym.core.budget import time_budget
+    from srfsym.core.values import UncertainValueError
+    from srfsym.core.budget import BudgetExceeded
     with time_budget(3):
         hc = None
         try:
@@ -161,7 +161,7 @@ def test_time_budget_stops_quadrature(capsys):
 
 
 def test_divergent_message_is_readable():
-    from srfsym.gaussian import DivergentExpectationError
+    from srfsym.symbolic.gaussian import DivergentExpectationError
     with pytest.raises(DivergentExpectationError) as info:
         hermite_constants("exp(x**2)")
     assert "False" not in str(info.value) and "diverges" in str(info.value)
@@ -197,7 +197,7 @@ def test_mu_k_huge_index_refused_fast():
     ({"alpha": __import__("numpy").ones((2, 2))}, "shape (2, 2)"), ({"lam": None}, "lambda"),
 ])
 def test_solve_bad_types(kwargs, needle):
-    from srfsym.fixed_point import solve
+    from srfsym.theory.fixed_point import solve
     args = dict(alpha0=2, eta=3, lam=0.1, alpha=1.0)
     args.update(kwargs)
     with pytest.raises(ValueError, match=needle.replace("(", r"\(").replace(")", r"\)")):
@@ -205,9 +205,9 @@ def test_solve_bad_types(kwargs, needle):
 
 
 def test_sizes_refused_before_allocation():
-    from srfsym.checks import TooLargeError
-    from srfsym.fixed_point import solve
-    from srfsym.simulate import simulate
+    from srfsym.core.checks import TooLargeError
+    from srfsym.theory.fixed_point import solve
+    from srfsym.simulation.simulate import simulate
     with pytest.raises(TooLargeError, match="GiB"):
         solve("tanh", "sin", alpha0=2, eta=3, lam=0.1, alpha=1.0, spectrum="sample", d=10**6)
     t0 = time.monotonic()
@@ -219,8 +219,8 @@ def test_sizes_refused_before_allocation():
 
 
 def test_mapping_huge_eta_and_lambda_zero_messages():
-    from srfsym.fixed_point import solve
-    from srfsym.mapping import srf_mapping
+    from srfsym.theory.fixed_point import solve
+    from srfsym.step.mapping import srf_mapping
     with pytest.raises(ValueError, match="overflows"):
         srf_mapping("tanh", "sin", eta=1e200, alpha0=2)
     with pytest.raises(ValueError, match="no unique solution"):
@@ -293,7 +293,7 @@ def test_gelu_builtin_closed_forms_against_quadrature():
     for v, ref in ((hc.mu0, mu0), (hc.mu1, mu1), (hc.mu2, mu2), (hc.checkmu1_sq, check)):
         assert v.is_exact, v
         assert close(v.decimal(30), ref, 1e-29), v.name
-    assert "exp(-kappa**2*r**2/(2*(c + 1)))" in str(__import__("srfsym.cget").cget.cget_coefficients("gelu").mu1)
+    assert "exp(-kappa**2*r**2/(2*(c + 1)))" in str(__import__("srfsym.symbolic.cget").cget.cget_coefficients("gelu").mu1)
 
 
 def test_sigmoid_builtin_against_quadrature():

@@ -1,5 +1,5 @@
-"""Independent tests of the sRF mapping (srfsym.mapping, docs/theory.md (c)) and of the bounds /
-kernel baseline (srfsym.bounds, docs/theory.md (i)).
+"""Independent tests of the sRF mapping (srfsym.step.mapping, docs/theory.md (c)) and of the bounds /
+kernel baseline (srfsym.theory.bounds, docs/theory.md (i)).
 
 References: the formula column of the docs/theory.md (c) table, the closed forms of docs/theory.md, and
 ``mpmath.quad`` of the defining Gaussian integrals typed out here.
@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from srfsym.bounds import bounds, optimal_learning_rate_bounds
-from srfsym.mapping import (NonOddActivationWarning, mapping_expressions, mapping_limits,
+from srfsym.theory.bounds import bounds, optimal_learning_rate_bounds
+from srfsym.step.mapping import (NonOddActivationWarning, mapping_expressions, mapping_limits,
                             srf_mapping)
 from conftest import assert_mp_close
 

@@ -12,7 +12,7 @@ import mpmath
 import numpy as np
 import pytest
 
-from srfsym.cget import PrecisionWarning, cget_coefficients
+from srfsym.symbolic.cget import PrecisionWarning, cget_coefficients
 from srfsym.cli import main
 
 mpf = mpmath.mpf
@@ -122,7 +122,7 @@ def test_cli_coefficients_prints_only_good_digits(capsys):
 
 
 def test_softplus_does_not_overflow_near_710():
-    from srfsym.activations import activation
+    from srfsym.symbolic.activations import activation
     act = activation("softplus")
     x = [-800.0, -30.0, 0.3, 700.0, 709.5, 710.0, 750.0, 1e5]
     with mpmath.workdps(40):
@@ -154,9 +154,9 @@ def test_softplus_coefficients_far_right():
 def test_simulate_refuses_teacher_with_infinite_second_moment(capsys):
     # E exp(z^2/4)^2 = E exp(z^2/2) = oo: the theory refuses this teacher; before, the
     # simulation ran and reported a finite "test error"
-    from srfsym.gaussian import DivergentExpectationError
-    from srfsym.mapping import srf_mapping
-    from srfsym.simulate import simulate
+    from srfsym.symbolic.gaussian import DivergentExpectationError
+    from srfsym.step.mapping import srf_mapping
+    from srfsym.simulation.simulate import simulate
     with pytest.raises(DivergentExpectationError):
         srf_mapping("tanh", "exp(x**2/4)", 1.0, 1.0)
     with pytest.raises(ValueError, match="infinite second moment"):
@@ -212,8 +212,8 @@ def test_huge_bulk_variance():
         cget_coefficients("tanh").numpy()(0.7, 0.9, 1e14)
     with pytest.raises(ValueError, match="bulk variance c"):
         cget_coefficients("softplus").mpmath(20)("0.7", "0.9", "1e14")
-    from srfsym.gaussian import gaussian_expectation
-    from srfsym.activations import X
+    from srfsym.symbolic.gaussian import gaussian_expectation
+    from srfsym.symbolic.activations import X
     import sympy as sp
     with pytest.raises(ValueError, match="too large for quadrature"):
         gaussian_expectation(sp.tanh(X)).numpy(0.0, 1e7)

@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 
 from srfsym import reference
-from srfsym.bounds import bounds
-from srfsym.cget import cget_coefficients
-from srfsym.fixed_point import solve
-from srfsym.hermite import hermite_constants
-from srfsym.mapping import srf_mapping
+from srfsym.theory.bounds import bounds
+from srfsym.symbolic.cget import cget_coefficients
+from srfsym.theory.fixed_point import solve
+from srfsym.symbolic.hermite import hermite_constants
+from srfsym.step.mapping import srf_mapping
 
 REF = Path(__file__).parent / "reference"
 

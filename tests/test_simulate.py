@@ -1,4 +1,4 @@
-"""Tests of srfsym.simulate: the finite-size network / sRF simulation of docs/theory.md (a), (c).
+"""Tests of srfsym.simulation.simulate: the finite-size network / sRF simulation of docs/theory.md (a), (c).
 
 Every comparison is against an independent computation (a dense formula written out here,
 ``lstsq``/``pinv``, the sRF mapping, a moment of the teacher) or against a tolerance derived
@@ -14,14 +14,14 @@ import time
 import numpy as np
 import pytest
 
-# the module (``srfsym.simulate`` as an attribute is the public function of the same name)
-S = importlib.import_module("srfsym.simulate")
-from srfsym.activations import activation
-from srfsym.simulate import (SimulationResult, empirical_srf_parameters, estimate_memory_gb,
+# the module (``srfsym.simulation.simulate`` as an attribute is the public function of the same name)
+S = importlib.import_module("srfsym.simulation.simulate")
+from srfsym.symbolic.activations import activation
+from srfsym.simulation.simulate import (SimulationResult, empirical_srf_parameters, estimate_memory_gb,
                              giant_step, network_first_layer, ridge_readout, simulate,
                              srf_first_layer)
 
-from srfsym.mapping import srf_mapping
+from srfsym.step.mapping import srf_mapping
 
 
 # --------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Tests of srfsym.spectrum: MP closed forms, back-end agreement, Sherman--Morrison sums.
+"""Tests of srfsym.theory.spectrum: MP closed forms, back-end agreement, Sherman--Morrison sums.
 
 Reference values come from independent computations: mpmath quadrature of the
 Marchenko--Pastur density typed here from its definition, known MP moments
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from scipy import integrate
 
-from srfsym.spectrum import MarchenkoPastur, SampledSpectrum, SpectralMoments
+from srfsym.theory.spectrum import MarchenkoPastur, SampledSpectrum, SpectralMoments
 
 FIELDS = SpectralMoments._fields
 ROOT = pathlib.Path(__file__).resolve().parents[1]

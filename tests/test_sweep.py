@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from srfsym.cli import main
-from srfsym.fixed_point import solve
-from srfsym.simulate import simulate
-from srfsym.sweep import (COLUMNS, KEY_COLUMNS, SweepError, grid_id, parse_spec, read_results, run_sweep,
+from srfsym.theory.fixed_point import solve
+from srfsym.simulation.simulate import simulate
+from srfsym.sweep.run import (COLUMNS, KEY_COLUMNS, SweepError, grid_id, parse_spec, read_results, run_sweep,
                           simulation_tasks, theory_tasks)
 
 THEORY = {"student": "tanh", "teacher": "sin", "alpha0": 20, "eta": [2, 3],
@@ -190,8 +190,8 @@ def test_plot_heat_map_optimal_lambda_and_error_bars(tmp_path, capsys):
 
     import matplotlib.pyplot as plt
 
-    from srfsym.grid import solve_grid
-    from srfsym.sweep_plot import plot_sweep, simulation_means
+    from srfsym.theory.grid import solve_grid
+    from srfsym.sweep.plot import plot_sweep, simulation_means
     grid, out, png = tmp_path / "grid.toml", tmp_path / "plot.csv", tmp_path / "plot.png"
     grid.write_text(TOML.replace("eta = [2, 3]", "eta = 3")
                     .replace("lam = [0.01, 0.5]", "lam = [0.01, 0.1, 1.0, 10.0]")
@@ -257,7 +257,7 @@ def test_shared_first_layer_rows_are_the_readouts_of_one_first_layer(tmp_path):
 def test_vocabulary_is_a_swept_parameter(tmp_path):
     """``vocabulary = [[1], [1, 2], {letters = [1, 3], weights = [0.7, 0.3]}]``: theory rows
     equal the per-letter fixed point, simulation rows equal ``simulate(vocabulary=...)``."""
-    from srfsym.vocabulary import vocabulary
+    from srfsym.step.vocabulary import vocabulary
     spec = parse_spec({
         "theory": {"student": "tanh", "teacher": "sin", "alpha0": 20, "eta": 3, "lam": 0.1,
                    "alpha": [1.0, 2.0],

@@ -12,8 +12,8 @@ import warnings
 import numpy as np
 import pytest
 
-from srfsym.fixed_point import solve
-from srfsym.simulate import simulate
+from srfsym.theory.fixed_point import solve
+from srfsym.simulation.simulate import simulate
 
 warnings.filterwarnings("ignore", category=RuntimeWarning)
 

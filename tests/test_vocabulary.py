@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from srfsym import bounds, solve, srf_mapping
-from srfsym.bounds import optimal_learning_rate_bounds
-from srfsym.channel import channel_data, group_channel_data
-from srfsym.vocabulary import UNIFORM, vocabulary
+from srfsym.theory.bounds import optimal_learning_rate_bounds
+from srfsym.theory.channel import channel_data, group_channel_data
+from srfsym.step.vocabulary import UNIFORM, vocabulary
 
 
 # --------------------------------------------------------------------------- vocabulary
@@ -187,7 +187,7 @@ def test_optimised_bounds_with_a_vocabulary():
 
 # --------------------------------------------------------------------------- spectrum
 
-from srfsym.feature_spectrum import feature_spectrum  # noqa: E402
+from srfsym.theory.feature_spectrum import feature_spectrum  # noqa: E402
 
 ZS = (1 + 0.1j, 0.3 + 0.05j, -0.5 + 0.01j, 2.5 + 0.3j)
 
@@ -236,7 +236,7 @@ def test_vocabulary_density_is_physical_near_the_axis():
 def test_vocabulary_spectrum_against_the_srf_model():
     """{1, 3} with pi = (0.7, 0.3) at eta = 6 (docs/theory.md (k.6)): the block system
     against eigenvalues of the simulated sRF features, d = 700, 2 seeds."""
-    from srfsym.spectrum_simulation import simulate_feature_spectrum
+    from srfsym.simulation.spectrum_simulation import simulate_feature_spectrum
     voc = vocabulary([1, 3], [0.7, 0.3])
     sim = simulate_feature_spectrum("tanh", "sin", 20, 6, d=700, seeds=2, model="srf",
                                     vocabulary=voc, seed=3)

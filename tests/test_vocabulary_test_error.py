@@ -1,6 +1,6 @@
 """The test error with a finite readout vocabulary (docs/theory.md (k.7)).
 
-The K-group fixed point of :mod:`srfsym.fixed_point_groups` is checked against the uniform
+The K-group fixed point of :mod:`srfsym.theory.fixed_point_groups` is checked against the uniform
 solver (K = 1 through the general path, {+1, -1} for odd students, one letter omega != 1,
 identical groups), against the bounds of docs/theory.md (k.3) (lambda -> infinity gives
 U_K; the test error never falls below L_K) and against an independent plain iteration of
@@ -15,13 +15,13 @@ import math
 import numpy as np
 import pytest
 
-from srfsym.bounds import bounds
-from srfsym.channel import group_channel_data
-from srfsym.fixed_point import (ConvergenceError, State, _anderson, learning_curve,
+from srfsym.theory.bounds import bounds
+from srfsym.theory.channel import group_channel_data
+from srfsym.theory.fixed_point import (ConvergenceError, State, _anderson, learning_curve,
                                 optimal_lambda, solve, solve_srf)
-from srfsym.fixed_point_groups import _GroupProblem, solve_srf_groups
-from srfsym.mapping import srf_mapping
-from srfsym.vocabulary import vocabulary
+from srfsym.theory.fixed_point_groups import _GroupProblem, solve_srf_groups
+from srfsym.step.mapping import srf_mapping
+from srfsym.step.vocabulary import vocabulary
 
 NODES = 108
 _MAP = srf_mapping("tanh", "sin", 3.0, 20.0)          # alpha0 = 20, eta = 3 (docs/theory.md (k.6))

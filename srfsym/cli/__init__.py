@@ -53,8 +53,8 @@ def build_parser():
 
 
 def main(argv=None):
-    from ..activations import ActivationError
-    from ..gaussian import DivergentExpectationError, set_integrate_timeout
+    from ..symbolic.activations import ActivationError
+    from ..symbolic.gaussian import DivergentExpectationError, set_integrate_timeout
     ap = build_parser()
     args = ap.parse_args(argv)
     if getattr(args, "cmd", None) in ("error", "simulate") and not args.alpha:
@@ -66,7 +66,7 @@ def main(argv=None):
                 ap.error(f"{flag} only applies with --simulate")
     if not (args.time_limit >= 0 and args.time_limit < float("inf")):
         ap.error(f"--time-limit must be a number of seconds >= 0, got {args.time_limit}")
-    from ..budget import time_budget
+    from ..core.budget import time_budget
     handler = configure_feedback(args.quiet)
     real_stdout = sys.stdout
     sys.stdout = buffer = io.StringIO()   # stdout carries a complete result or nothing
@@ -88,7 +88,7 @@ def main(argv=None):
     except TypeError as exc:                   # a bad value the checks did not name
         return _fail(real_stdout, f"bad input ({exc})")
     except Exception as exc:  # ConvergenceError and friends: say what, not a traceback
-        from ..fixed_point import ConvergenceError
+        from ..theory.fixed_point import ConvergenceError
         if isinstance(exc, ConvergenceError):
             return _fail(real_stdout, f"{exc} (last residual {exc.residual})", 3)
         sys.stdout = real_stdout

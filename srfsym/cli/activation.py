@@ -13,10 +13,10 @@ from .common import (add_output, add_vocabulary, emit_csv, emit_json, out, statu
 # activation / coefficients / mapping
 
 def cmd_activation(args):
-    from ..activations import activation
-    from ..hermite import hermite_constants
-    from ..cget import cget_coefficients
-    from .. import gaussian
+    from ..symbolic.activations import activation
+    from ..symbolic.hermite import hermite_constants
+    from ..symbolic.cget import cget_coefficients
+    from ..symbolic import gaussian
     act = activation(args.expr)
     with status(f"deriving the constants and conditional coefficients of {act.name} (rule "
                 f"table, then sympy.integrate up to {gaussian.INTEGRATE_TIMEOUT:g} s per integral, "
@@ -60,7 +60,7 @@ def cmd_activation(args):
 
 
 def cmd_coefficients(args):
-    from ..cget import cget_coefficients, agreeing_digits, PrecisionWarning
+    from ..symbolic.cget import cget_coefficients, agreeing_digits, PrecisionWarning
     co = cget_coefficients(args.act)
     names = co.names
     point = (args.kappa, args.r, args.c)
@@ -110,7 +110,7 @@ def cmd_coefficients(args):
 
 
 def cmd_mapping(args):
-    from ..mapping import srf_mapping
+    from ..step.mapping import srf_mapping
     with warnings.catch_warnings(record=True):
         warnings.simplefilter("always")
         m = srf_mapping(args.student, args.teacher, args.eta, args.alpha0,

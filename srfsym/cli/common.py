@@ -263,7 +263,7 @@ def vocabulary_arg(args):
         if weights is not None:
             raise CLIError("--weights needs --vocabulary (the letters they weigh)")
         return None
-    from ..vocabulary import vocabulary
+    from ..step.vocabulary import vocabulary
     try:
         return vocabulary(letters, weights)
     except ValueError as exc:

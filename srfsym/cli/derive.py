@@ -48,13 +48,13 @@ def cmd_derive(args):
 
 
 def _derive_default(args):
-    from ..activations import activation
-    from ..hermite import hermite_constants
-    from ..mapping import srf_mapping, mapping_expressions
-    from ..cget import cget_coefficients, teacher_functions
-    from ..spectrum import MarchenkoPastur
-    from ..fixed_point import solve, learning_curve
-    from ..bounds import bounds
+    from ..symbolic.activations import activation
+    from ..symbolic.hermite import hermite_constants
+    from ..step.mapping import srf_mapping, mapping_expressions
+    from ..symbolic.cget import cget_coefficients, teacher_functions
+    from ..theory.spectrum import MarchenkoPastur
+    from ..theory.fixed_point import solve, learning_curve
+    from ..theory.bounds import bounds
     st, te = activation(args.student), activation(args.teacher)
     dps = args.dps
     if not args.lam > 0:       # every input checked before the first step is printed
@@ -118,7 +118,7 @@ def _derive_default(args):
         f"kernel (best linear) baseline = {b.kernel:.10g}")
     out(f"  lower = mu2* - |projection of h on span{{mu0, kappa mu1}}|^2 - (E h1 mu1)^2/E mu1^2;"
         f" the spike-only part {b.spike_span:.10g} alone is not a bound when gamma < 1")
-    from ..fixed_point import optimal_lambda
+    from ..theory.fixed_point import optimal_lambda
     lam_opt, best = optimal_lambda(st, te, args.alpha0, args.eta, 4.0)
     out(f"  alpha = 4: min over lambda of the test error = {best.test_error:.8g} "
         f"(lambda* = {lam_opt:.4g}); lower <= it <= upper: "

@@ -9,11 +9,11 @@ from .common import (SHARED_HELP, add_output, add_physics, emit_csv, emit_json, 
 
 def _theory(sim):
     """The d -> infinity theory at the simulation's parameters, one result per alpha."""
-    from ..fixed_point import solve_srf
-    from ..mapping import srf_mapping
+    from ..theory.fixed_point import solve_srf
+    from ..step.mapping import srf_mapping
     voc = getattr(sim, "vocabulary", None)
     if voc is not None:
-        from ..vocabulary import vocabulary
+        from ..step.vocabulary import vocabulary
         voc = vocabulary(voc["letters"], voc["weights"])
     if sim.model == "srf":
         r, c, gamma = sim.r, sim.c, sim.gamma
@@ -49,7 +49,7 @@ def simulation_rows(sim, theory=None):
 
 
 def cmd_simulate(args):
-    from ..simulate import simulate
+    from ..simulation.simulate import simulate
     res = simulate(args.student, args.teacher, args.alpha0, args.eta, args.lam, args.alpha,
                    d=args.d, beta=args.beta, seeds=args.seeds, model=args.model, seed=args.seed,
                    n_test=args.n_test, workers=args.workers,

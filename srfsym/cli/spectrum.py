@@ -19,7 +19,7 @@ def _parse_z(text):
 
 
 def _spectra(args):
-    from ..feature_spectrum import feature_spectrum
+    from ..theory.feature_spectrum import feature_spectrum
     kw = dict(beta=args.beta, p_over_n=args.p_over_n, vocabulary=vocabulary_arg(args))
     if args.r is not None or args.c is not None:
         if args.r is None or args.c is None or args.alpha0 is not None or args.eta is not None:
@@ -41,7 +41,7 @@ def cmd_spectrum(args):
             pass
     with status("deterministic equivalent of the feature spectrum (docs/theory.md (j.3))"):
         fs, fs0 = _spectra(args)
-    from ..spectrum_simulation import DEFAULT_Z, simulate_feature_spectrum
+    from ..simulation.spectrum_simulation import DEFAULT_Z, simulate_feature_spectrum
     zs = zs or list(DEFAULT_Z)
     values = [fs.stieltjes_value(z) for z in zs]
     summary = fs.summary()

@@ -9,7 +9,7 @@ from .common import EXAMPLES, CLIError, out
 def cmd_sweep(args):
     import os
 
-    from ..sweep import SweepError, load_spec, read_results, run_sweep
+    from ..sweep.run import SweepError, load_spec, read_results, run_sweep
     if args.plot is not None:          # checked before the sweep, not after it
         folder = os.path.dirname(os.path.abspath(args.plot))
         if not args.plot.strip() or os.path.isdir(args.plot) or not os.path.isdir(folder):
@@ -27,7 +27,7 @@ def cmd_sweep(args):
         raise CLIError(f"cannot write --out {args.out}: {exc.strerror}") from None
     print(summary, file=sys.stderr)
     if args.plot:
-        from ..sweep_plot import plot_sweep
+        from ..sweep.plot import plot_sweep
         try:
             plot_sweep(read_results(args.out), args.plot)
         except SweepError as exc:
@@ -39,7 +39,7 @@ def cmd_sweep(args):
 def register(sub):
     import argparse
 
-    from ..sweep import keys_help
+    from ..sweep.run import keys_help
     p = sub.add_parser(
         "sweep", formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="keys (each a value or a list; the others are required):\n" + keys_help()

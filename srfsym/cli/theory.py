@@ -41,7 +41,7 @@ def _solve_one(args, a, start, optimal_lambda, solve):
 
 
 def cmd_error(args):
-    from ..fixed_point import optimal_lambda, solve
+    from ..theory.fixed_point import optimal_lambda, solve
     rows = []
     results = []
     start = None
@@ -97,8 +97,8 @@ def _bounds_mode(args):
 
 
 def cmd_bounds(args):
-    from ..bounds import bounds, optimal_learning_rate_bounds
-    from ..mapping import srf_mapping
+    from ..theory.bounds import bounds, optimal_learning_rate_bounds
+    from ..step.mapping import srf_mapping
     mode = _bounds_mode(args)
     voc = vocabulary_arg(args)
     if mode == "optimize":
@@ -151,8 +151,8 @@ def cmd_bounds(args):
 
 
 def cmd_curve(args):
-    from ..bounds import bounds
-    from ..fixed_point import learning_curve
+    from ..theory.bounds import bounds
+    from ..theory.fixed_point import learning_curve
     if not args.alpha:
         if args.points < 1:
             raise CLIError(f"--points must be >= 1, got {args.points} (no alphas)")
@@ -170,7 +170,7 @@ def cmd_curve(args):
     b = bounds(args.student, args.teacher, mp.r, mp.c, mp.gamma, vocabulary=voc)
     sim = None
     if args.simulate:
-        from ..simulate import simulate
+        from ..simulation.simulate import simulate
         sim = simulate(args.student, args.teacher, args.alpha0, args.eta, args.lam,
                        list(np.asarray(args.sim_alpha or alphas[:: max(1, len(alphas) // 6)])),
                        d=args.d_sim, beta=args.beta, seeds=args.seeds,

@@ -34,9 +34,9 @@ from functools import lru_cache
 
 import sympy as sp
 
-from .activations import activation
-from .hermite import hermite_constants
-from .values import Value
+from ..symbolic.activations import activation
+from ..symbolic.hermite import hermite_constants
+from ..core.values import Value
 
 __all__ = ["SRFMapping", "srf_mapping", "mapping_along_eta", "mapping_expressions", "mapping_limits",
            "NonOddActivationWarning", "GENERIC"]
@@ -194,7 +194,7 @@ MAX_ETA = 1e100
 
 
 def _as_number(x, name, allow_inf=False):
-    from .checks import scalar_like
+    from ..core.checks import scalar_like
     x = scalar_like(name, x)
     if hasattr(x, "item") and not isinstance(x, sp.Basic):   # numpy scalars
         x = x.item()
@@ -235,7 +235,7 @@ def srf_mapping(student, teacher, eta, alpha0, *, mu0_correction: bool = True,
         Step samples per dimension n0/d (>= 0; 0 means no step; ``inf`` takes the limit).
     mu0_correction : bool
         Use the residual ``y - mu0`` for students with ``mu0 != 0``.
-    vocabulary : None, list of letters or :class:`~srfsym.vocabulary.Vocabulary`
+    vocabulary : None, list of letters or :class:`~srfsym.step.vocabulary.Vocabulary`
         Readout vocabulary before the step (docs/theory.md (k.1)): ``r, c, gamma`` are then
         the uniform formulas and ``group_spike_strengths``, ``group_bulk_variances`` the
         per-letter values ``r omega_j``, ``1 + omega_j^2 (c - 1)`` (odd students only).
@@ -298,7 +298,7 @@ def _mapping(st, te, eta_n, alpha0_n, mu0_correction):
     if st.parity != "odd":
         notes.append(f"student {st.name} is not odd: the theory assumes an odd student"
                      + ("; the y - mu0 corrections are applied (docs/theory.md (c) and the row "
-                        "rescaling of srfsym.mapping; not in the reference implementation; "
+                        "rescaling of srfsym.step.mapping; not in the reference implementation; "
                         "checked against simulation in derivations/02_spike_bulk.py)"
                         if mu0_correction and float(hs.mu0) != 0 else ""))
     if te.parity != "odd":

@@ -12,7 +12,7 @@ of function names, building the SymPy expression node by node.
 
 Examples
 --------
->>> from srfsym.activations import activation
+>>> from srfsym.symbolic.activations import activation
 >>> act = activation("tanh")
 >>> act.expr
 tanh(x)
@@ -175,7 +175,7 @@ def parse_activation(text: str) -> sp.Expr:
     >>> parse_activation("__import__('os')")
     Traceback (most recent call last):
     ...
-    srfsym.activations.ActivationError: unknown function '__import__'; allowed functions: [...]
+    srfsym.symbolic.activations.ActivationError: unknown function '__import__'; allowed functions: [...]
     """
     if not isinstance(text, str):
         raise ActivationError(f"an activation expression must be a string, got {type(text).__name__}")
@@ -290,7 +290,7 @@ class Activation:
         if d.has(sp.DiracDelta):
             d = _collapse_dirac(sp.expand(d))
         if d.has(sp.Heaviside, sp.DiracDelta):
-            from .budget import simplify_limited
+            from ..core.budget import simplify_limited
             d = simplify_limited(d)
         return d
 
@@ -389,7 +389,7 @@ def _piecewise_derivative(expr, kinks):
 def _is_zero(expr: sp.Expr):
     """True / False when decided (symbolically within the simplification time limit, or
     numerically at 60 digits at 24 points when SymPy cannot tell in time)."""
-    from .budget import LimitReached, limited, SIMPLIFY_SECONDS
+    from ..core.budget import LimitReached, limited, SIMPLIFY_SECONDS
     try:
         expr = limited(lambda: sp.expand(expr), SIMPLIFY_SECONDS)
         if expr == 0:
@@ -508,7 +508,7 @@ def lambdify_numpy(args, expr):
 
     Heaviside(0) is 1/2 (SymPy's convention since 1.9) in both back ends.  Softplus and
     logistic sub-expressions are generated in forms that cannot overflow
-    (:func:`srfsym.special.stable_forms`).
+    (:func:`srfsym.symbolic.special.stable_forms`).
     """
     from .special import NUMPY_FUNCTIONS, stable_forms
     expr = [stable_forms(e) for e in expr] if isinstance(expr, (list, tuple)) \

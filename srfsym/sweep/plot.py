@@ -1,4 +1,4 @@
-"""Figures of a sweep table (:mod:`srfsym.sweep`): heat maps, curves, simulation error bars.
+"""Figures of a sweep table (:mod:`srfsym.sweep.run`): heat maps, curves, simulation error bars.
 
 :func:`plot_sweep` looks at which parameters vary among the theory rows and among the
 simulation rows (the seed aside):
@@ -17,7 +17,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from .sweep import SweepError
+from .run import SweepError
 
 __all__ = ["plot_sweep", "swept_parameters", "simulation_means"]
 
@@ -129,11 +129,11 @@ def _matching_theory(theory, sims, x):
 
 
 def plot_sweep(rows, path=None):
-    """Draw the sweep table ``rows`` (from :func:`srfsym.sweep.read_results`); save to
+    """Draw the sweep table ``rows`` (from :func:`srfsym.sweep.run.read_results`); save to
     ``path`` if given.  Returns the matplotlib figure.
 
     >>> import tempfile, os
-    >>> from srfsym.sweep import parse_spec, run_sweep, read_results
+    >>> from srfsym.sweep.run import parse_spec, run_sweep, read_results
     >>> spec = parse_spec({"theory": {"student": "tanh", "teacher": "sin", "alpha0": 20,
     ...                               "eta": 3, "lam": [0.01, 0.1, 1.0], "alpha": [0.5, 1, 2]}})
     >>> out = os.path.join(tempfile.mkdtemp(), "r.csv")

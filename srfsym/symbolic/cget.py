@@ -13,7 +13,7 @@ The teacher functions are the same integrals at ``(a, s) = (gamma kappa, rho)``,
 ``rho = sqrt(1 - gamma^2)``: ``h = E sigma_star``, ``h1 = E[z sigma_star]``,
 ``h2 = E sigma_star^2``.
 
-Both come as :class:`~srfsym.gaussian.FormulaSet` objects: SymPy expressions
+Both come as :class:`~srfsym.symbolic.gaussian.FormulaSet` objects: SymPy expressions
 (``.mu0``, ``.mu1``, ``.mustar2``, or ``None`` with ``method == "numeric"``) and
 generated evaluators ``.numpy()`` and ``.mpmath(dps)``.
 
@@ -38,7 +38,7 @@ import sympy as sp
 from .activations import Activation, activation
 from .gaussian import FormulaSet, gaussian_expectation
 from .hermite import mustar2_from_moments
-from .values import check_dps
+from ..core.values import check_dps
 
 __all__ = ["KAPPA", "R", "C", "GAMMA", "CGETCoefficients", "TeacherFunctions",
            "CheckedValues", "PrecisionWarning", "agreeing_digits",

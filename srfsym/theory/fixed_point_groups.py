@@ -3,7 +3,7 @@ per letter (docs/theory.md (k.7)).
 
 Group ``j`` (the neurons with letter ``omega_j``, weight ``pi_j``) has the cGET
 coefficients ``mu0^(j), mu1^(j), mu*^(j)`` of spike ``r omega_j`` and bulk variance
-``c_j`` (:func:`srfsym.channel.group_channel_data`).  The order parameters are K x K
+``c_j`` (:func:`srfsym.theory.channel.group_channel_data`).  The order parameters are K x K
 symmetric matrices ``V1, Q1`` (cross-group overlaps) and K-vectors ``V2, q2, m, theta,
 psi``; the conjugates have the same shapes.  The equations are written **once**, in
 :class:`_GroupProblem`, vectorised over the groups::
@@ -26,7 +26,7 @@ and the prior (block-Wishart deterministic equivalent) with ``B = C^1/2 V1^ C^1/
 
 where ``J = d(V1, V2)/d(V1^, V2^)`` is obtained exactly by differentiating the
 r-equation implicitly (:meth:`_GroupProblem.prior_derivative`).  For the uniform readout
-(K = 1, omega = 1) this is the system of :mod:`srfsym.fixed_point` with the
+(K = 1, omega = 1) this is the system of :mod:`srfsym.theory.fixed_point` with the
 Marchenko-Pastur closed forms; ``derivations/12_vocabulary_test_error.py`` states and
 checks each step.
 
@@ -35,8 +35,8 @@ Jacobian: channel derivatives times the implicit prior derivative; fallback Ande
 then the affine parts (m, theta), psi and (Q1, q2) by linear solves read off the same
 sweep, then one verifying full sweep.
 
->>> from srfsym.fixed_point import solve_srf
->>> from srfsym.bounds import bounds
+>>> from srfsym.theory.fixed_point import solve_srf
+>>> from srfsym.theory.bounds import bounds
 >>> res = solve_srf("tanh", "sin", 1.134, 1.019, 1.0, lam=0.1, alpha=1.0, vocabulary=[1, 2])
 >>> res.state.V1.shape, res.state.m.shape
 ((2, 2), (2,))
@@ -61,7 +61,7 @@ import numpy as np
 from .channel import group_channel_data, validate_srf_parameters
 from .fixed_point import (ConvergenceError, FixedPointResult, Hats, State, _NODE_LADDER, _Sweep,
                           _anderson, _validate, _validate_solver)
-from .vocabulary import check_student, vocabulary as make_vocabulary
+from ..step.vocabulary import check_student, vocabulary as make_vocabulary
 
 __all__ = ["solve_srf_groups", "GroupPrior"]
 
@@ -534,7 +534,7 @@ def solve_srf_groups(student, teacher, r, c, gamma, lam, alpha, beta=1.0, *, voc
     """The K-group fixed point of docs/theory.md (k.7) at sRF parameters (r, c, gamma).
 
     Always runs the K-group equations, also for the uniform readout (that is the check
-    against :func:`srfsym.fixed_point.solve_srf`, which runs today's uniform code for
+    against :func:`srfsym.theory.fixed_point.solve_srf`, which runs today's uniform code for
     ``vocabulary=None`` or ``[1]`` and calls this function otherwise).  The spectrum is
     the deterministic block-Wishart equivalent (``d -> infinity``); double precision.
 
@@ -542,7 +542,7 @@ def solve_srf_groups(student, teacher, r, c, gamma, lam, alpha, beta=1.0, *, voc
     correction of the step (``f0 -> mu0 E omega``, docs/theory.md (k.1)) is not derived.
 
     >>> res = solve_srf_groups("tanh", "sin", 1.134, 1.019, 1.0, 0.1, 1.0, vocabulary=[1])
-    >>> from srfsym.fixed_point import solve_srf
+    >>> from srfsym.theory.fixed_point import solve_srf
     >>> abs(res.test_error - solve_srf("tanh", "sin", 1.134, 1.019, 1.0, 0.1, 1.0).test_error) < 1e-12
     True
     """

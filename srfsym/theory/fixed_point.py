@@ -2,7 +2,7 @@ r"""The fixed point of Result 3.3: test error of the sRF model with a ridge read
 
 The equations (docs/theory.md (f), general width ratio ``beta = p/d``) are written **once**,
 in :func:`sweep`: conjugates ("hats") from the overlaps through kappa-expectations,
-then overlaps from the hats through the spectral sums of :mod:`srfsym.spectrum`::
+then overlaps from the hats through the spectral sums of :mod:`srfsym.theory.spectrum`::
 
     V(k)   = mu1^2 V1 + mu*^2 V2,  w = 1/(1+V),  b = mu0 m + mu1 k theta
     eps(k) = h2 - 2 b h - 2 mu1 psi h1 + b^2 + mu1^2 q1 + mu*^2 q2
@@ -41,8 +41,8 @@ import mpmath
 import numpy as np
 
 from .channel import ChannelData, channel_data, validate_srf_parameters
-from .mapping import srf_mapping
-from .values import MAX_SOLVER_DPS, check_dps
+from ..step.mapping import srf_mapping
+from ..core.values import MAX_SOLVER_DPS, check_dps
 
 __all__ = ["State", "Hats", "ConvergenceError", "FixedPointResult", "LearningCurve",
            "sweep", "solve", "solve_srf", "learning_curve", "optimal_lambda", "make_spectrum"]
@@ -470,7 +470,7 @@ def make_spectrum(spectrum="mp", beta=1.0, c=1.0, d=None, seed=0, gamma=None):
     if spectrum == "sample":
         if d is None:
             raise ValueError("spectrum='sample' needs the dimension d")
-        from .checks import check_memory, scalar_like
+        from ..core.checks import check_memory, scalar_like
         d = scalar_like("d", d)
         if isinstance(d, float) and d.is_integer():
             d = int(d)
@@ -486,7 +486,7 @@ def make_spectrum(spectrum="mp", beta=1.0, c=1.0, d=None, seed=0, gamma=None):
 
 
 def _validate(alpha, lam, beta):
-    from .checks import scalar_like
+    from ..core.checks import scalar_like
     for name, v in (("alpha", alpha), ("lambda", lam), ("beta", beta)):
         v = scalar_like(name, v)
         if not math.isfinite(float(v)):
@@ -542,10 +542,10 @@ def solve_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp"
         Exact reduction (default), Anderson-accelerated or plain damped iteration (0.5).
     dps : int or None
         Solve in mpmath at ``dps`` digits (structured method only).
-    vocabulary : None, list of letters or :class:`~srfsym.vocabulary.Vocabulary`
+    vocabulary : None, list of letters or :class:`~srfsym.step.vocabulary.Vocabulary`
         Readout vocabulary (docs/theory.md (k.7)).  ``None`` or ``[1]`` is the uniform
         readout (this function's own code); any other vocabulary solves the K-group
-        equations of :mod:`srfsym.fixed_point_groups` (deterministic spectrum, double
+        equations of :mod:`srfsym.theory.fixed_point_groups` (deterministic spectrum, double
         precision, structured method; odd students only), with per-group order parameters
         (``V1``, ``q1`` K x K, the others K-vectors) and the totals ``test_error``,
         ``train_error``.
@@ -557,7 +557,7 @@ def solve_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp"
     True
     """
     if vocabulary is not None:
-        from .vocabulary import vocabulary as make_vocabulary
+        from ..step.vocabulary import vocabulary as make_vocabulary
         voc = make_vocabulary(vocabulary)
         if not voc.is_uniform:
             if spectrum != "mp" or dps is not None or method != "structured":

@@ -6,11 +6,11 @@ clear error of the ValueError family, never numpy's or LAPACK's complaint from d
 >>> real_scalar("eta", None)
 Traceback (most recent call last):
 ...
-srfsym.checks.ParameterTypeError: eta must be a real number, got None
+srfsym.core.checks.ParameterTypeError: eta must be a real number, got None
 >>> real_scalar("eta", True)
 Traceback (most recent call last):
 ...
-srfsym.checks.ParameterTypeError: eta must be a real number, got True (a bool)
+srfsym.core.checks.ParameterTypeError: eta must be a real number, got True (a bool)
 """
 from __future__ import annotations
 
@@ -92,7 +92,7 @@ def check_memory(nbytes: float, what: str, limit_gb: float = MAX_MEMORY_GB) -> N
     >>> check_memory(8 * 1e12, "a 10^6 x 10^6 matrix")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    srfsym.checks.TooLargeError: a 10^6 x 10^6 matrix needs about 7.5e+03 GiB of memory (limit ...
+    srfsym.core.checks.TooLargeError: a 10^6 x 10^6 matrix needs about 7.5e+03 GiB of memory (limit ...
     """
     gib = nbytes / 2**30
     limit = limit_gb

@@ -1,16 +1,16 @@
 r"""The fixed point on a whole (alpha, lambda) grid at once.
 
-:func:`solve_grid` solves the fixed point of :mod:`srfsym.fixed_point` (docs/theory.md (f))
+:func:`solve_grid` solves the fixed point of :mod:`srfsym.theory.fixed_point` (docs/theory.md (f))
 at every pair of a grid of readout sample ratios ``alpha`` and ridge penalties ``lambda``
 in one batched computation.  The equations are not written again here: the batch is a
-:class:`srfsym.fixed_point._Problem` whose scalars (alpha, lambda, the order parameters)
+:class:`srfsym.theory.fixed_point._Problem` whose scalars (alpha, lambda, the order parameters)
 are columns with one row per point, so the same ``v_hats``, ``hats``, ``overlaps`` and
 ``m_update`` run on ``(points, kappa nodes)`` arrays; the Marchenko-Pastur sums come from
-:meth:`srfsym.spectrum.MarchenkoPastur.moments_array` (or ``SampledSpectrum.moments_array``
+:meth:`srfsym.theory.spectrum.MarchenkoPastur.moments_array` (or ``SampledSpectrum.moments_array``
 for one finite-``d`` sample), numpy code generated from the same expressions as the
 single-point evaluators.
 
-The solver is the structured one of :func:`srfsym.fixed_point.solve`, batched: Newton on
+The solver is the structured one of :func:`srfsym.theory.fixed_point.solve`, batched: Newton on
 ``(log V1, log V2)`` with the exact Jacobian and a per-point backtracking line search,
 then the exact affine solves for ``(m, theta)`` and ``(q1, q2)``, then one full sweep of
 the original equations per point as verification.  A point the batch does not settle is
@@ -37,7 +37,7 @@ from .channel import channel_data
 from .fixed_point import (_NODE_LADDER, _START, ConvergenceError, State, _complete_with_dets,
                           _Problem, _v_map_jacobian, _validate, _validate_solver, make_spectrum,
                           solve_srf)
-from .mapping import srf_mapping
+from ..step.mapping import srf_mapping
 
 __all__ = ["GridResult", "solve_grid"]
 

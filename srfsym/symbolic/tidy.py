@@ -46,7 +46,7 @@ def _canonical(expr):
 
 def tidy(expr, seconds: float = 1.0):
     """``expr`` in a short, readable form (see the module docstring)."""
-    from .budget import LimitReached, limited, simplify_limited
+    from ..core.budget import LimitReached, limited, simplify_limited
     if not isinstance(expr, sp.Basic) or expr.is_Number:
         return expr
     try:

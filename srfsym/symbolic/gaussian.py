@@ -19,14 +19,14 @@ rule                           integrand class (after ``x = a + s z``)
 A closed form is accepted only after it matches mpmath quadrature at 30 digits
 at two sample points ``(a, s)``; otherwise the engine falls back to numerics and
 says why.  Every result is an :class:`Expectation` with ``method`` equal to
-``"exact"`` or ``"numeric"``.  The quadratures live in :mod:`srfsym.quadrature` and the
-formulas built from expectations in :mod:`srfsym.gaussian_formulas`; their public names
+``"exact"`` or ``"numeric"``.  The quadratures live in :mod:`srfsym.symbolic.quadrature` and the
+formulas built from expectations in :mod:`srfsym.symbolic.gaussian_formulas`; their public names
 are importable from here as well.
 
 Examples
 --------
 >>> import sympy as sp
->>> from srfsym.activations import X
+>>> from srfsym.symbolic.activations import X
 >>> e = gaussian_expectation(sp.sin(X))
 >>> e.method, e.expr
 ('exact', exp(-s**2/2)*sin(a))
@@ -54,7 +54,7 @@ from .quadrature import (  # noqa: F401 - the numeric path, re-exported from her
     expectation_mpmath, expectation_numpy, gauss_hermite, gaussian_piecewise_rule,
     trapezoid_mpmath)
 from .special import OwensT
-from .values import check_dps
+from ..core.values import check_dps
 
 __all__ = [
     "A", "S", "Expectation", "gaussian_expectation", "DivergentExpectationError",
@@ -102,7 +102,7 @@ class Expectation:
 
     Examples
     --------
-    >>> from srfsym.activations import X
+    >>> from srfsym.symbolic.activations import X
     >>> e = gaussian_expectation(X**2)
     >>> e.expr, e.method, e.rule
     (a**2 + s**2, 'exact', 'poly-exp')
@@ -416,8 +416,8 @@ class _Timeout(Exception):
 
 def _integrate_with_timeout(g, seconds):
     """sympy.integrate of g(z) phi(z) over R, interrupted after ``seconds`` (or when the
-    time budget of :mod:`srfsym.budget` runs out; main thread only)."""
-    from .budget import LimitReached, limited
+    time budget of :mod:`srfsym.core.budget` runs out; main thread only)."""
+    from ..core.budget import LimitReached, limited
     if seconds <= 0:
         raise _NoRule("sympy.integrate skipped (time limit 0)")
     text = str(g)
@@ -490,7 +490,7 @@ def _cached(f, k, known_closed_form, integrate_timeout):
         raise DivergentExpectationError(
             f"{f} has a Dirac mass: use Stein's lemma (E[z f]) instead of E[f']")
     if known_closed_form is not False:
-        from .budget import LimitReached, limited
+        from ..core.budget import LimitReached, limited
         try:
             if kinks:
                 closed, rule = limited(lambda: _piecewise(f, k, conditions), RULE_SECONDS), \
@@ -534,7 +534,7 @@ INTEGRATE_TIMEOUT = 2.0
 def set_integrate_timeout(seconds: float) -> None:
     """Set the time limit of the ``sympy.integrate`` attempt (0 skips it).
 
-    >>> import srfsym.gaussian as engine
+    >>> import srfsym.symbolic.gaussian as engine
     >>> set_integrate_timeout(1.0); engine.INTEGRATE_TIMEOUT
     1.0
     >>> set_integrate_timeout(2.0)
@@ -551,7 +551,7 @@ def gaussian_expectation(f, k=0, *, known_closed_form=None, integrate_timeout=No
     Parameters
     ----------
     f : sympy.Expr
-        Integrand in :data:`srfsym.activations.X`.
+        Integrand in :data:`srfsym.symbolic.activations.X`.
     k : int
         Power of the weight z (``k = 1`` gives Stein-type coefficients).
     known_closed_form : bool or None
@@ -564,7 +564,7 @@ def gaussian_expectation(f, k=0, *, known_closed_form=None, integrate_timeout=No
     -------
     Expectation
 
-    >>> from srfsym.activations import X
+    >>> from srfsym.symbolic.activations import X
     >>> gaussian_expectation(sp.sign(X)).expr
     erf(sqrt(2)*a/(2*s))
     """

@@ -4,7 +4,7 @@ Every kappa-expectation of the fixed point and of the bounds is a Gauss-Hermite 
 over nodes kappa_j with weights w_j (sum w_j = 1).  The conditional coefficients
 mu0, mu1, mu_star^2 and the teacher functions h, h1, h2 are fixed during the
 iteration, so they are evaluated **once per point** here, with the generated
-evaluators of :mod:`srfsym.cget`: numpy in double precision, mpmath (with
+evaluators of :mod:`srfsym.symbolic.cget`: numpy in double precision, mpmath (with
 high-precision Gauss-Hermite nodes) for reference values.
 
 >>> ch = channel_data("sin", "sin", r=0.0, c=1.0, gamma=1.0, nodes=40)
@@ -20,9 +20,9 @@ from functools import lru_cache
 import mpmath
 import numpy as np
 
-from .activations import activation
-from .cget import cget_coefficients, teacher_functions
-from .gaussian import (GAUSSIAN_HALF_WIDTH, gauss_hermite, gaussian_piecewise_rule,
+from ..symbolic.activations import activation
+from ..symbolic.cget import cget_coefficients, teacher_functions
+from ..symbolic.gaussian import (GAUSSIAN_HALF_WIDTH, gauss_hermite, gaussian_piecewise_rule,
                        trapezoid_mpmath)
 
 __all__ = ["ChannelData", "channel_data", "GroupChannelData", "group_channel_data", "gauss_hermite_mpmath", "validate_srf_parameters"]
@@ -151,7 +151,7 @@ def gauss_legendre_mpmath(n: int, dps: int):
 @lru_cache(maxsize=32)
 def _trapezoid_mpmath(n: int, dps: int):
     """Trapezoidal rule for E_kappa at ``dps`` digits with about n nodes
-    (:func:`srfsym.gaussian.trapezoid_mpmath`).  For integrands analytic in a strip of half-width tau it
+    (:func:`srfsym.symbolic.gaussian.trapezoid_mpmath`).  For integrands analytic in a strip of half-width tau it
     converges like exp(-2 pi tau / h), much faster than Gauss-Hermite when the integrand
     has complex poles near the real axis (1/(1 + V(kappa)) does)."""
     with mpmath.workdps(dps + 15):
@@ -333,7 +333,7 @@ def group_channel_data(student, teacher, r, c, gamma, vocabulary=None, nodes=80,
     """:func:`channel_data` for every letter of a readout vocabulary, on one kappa rule.
 
     ``r, c`` are the uniform sRF parameters; group ``j`` gets spike ``r omega_j`` and bulk
-    variance ``1 + omega_j^2 (c - 1)`` (:mod:`srfsym.vocabulary`).  The kappa rule has the
+    variance ``1 + omega_j^2 (c - 1)`` (:mod:`srfsym.step.vocabulary`).  The kappa rule has the
     cuts of every group.  For the uniform readout the single group is exactly
     ``channel_data(student, teacher, r, c, gamma, nodes, dps, kind)``.
 
@@ -344,7 +344,7 @@ def group_channel_data(student, teacher, r, c, gamma, vocabulary=None, nodes=80,
     >>> u.groups[0] is channel_data("tanh", "sin", 1.134, 1.019, 1.0, nodes=60)
     True
     """
-    from .vocabulary import vocabulary as make_vocabulary
+    from ..step.vocabulary import vocabulary as make_vocabulary
     voc = make_vocabulary(vocabulary)
     validate_srf_parameters(r, c, gamma)
     if voc.is_uniform:
@@ -354,14 +354,14 @@ def group_channel_data(student, teacher, r, c, gamma, vocabulary=None, nodes=80,
         raise ValueError(f"nodes must be an integer >= 16 (kappa quadrature), got {nodes!r}")
     if kind not in ("gauss-hermite", "trapezoid"):
         raise ValueError(f"kind must be 'gauss-hermite' or 'trapezoid', got {kind!r}")
-    from .vocabulary import check_student
+    from ..step.vocabulary import check_student
     check_student(student, voc)
     st, te = activation(student), activation(teacher)
     if dps is None:
         rs, cs = voc.group_spike_strengths(r), voc.group_bulk_variances(c)
         g = float(gamma)
     else:
-        from .vocabulary import group_parameter_expressions
+        from ..step.vocabulary import group_parameter_expressions
         e = group_parameter_expressions()
         fr, fc = (_mpmath_function(e["symbols"], e[k]) for k in ("spike_strength", "bulk_variance"))
         with mpmath.workdps(int(dps) + 15):

@@ -9,7 +9,7 @@ For z ~ N(0, 1):
 * ``checkmu1_sq = E sigma'(z)^2 - mu1^2`` (infinite when sigma jumps, e.g. sign),
 * ``mu_k(k) = E[sigma(z) He_k(z)]`` (probabilists' Hermite polynomials).
 
-Each is a :class:`~srfsym.values.Value`: ``exact`` with its closed form, or
+Each is a :class:`~srfsym.core.values.Value`: ``exact`` with its closed form, or
 ``numeric`` (mpmath quadrature at the requested precision).
 
 >>> hc = hermite_constants("sin")
@@ -32,9 +32,9 @@ import sympy as sp
 
 from .activations import X, Activation, activation, _is_zero
 from .gaussian import A, S, DivergentExpectationError, Expectation, gaussian_expectation
-from .budget import LimitReached, limited
+from ..core.budget import LimitReached, limited
 from .tidy import tidy
-from .values import Value
+from ..core.values import Value
 
 __all__ = ["HermiteConstants", "hermite_constants", "mustar2_from_moments"]
 
@@ -73,7 +73,7 @@ def mustar2_from_moments(E0, E1, E2):
 
     ``E0 = E sigma(u)``, ``E1 = E z sigma(u)``, ``E2 = E sigma(u)^2`` for ``u = a + s z``,
     ``z ~ N(0, 1)``; the one definition used for the constants here (``a = 0, s = 1``) and
-    for the conditional coefficients of :mod:`srfsym.cget`.  Works on SymPy symbols and numbers.
+    for the conditional coefficients of :mod:`srfsym.symbolic.cget`.  Works on SymPy symbols and numbers.
 
     >>> mustar2_from_moments(*sp.symbols("E0 E1 E2"))
     -E0**2 - E1**2 + E2
@@ -218,7 +218,7 @@ def hermite_coefficient_mpmath(f, k, dps=30):
     >>> mpmath.nstr(v, 12), e < 1e-15
     ('6.0', True)
     """
-    from .budget import check
+    from ..core.budget import check
     g = _he_times(f, k)
 
     def rule(h, wd, L):

@@ -1,9 +1,9 @@
 r"""Eigenvalues of the feature covariance ``Phi^T Phi / n`` of a finite network after the
 step (or of the sRF model), to hold the deterministic equivalent of
-:mod:`srfsym.feature_spectrum` against (docs/theory.md (j.7)).
+:mod:`srfsym.theory.feature_spectrum` against (docs/theory.md (j.7)).
 
-The first layer comes from the same code and random streams as :func:`srfsym.simulate`
-(:func:`srfsym.simulate.network_first_layer` for the network, :func:`srf_first_layer` for the
+The first layer comes from the same code and random streams as :func:`srfsym.simulation.simulate`
+(:func:`srfsym.simulation.simulate.network_first_layer` for the network, :func:`srf_first_layer` for the
 sRF model); the features are those of ``n = p / nu`` fresh inputs.  Per seed the result
 holds the spectrum, the empirical Stieltjes transform at the requested ``z``, the top
 eigenvalue and its prediction ``p M2hat + Delta`` from the realised spike: the measured
@@ -21,12 +21,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .activations import activation
-from .feature_spectrum import FeatureSpectrum, feature_spectrum
+from ..symbolic.activations import activation
+from ..theory.feature_spectrum import FeatureSpectrum, feature_spectrum
 from .simulate import (_as_seed_sequence, _children, empirical_group_parameters,
                        empirical_srf_parameters, network_first_layer, srf_first_layer)
-from .vocabulary import vocabulary as make_vocabulary
-from .mapping import srf_mapping
+from ..step.vocabulary import vocabulary as make_vocabulary
+from ..step.mapping import srf_mapping
 
 __all__ = ["SpectrumSimulation", "simulate_feature_spectrum", "DEFAULT_Z",
            "empirical_stieltjes"]
@@ -128,7 +128,7 @@ def simulate_feature_spectrum(student, teacher, alpha0, eta, d, beta=1.0, p_over
         Points where the empirical Stieltjes transform is evaluated.
     max_gb : float
         Refuse sizes whose arrays would exceed this many GiB (before any work).
-    vocabulary : None, list of letters or :class:`~srfsym.vocabulary.Vocabulary`
+    vocabulary : None, list of letters or :class:`~srfsym.step.vocabulary.Vocabulary`
         Readout letters of the step (docs/theory.md (k)).  The K outliers are then compared
         with ``p eig(Pi^1/2 Gamma0hat Pi^1/2)`` over the realised ``kappa_i`` (leading order),
         at the (r, c) fitted to the measured group spikes and bulk variances.

@@ -2,8 +2,8 @@
 
 This module runs the experiment of docs/theory.md (a) on actual random
 matrices and measures, from the trained first layer, the spiked-RF parameters
-of section (c).  It imports only :mod:`srfsym.activations` and (for the default
-sRF parameters) :mod:`srfsym.mapping`.
+of section (c).  It imports only :mod:`srfsym.symbolic.activations` and (for the default
+sRF parameters) :mod:`srfsym.step.mapping`.
 
 Two models share one ridge readout:
 
@@ -53,7 +53,7 @@ fluctuations that the simulation measures.
 
 Examples
 --------
->>> from srfsym.simulate import simulate
+>>> from srfsym.simulation.simulate import simulate
 >>> res = simulate("tanh", "sin", alpha0=2.0, eta=1.0, lam=0.1, alpha=1.0, d=50, seeds=2,
 ...                n_test=200, workers=1)
 >>> res.test_error.shape, bool(res.test_error[0] > 0)
@@ -72,7 +72,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 import scipy.linalg as sla
 
-from .activations import Activation, activation
+from ..symbolic.activations import Activation, activation
 
 __all__ = [
     "SimulationResult", "simulate", "ridge_readout", "giant_step", "network_first_layer",
@@ -129,7 +129,7 @@ def _value_and_derivative(act: Activation):
     key = (act.expr,)
     if key not in _JOINT_CACHE:
         import sympy as sp
-        from .activations import X, lambdify_numpy
+        from ..symbolic.activations import X, lambdify_numpy
         deriv = act.derivative.replace(sp.DiracDelta, lambda *args: sp.S.Zero)
         fn = lambdify_numpy(X, (act.expr, deriv))
 
@@ -443,7 +443,7 @@ def srf_first_layer(r: float, c: float, gamma: float, d: int, beta: float = 1.0,
     if omega is None:
         W = Wb + r * vhat[None, :]
     else:
-        from .vocabulary import group_parameter_expressions
+        from ..step.vocabulary import group_parameter_expressions
         import sympy as sp
         e = group_parameter_expressions()
         radius = sp.lambdify(e["symbols"], sp.sqrt(e["bulk_variance"]), modules="numpy")
@@ -845,8 +845,8 @@ def _rebuild(spec) -> Activation:
 def _require_second_moment(teacher: Activation) -> None:
     """The labels ``sigma_star(x_1)``, ``x_1 ~ N(0, 1)``, need ``E sigma_star(z)^2 < oo`` (the
     theory refuses such a teacher too; a simulation would only report sampling noise)."""
-    from .gaussian import DivergentExpectationError
-    from .hermite import hermite_constants
+    from ..symbolic.gaussian import DivergentExpectationError
+    from ..symbolic.hermite import hermite_constants
     try:
         hermite_constants(teacher).second_moment
     except DivergentExpectationError as exc:
@@ -860,7 +860,7 @@ MAX_STEP_FLOPS = 1e16
 
 
 def _finite_real(name, value):
-    from .checks import scalar_like
+    from ..core.checks import scalar_like
     value = scalar_like(name, value)
     try:
         v = float(value)
@@ -911,7 +911,7 @@ def simulate(student, teacher, alpha0: float, eta: float, lam: float, alpha, d: 
     model : {"network", "srf"}
     r, c, gamma : float, optional
         sRF parameters for ``model="srf"``; each one left ``None`` is taken from
-        ``srfsym.mapping.srf_mapping(student, teacher, eta, alpha0)``.
+        ``srfsym.step.mapping.srf_mapping(student, teacher, eta, alpha0)``.
     seed : int
         Root of ``numpy.random.SeedSequence``.
     workers : int, optional
@@ -942,7 +942,7 @@ def simulate(student, teacher, alpha0: float, eta: float, lam: float, alpha, d: 
         (``Simulations.ipynb``), ``seeds`` times cheaper in the step.  The standard errors then
         measure the readout/test sampling given that one ``W1``, not the first layer's
         fluctuations, and ``r_emp`` etc. have a single entry.
-    vocabulary : None, list of letters or :class:`~srfsym.vocabulary.Vocabulary`
+    vocabulary : None, list of letters or :class:`~srfsym.step.vocabulary.Vocabulary`
         Readout before the step ``a0_k = omega_k / sqrt(p)`` (docs/theory.md (k.1)); group j
         is a block of ``round(pi_j p)`` neurons (:meth:`Vocabulary.group_sizes`).  For
         ``model="srf"`` group j gets spike ``r omega_j`` and bulk variance ``1 + omega_j^2
@@ -1010,7 +1010,7 @@ def simulate(student, teacher, alpha0: float, eta: float, lam: float, alpha, d: 
     if np.dtype(step_dtype) not in (np.float32, np.float64):
         raise ValueError(f"step_dtype must be float32 or float64, got {step_dtype!r}")
     max_memory_gb = _finite_real("max_memory_gb", max_memory_gb)
-    from .vocabulary import vocabulary as make_vocabulary, check_student
+    from ..step.vocabulary import vocabulary as make_vocabulary, check_student
     voc = make_vocabulary(vocabulary)
     check_student(student, voc)
     omega = None if voc.is_uniform else voc.neuron_letters(p)
@@ -1039,7 +1039,7 @@ def simulate(student, teacher, alpha0: float, eta: float, lam: float, alpha, d: 
             if alpha0 > 0 and student_act.has_dirac_derivative:
                 raise ValueError(f"student {student_act.name!r} has a Dirac mass in its derivative, "
                                  "so the step mapping is undefined: pass r, c and gamma explicitly")
-            from .mapping import srf_mapping
+            from ..step.mapping import srf_mapping
             mp = srf_mapping(student, teacher, eta, alpha0)
             r = mp.spike_strength if r is None else r
             c = mp.bulk_variance if c is None else c

@@ -13,10 +13,10 @@ fixed point's ``V``-system at a complex penalty (docs/theory.md (j.3)):
 
 ``V(kappa) = mu1(kappa)^2 V_1 + mu_star(kappa)^2 V_2``, ``varrho ~ c MP_beta``.  So this
 module evaluates the channel side with the fixed point's own code
-(:class:`srfsym.fixed_point._Problem` ``.v_hats`` on :func:`srfsym.channel.channel_data`: the
+(:class:`srfsym.theory.fixed_point._Problem` ``.v_hats`` on :func:`srfsym.theory.channel.channel_data`: the
 kappa rule and the generated cGET evaluators) and the spectral side with the Marchenko-Pastur
-closed form of :mod:`srfsym.spectrum` continued to complex arguments
-(:func:`srfsym.spectrum.mp_stieltjes_pair`), or with a given list of bulk eigenvalues.
+closed form of :mod:`srfsym.theory.spectrum` continued to complex arguments
+(:func:`srfsym.theory.spectrum.mp_stieltjes_pair`), or with a given list of bulk eigenvalues.
 
 The kappa rule (trapezoidal, :data:`NODE_LADDER`) is refined until two node counts agree to
 the requested relative tolerance; that difference is reported as the error estimate.
@@ -38,12 +38,12 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from .activations import activation
+from ..symbolic.activations import activation
 from .channel import channel_data, group_channel_data
 from .fixed_point import ConvergenceError, _anderson, _Problem
-from .mapping import srf_mapping
+from ..step.mapping import srf_mapping
 from .spectrum import EigenvalueSpectrum, MarchenkoPastur
-from .vocabulary import vocabulary as make_vocabulary
+from ..step.vocabulary import vocabulary as make_vocabulary
 
 __all__ = ["FeatureSpectrum", "feature_spectrum", "StieltjesValue", "spectrum_moment_expressions"]
 
@@ -152,7 +152,7 @@ class FeatureSpectrum:
                  vocabulary=None):
         self.voc = make_vocabulary(vocabulary)
         if not self.voc.is_uniform:
-            from .vocabulary import check_student
+            from ..step.vocabulary import check_student
             check_student(student, self.voc)
             if not isinstance(spectrum, str):
                 raise ValueError("a finite-d bulk (an eigenvalue list) is not available with a "
@@ -435,7 +435,7 @@ class FeatureSpectrum:
         >>> bool(abs(complex(s30) - fs.stieltjes(1 + 0.1j)) < 1e-9)
         True
         """
-        from .values import check_dps
+        from ..core.values import check_dps
         check_dps(dps, 100)
         if self._use_groups:
             raise ValueError("the high-precision s(z) is not available with a readout vocabulary "
@@ -533,7 +533,7 @@ class FeatureSpectrum:
             return np.array([self.giant_outlier(p, kappa) or 0.0])
         if kappa is None:
             return float(p) * self.outliers_per_p
-        from .cget import cget_coefficients
+        from ..symbolic.cget import cget_coefficients
         kap = np.asarray(kappa, float)
         f = cget_coefficients(self.student).numpy()
         rows = [np.asarray(f(kap, rj, cj)[0]) for rj, cj in
@@ -582,7 +582,7 @@ class FeatureSpectrum:
         if kappa is None:
             M2 = self.outlier_per_p
         else:
-            from .cget import cget_coefficients
+            from ..symbolic.cget import cget_coefficients
             mu0, _, _ = cget_coefficients(self.student).numpy()(np.asarray(kappa, float),
                                                                  self.r, self.c)
             M2 = float(np.mean(np.asarray(mu0) ** 2))
@@ -671,7 +671,7 @@ def feature_spectrum(student, teacher=None, *, alpha0=None, eta=None, r=None, c=
         Marchenko-Pastur bulk, or the eigenvalues of ``W Pi W^T`` (finite-d variant).
     tol : float
         Relative accuracy of ``s(z)`` targeted by the kappa node ladder.
-    vocabulary : None, list of letters or :class:`~srfsym.vocabulary.Vocabulary`
+    vocabulary : None, list of letters or :class:`~srfsym.step.vocabulary.Vocabulary`
         Readout vocabulary before the step (docs/theory.md (k.4), (k.5)); ``r, c`` are the
         uniform parameters, group j has ``r omega_j`` and ``1 + omega_j^2 (c - 1)``.
 

@@ -41,10 +41,10 @@ import mpmath
 import numpy as np
 
 from .channel import group_channel_data
-from .vocabulary import vocabulary as make_vocabulary
-from .hermite import hermite_constants
-from .mapping import mapping_along_eta
-from .values import check_dps, MAX_SOLVER_DPS
+from ..step.vocabulary import vocabulary as make_vocabulary
+from ..symbolic.hermite import hermite_constants
+from ..step.mapping import mapping_along_eta
+from ..core.values import check_dps, MAX_SOLVER_DPS
 
 __all__ = ["Bounds", "bounds", "SpikeProjections", "spike_projections", "OptimalBounds",
            "optimal_learning_rate_bounds"]
@@ -275,7 +275,7 @@ def bounds(student, teacher, r, c, gamma=1.0, dps=None, nodes="auto", *,
         fields are then the ``dps``-digit values rounded to double.
     nodes : int or "auto"
         kappa nodes for the double-precision result ("auto": converge to 1e-13).
-    vocabulary : None, list of letters or :class:`~srfsym.vocabulary.Vocabulary`
+    vocabulary : None, list of letters or :class:`~srfsym.step.vocabulary.Vocabulary`
         Readout vocabulary (docs/theory.md (k.3)): the bounds project on the span of every
         group's ``mu0^(j)``, ``kappa mu1^(j)`` (and ``z mu1^(j)``), group j having spike
         ``r omega_j`` and bulk variance ``1 + omega_j^2 (c - 1)``.  They do not depend on

@@ -7,8 +7,8 @@ tanh-sinh in panels on a finite range cut where the integrand is negligible
 (:func:`certified_expectation_mpmath`).  Integrands not dominated by the Gaussian, or
 blowing up like ``|x - x0|^-1`` at a kink, are refused (:class:`DivergentExpectationError`).
 
-The symbolic rule table is in :mod:`srfsym.gaussian`; formulas built from expectations in
-:mod:`srfsym.gaussian_formulas`.
+The symbolic rule table is in :mod:`srfsym.symbolic.gaussian`; formulas built from expectations in
+:mod:`srfsym.symbolic.gaussian_formulas`.
 """
 from __future__ import annotations
 
@@ -197,14 +197,14 @@ def expectation_mpmath(f, k, a, s, kinks=(), dps=30, error=False, refine=False):
     at absurd arguments such as sin(exp(10^10))); with ``error=True`` returns
     (value, mpmath's error estimate).  ``refine=True`` cuts every piece at three more
     points: a second, independent rule (:func:`certified_expectation_mpmath`).  The
-    integrand checks the time budget (:mod:`srfsym.budget`) at every call.
+    integrand checks the time budget (:mod:`srfsym.core.budget`) at every call.
 
     >>> import mpmath
     >>> v = expectation_mpmath(mpmath.sin, 0, mpmath.mpf(0), mpmath.mpf(1), dps=20)
     >>> abs(v) < 1e-25       # E sin(z) = 0 (odd integrand) to the working precision
     True
     """
-    from .budget import check
+    from ..core.budget import check
     with mpmath.workdps(dps + 10):
         a = _mpf(a)
         s = _mpf(s)

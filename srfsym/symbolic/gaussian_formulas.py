@@ -2,10 +2,10 @@
 
 A :class:`GaussianFormula` (or several sharing one table, :class:`FormulaSet`) is a SymPy
 template in parameters and placeholder symbols, each placeholder an
-:class:`~srfsym.gaussian.Expectation` at ``a = a_expr(params)``, ``s = s_expr(params)``;
+:class:`~srfsym.symbolic.gaussian.Expectation` at ``a = a_expr(params)``, ``s = s_expr(params)``;
 closed forms are substituted once, the rest is filled by quadrature at evaluation time
 (shared integrand evaluations, a verified high-precision trapezoidal fast path, and a verified
-Chebyshev interpolant for large arrays).  Importable from :mod:`srfsym.gaussian` as before.
+Chebyshev interpolant for large arrays).  Importable from :mod:`srfsym.symbolic.gaussian` as before.
 """
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ class GaussianFormula:
 
     Examples
     --------
-    >>> from srfsym.activations import X
+    >>> from srfsym.symbolic.activations import X
     >>> kap, r, c = sp.symbols("kappa r c", positive=True)
     >>> P0 = sp.Symbol("P0")
     >>> mu0 = GaussianFormula("mu0", P0, (kap, r, c), {P0: gaussian_expectation(sp.sin(X))},
@@ -153,7 +153,7 @@ class FormulaSet:
     integrand is evaluated once on the quadrature nodes and reused for its z-weighted
     and squared versions) and return all formulas together.
 
-    >>> from srfsym.activations import X
+    >>> from srfsym.symbolic.activations import X
     >>> kap = sp.Symbol("kappa", real=True)
     >>> P0, P1 = sp.symbols("P0 P1")
     >>> fs = FormulaSet({"m0": P0, "m1": P1}, (kap,), {P0: gaussian_expectation(sp.tanh(X)),

@@ -10,7 +10,7 @@ Every row update of the step is ``omega_k`` times the uniform row update, so gro
 (the neurons with letter ``omega_j``) has spike ``r omega_j`` and, for an odd student, bulk
 variance ``c_j = 1 + omega_j^2 (c - 1)`` with the uniform ``r, c``; the alignment ``gamma`` is
 common.  Those two group formulas are written once, as SymPy expressions, in
-:func:`group_parameter_expressions`; :mod:`srfsym.mapping` derives the general form (with
+:func:`group_parameter_expressions`; :mod:`srfsym.step.mapping` derives the general form (with
 the ``mu0 != 0`` corrections) and ``derivations/11_vocabulary.py`` checks that it reduces
 to these.
 
@@ -239,7 +239,7 @@ def check_student(student, voc) -> None:
     """
     if voc.is_uniform:
         return
-    from .activations import activation
+    from ..symbolic.activations import activation
     act = activation(student)
     if act.parity != "odd":
         raise ValueError(

@@ -137,7 +137,7 @@ def _vocabularies(table, v) -> list:
     ...                                                   "weights": [0.7, 0.3]}])
     (['1.0,2.0'], ['1.0', '1.0,3.0;0.7,0.3'])
     """
-    from .vocabulary import vocabulary
+    from ..step.vocabulary import vocabulary
     where = f"[{table}] vocabulary"
     if isinstance(v, (dict, str)) or (isinstance(v, list) and v and all(
             isinstance(x, (int, float)) and not isinstance(x, bool) for x in v)):
@@ -179,9 +179,9 @@ def _vocabularies(table, v) -> list:
 
 
 def vocabulary_of(text):
-    """The :class:`~srfsym.vocabulary.Vocabulary` of a canonical ``vocabulary`` column
+    """The :class:`~srfsym.step.vocabulary.Vocabulary` of a canonical ``vocabulary`` column
     (``None`` for the uniform readout)."""
-    from .vocabulary import vocabulary
+    from ..step.vocabulary import vocabulary
     letters, _, weights = str(text).partition(";")
     voc = vocabulary([float(w) for w in letters.split(",")],
                      [float(p) for p in weights.split(",")] if weights else None)
@@ -211,7 +211,7 @@ def _check_value(table, key, v):
         raise SweepError(f"{where} must be one of {', '.join(map(repr, _CHOICES[key]))}, "
                          f"got {v!r}")
     if key in ("student", "teacher"):
-        from .activations import activation
+        from ..symbolic.activations import activation
         try:
             activation(v)
         except ValueError as exc:
@@ -226,7 +226,7 @@ def parse_spec(raw: dict) -> dict:
     ...                        "lam": 0.1, "alpha": [1, 2], "gamma": 1}})  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    srfsym.sweep.SweepError: [theory] unknown key 'gamma'; allowed: student, teacher, ..., seed
+    srfsym.sweep.run.SweepError: [theory] unknown key 'gamma'; allowed: student, teacher, ..., seed
     """
     if not isinstance(raw, dict):
         raise SweepError("a sweep description is a table with [theory] and/or [simulation]")
@@ -359,7 +359,7 @@ def simulation_tasks(spec: dict) -> list:
 
 
 def check_simulation_tasks(tasks, max_memory_gb=8.0):
-    """Refuse, before any work, simulation tasks that :func:`srfsym.simulate` would refuse
+    """Refuse, before any work, simulation tasks that :func:`srfsym.simulation.simulate` would refuse
     for their size: fewer than one readout or step sample, or more memory than
     ``max_memory_gb`` (its default) per task.
 
@@ -368,9 +368,9 @@ def check_simulation_tasks(tasks, max_memory_gb=8.0):
     >>> check_simulation_tasks(simulation_tasks(spec))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    srfsym.sweep.SweepError: [simulation] d = 100000, ... would need about ... GB, more than 8 GB
+    srfsym.sweep.run.SweepError: [simulation] d = 100000, ... would need about ... GB, more than 8 GB
     """
-    from .simulate import estimate_memory_gb
+    from ..simulation.simulate import estimate_memory_gb
     for t in tasks:
         if t["kind"] != "simulation":
             continue
@@ -430,7 +430,7 @@ def task_keys(task) -> list:
 def _theory_rows(task):
     import warnings
 
-    from .grid import solve_grid
+    from ..theory.grid import solve_grid
     t0 = time.perf_counter()
     voc = vocabulary_of(task.get("vocabulary", "1.0"))
     if voc is not None:
@@ -466,7 +466,7 @@ def _theory_rows_vocabulary(task, voc, t0):
     (:func:`srfsym.solve` with ``vocabulary=``; the batched grid solve is uniform only)."""
     import warnings
 
-    from .fixed_point import ConvergenceError, solve
+    from ..theory.fixed_point import ConvergenceError, solve
     if task["spectrum"] != "mp":
         raise SweepError("[theory] a readout vocabulary needs spectrum = 'mp'")
     rows = []
@@ -493,7 +493,7 @@ def _theory_rows_vocabulary(task, voc, t0):
 
 
 def _simulation_rows(task):
-    from .simulate import simulate
+    from ..simulation.simulate import simulate
     t0 = time.perf_counter()
     res = simulate(task["student"], task["teacher"], task["alpha0"], task["eta"], task["lam"],
                    task["alpha"], d=task["d"], beta=task["beta"], seeds=task["seeds"],

@@ -19,7 +19,7 @@ eigen-decomposition ``Omega = sum_i D_i u_i u_i^T`` with
 
 Examples
 --------
->>> from srfsym.spectrum import MarchenkoPastur
+>>> from srfsym.theory.spectrum import MarchenkoPastur
 >>> mom = MarchenkoPastur(beta=1.0, c=1.0).moments(1.0, 0.0)   # Vhat_1 = 0: S = lambda'
 >>> mom.inv, mom.rho, mom.rhosq2                               # 1, E x, E x^2 = 1 + beta
 (1.0, 1.0, 2.0)
@@ -36,7 +36,7 @@ import numpy as np
 import scipy.linalg
 import sympy as sp
 
-from .activations import lambdify_mpmath, lambdify_numpy
+from ..symbolic.activations import lambdify_mpmath, lambdify_numpy
 
 __all__ = [
     "SpectralMoments", "MarchenkoPastur", "SampledSpectrum",

@@ -1,0 +1,1 @@
+"""Shared plumbing under every step: values with their provenance (``values``), time limits (``budget``), parameter checks (``checks``) and the derivation scripts' printing helpers (``derive_tools``). Imports nothing else from srfsym."""

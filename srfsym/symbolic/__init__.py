@@ -1,0 +1,1 @@
+"""Step 1 of the chain, symbolic: activations (safe parser and registry), Gaussian expectations (rule table, ``sympy.integrate`` under a time limit, certified quadrature), the Hermite constants and the conditional (cGET) coefficients with their generated evaluators."""

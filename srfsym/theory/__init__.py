@@ -1,0 +1,1 @@
+"""Steps 3-5 and 7, numeric theory: the channel data on a kappa rule, the spectral side (Marchenko-Pastur, sampled spectra), the fixed point of Result 3.3 and its grid solve, the bounds, and the spectrum of the learned features."""
