@@ -121,7 +121,7 @@ def _fixed_point(cases):
 
 def compute(quick: bool = False) -> dict:
     """All reference tables (or the :data:`QUICK` subset) as JSON-ready dicts."""
-    from . import __version__
+    from .core.version import __version__
     g = GRID
     sel = (lambda key, items: [items[i] for i in QUICK[key]]) if quick else (lambda k, x: x)
     tables = {

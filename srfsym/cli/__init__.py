@@ -11,7 +11,7 @@ import argparse
 import io
 import sys
 
-from .. import __version__
+from ..core.version import __version__
 from . import activation, derive, reference, simulation, spectrum, sweep, theory
 from .common import (CLIError, HelpFormatter, configure_feedback, finish_parsers,
                      warnings_once)
