@@ -6,8 +6,8 @@ import warnings
 import mpmath
 import sympy as sp
 
-from .common import (add_output, add_vocabulary, emit_csv, emit_json, out, status, table_row,
-                     vocabulary_arg)
+from .common import (add_output, add_vocabulary, emit_json, emit_output, out, status,
+                     table_row, vocabulary_arg)
 
 
 # activation / coefficients / mapping
@@ -121,11 +121,9 @@ def cmd_mapping(args):
                     r=m.r, c=m.c, gamma=m.gamma,
                     method=" ".join(sorted({v.method for v in m.values().values()})))
     if args.json:
-        emit_json({**row, **{k: v for k, v in detail.items()
-                             if k not in row and k not in ("eta", "alpha0")}})
-        return
-    if args.csv:
-        emit_csv([row])
+        row.update({k: v for k, v in detail.items() if k not in row and k not in ("eta",
+                                                                                  "alpha0")})
+    if emit_output(args, [row], notes=m.notes):
         return
     out(f"sRF mapping: student {m.student.name}, teacher {m.teacher.name}, "
          f"eta = {args.eta}, alpha0 = {args.alpha0}")

@@ -52,12 +52,58 @@ def _json_default(o):
     return str(o)
 
 
-#: The leading columns of every table srfsym writes (JSON rows and CSV), in this order: what
-#: produced the row (``source``: theory, simulation, mapping, bounds), the inputs as numbers,
-#: then the sRF parameters.  Tables of ``mapping``, ``error``, ``curve``, ``simulate`` and
-#: ``bounds`` therefore concatenate (``pandas.concat``) into one table.
+#: The leading columns of every table srfsym writes (JSON rows, CSV, the sweep's CSV), in this
+#: order: what produced the row (``source``: theory, simulation, mapping, bounds), the inputs as
+#: numbers, then the sRF parameters.  Tables of ``mapping``, ``error``, ``bounds``, ``curve``,
+#: ``simulate``, ``spectrum`` and ``sweep`` therefore concatenate (``pandas.concat``) into one
+#: table.  The whole output is described by ``srfsym/cli/output_schema.json``.
 INPUT_COLUMNS = ("source", "student", "teacher", "alpha0", "eta", "lam", "alpha", "beta")
 SRF_COLUMNS = ("r", "c", "gamma")
+
+#: identifier of the output schema (``"schema"`` of every ``--json`` output)
+SCHEMA_ID = "srfsym-output/1"
+
+
+def schema_path():
+    """The JSON Schema of the ``--json`` output of every subcommand (package data).
+
+    >>> import json; json.load(open(schema_path()))["properties"]["schema"]["const"]
+    'srfsym-output/1'
+    """
+    from pathlib import Path
+    return Path(__file__).with_name("output_schema.json")
+
+
+def metadata(args) -> dict:
+    """The one place for what produced an output: srfsym version, the command line, and the
+    parsed parameters (every option, defaults included)."""
+    import shlex
+
+    from .. import __version__
+    skip = {"func", "argv", "json", "csv", "quiet", "cmd"}
+    params = {k: v for k, v in sorted(vars(args).items()) if k not in skip}
+    argv = getattr(args, "argv", None)
+    return {"srfsym_version": __version__, "subcommand": args.cmd,
+            "command": "srfsym" + ("" if argv is None else
+                                   " " + " ".join(shlex.quote(a) for a in argv)),
+            "parameters": params}
+
+
+def emit_output(args, rows, notes=(), warnings=(), details=None):
+    """Print ``rows`` in the shared schema: ``--json`` (the rows with metadata, notes and
+    warnings, see :data:`SCHEMA_ID`), or ``--csv`` (the rows).  Returns False when neither
+    was asked for (the caller prints text)."""
+    if getattr(args, "json", False):
+        payload = {"schema": SCHEMA_ID, "meta": metadata(args), "rows": list(rows),
+                   "notes": list(dict.fromkeys(notes)), "warnings": list(warnings)}
+        if details:
+            payload["details"] = details
+        emit_json(payload)
+        return True
+    if getattr(args, "csv", False):
+        emit_csv(list(rows))
+        return True
+    return False
 
 
 def _number(v):

@@ -9,6 +9,10 @@ stays editable text).  Not a subcommand module: the plotting parts of ``curve`` 
 """
 from __future__ import annotations
 
+import contextlib
+import os
+import sys
+import tempfile
 import textwrap
 
 
@@ -47,8 +51,54 @@ def caption(fig, notes, width=95):
 
 
 def save(fig, path, dpi=150):
-    """Save by extension; the bounding box includes the outside legend and the caption."""
+    """Save by extension; the bounding box includes the outside legend and the caption.  The
+    file is written under a temporary name in the same folder and renamed at the end: ``path``
+    is either the complete figure or untouched."""
     plt = pyplot()
-    with plt.rc_context({"svg.fonttype": "none", "pdf.fonttype": 42}):
-        fig.savefig(path, dpi=dpi, bbox_inches="tight")
-    plt.close(fig)
+    try:
+        with plt.rc_context({"svg.fonttype": "none", "pdf.fonttype": 42}):
+            atomic_write(path, lambda tmp: fig.savefig(
+                tmp, dpi=dpi, bbox_inches="tight", format=os.path.splitext(path)[1][1:] or "png"))
+    finally:
+        plt.close(fig)
+
+
+def atomic_write(path, write):
+    """Call ``write(tmp)`` on a temporary file next to ``path`` and rename it to ``path`` at the
+    end (:func:`os.replace`); on any failure the temporary file is removed and ``path`` is
+    left as it was (never empty, never partial).
+
+    >>> import tempfile; p = os.path.join(tempfile.mkdtemp(), "a.txt")
+    >>> atomic_write(p, lambda tmp: open(tmp, "w").write("done"))
+    >>> open(p).read()
+    'done'
+    """
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".part",
+                               dir=folder)
+    os.close(fd)
+    try:
+        write(tmp)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)          # mkstemp made it private
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.remove(tmp)
+        raise
+
+
+def draw(make_figure, path, what="figure"):
+    """Draw ``make_figure()`` and save it to ``path``; a failure costs only the figure: it is
+    reported on stderr (``srfsym: note: ...``, the results printed stay complete) and False
+    is returned."""
+    try:
+        save(make_figure(), path)
+        return True
+    except Exception as exc:      # a figure never costs the result
+        message = " ".join(str(exc).split()) or type(exc).__name__
+        print(f"srfsym: note: the {what} was not written to {path} ({message}); the results "
+              "are complete", file=sys.stderr)
+        pyplot().close("all")
+        return False
