@@ -9,11 +9,11 @@ stays editable text).  Not a subcommand module: the plotting parts of ``curve`` 
 """
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
-import tempfile
 import textwrap
+
+from ..core.files import atomic_write
 
 
 def pyplot():
@@ -61,32 +61,6 @@ def save(fig, path, dpi=150):
                 tmp, dpi=dpi, bbox_inches="tight", format=os.path.splitext(path)[1][1:] or "png"))
     finally:
         plt.close(fig)
-
-
-def atomic_write(path, write):
-    """Call ``write(tmp)`` on a temporary file next to ``path`` and rename it to ``path`` at the
-    end (:func:`os.replace`); on any failure the temporary file is removed and ``path`` is
-    left as it was (never empty, never partial).
-
-    >>> import tempfile; p = os.path.join(tempfile.mkdtemp(), "a.txt")
-    >>> atomic_write(p, lambda tmp: open(tmp, "w").write("done"))
-    >>> open(p).read()
-    'done'
-    """
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".part",
-                               dir=folder)
-    os.close(fd)
-    try:
-        write(tmp)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)          # mkstemp made it private
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.remove(tmp)
-        raise
 
 
 def draw(make_figure, path, what="figure"):
