@@ -197,7 +197,7 @@ def finish_parsers(sub):
         parser.formatter_class = HelpFormatter
         # ``srfsym COMMAND ... -q`` is the global ``srfsym -q COMMAND``: one option, two places
         parser.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
-                            help="same as srfsym -q: no progress bars or status lines")
+                            help="same as srfsym -q: no progress bars or status lines (default: off)")
         if name in EXAMPLES and not parser.epilog:
             parser.epilog = "example:\n" + "\n".join(
                 "  " + line for line in EXAMPLES[name].splitlines())
