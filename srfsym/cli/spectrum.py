@@ -182,8 +182,23 @@ def _plot(args, fs, fs0, sim, sim0):
         ax.set_title(t, fontsize=9)
         ax.set_ylim(0, min(ax.get_ylim()[1], 4 * float(np.max(spec.density(x[x > 0.1 * edge])))))
         legend_below(ax)
+    fig.suptitle(spectrum_title(args, fs), fontsize=10)
     fig.tight_layout()
     return fig
+
+
+def spectrum_title(args, fs):
+    """The figure's title: the pair and the step (or r, c), beta, p/n and the readout."""
+    if args.teacher is not None and args.alpha0 is not None:
+        head = (f"{fs.student.name} student, {args.teacher} teacher, $\\alpha_0$ = "
+                f"{args.alpha0:g}, $\\tilde\\eta$ = {args.eta:g}")
+    else:
+        head = f"{fs.student.name} student at r = {fs.r:.4g}, c = {fs.c:.4g}"
+    head += f", $\\beta$ = p/d = {fs.beta:g}, p/n = {fs.nu:g}"
+    if fs.K > 1:
+        head += ("; readout letters $\\omega$ = {" + ", ".join(f"{w:g}" for w in fs.voc.letters)
+                 + "}, $\\pi$ = {" + ", ".join(f"{p:.3g}" for p in fs.voc.weights) + "}")
+    return head
 
 
 def register(sub):

@@ -65,6 +65,23 @@ def _axis(ax, p, which):
         getattr(ax, f"set_{which}scale")("log")
 
 
+def _edges(values, log):
+    """Cell edges around the grid values: midpoints (geometric on a log axis, so that no cell
+    reaches below 0 and the first and last rows are whole).
+
+    >>> _edges([0.01, 0.1, 1.0], True).round(4).tolist()
+    [0.0032, 0.0316, 0.3162, 3.1623]
+    """
+    v = np.log(np.asarray(values, float)) if log else np.asarray(values, float)
+    if v.size == 1:
+        mid, half = v, np.array([0.5 if log else 0.5 * max(abs(v[0]), 1.0)])
+        e = np.concatenate([mid - half, mid + half])
+    else:
+        inner = (v[1:] + v[:-1]) / 2
+        e = np.concatenate([[v[0] - (inner[0] - v[0])], inner, [v[-1] + (v[-1] - inner[-1])]])
+    return np.exp(e) if log else e
+
+
 def _heat_map(ax, fig, rows, sw):
     from matplotlib.colors import LogNorm
     x, y = ("alpha", next(p for p in sw if p != "alpha")) if "alpha" in sw else sw
@@ -78,7 +95,8 @@ def _heat_map(ax, fig, rows, sw):
         raise SweepError("no finite test error among the theory rows to plot")
     if 0.0 in ys and y == "lam":      # lambda = 0 cannot sit on a log axis
         raise SweepError("a heat map over lam needs lam > 0 (log axis)")
-    mesh = ax.pcolormesh(xs, ys, np.ma.masked_invalid(Z), shading="nearest",
+    mesh = ax.pcolormesh(_edges(xs, x == "lam"), _edges(ys, y == "lam"),
+                         np.ma.masked_invalid(Z), shading="flat",
                          norm=LogNorm(finite.min(), finite.max()), cmap="viridis")
     fig.colorbar(mesh, ax=ax, label="test error (theory)")
     _axis(ax, x, "x")
@@ -92,7 +110,10 @@ def _heat_map(ax, fig, rows, sw):
                    if _value(r, other) == v and np.isfinite(float(r["test_error"]))]
             best.append(min(col)[1] if col else np.nan)
         pts = (olist, best) if other == x else (best, olist)
-        ax.plot(*pts, "w-o", ms=3, lw=1.5, mec="k", label=r"optimal $\lambda$ (grid minimum)")
+        from matplotlib import patheffects
+        ax.plot(*pts, "w-o", ms=3, lw=1.5, mec="k", label=r"optimal $\lambda$ (grid minimum)",
+                path_effects=[patheffects.Stroke(linewidth=3, foreground="k"),
+                              patheffects.Normal()])
         _legend_below(ax)
     nan = int(np.isnan(Z).sum())
     ax.set_title("test error" + (f" ({nan} points not converged, blank)" if nan else ""),
@@ -160,7 +181,7 @@ def _agreement_rows(theory, sims, x):
             out.append({"source": "simulation", "alpha": key if x == "alpha" else
                         float(sims[0]["alpha"]), "test_error": mean, "test_error_sem": sem,
                         "theory_test_error": th[key], "seeds": n,
-                        "d": ", ".join(sorted({r["d"] for r in sims}))})
+                        "d": min(int(r["d"]) for r in sims)})
     return out
 
 
@@ -252,6 +273,10 @@ def plot_sweep(rows, path=None):
         elif kind == "curve":
             matching = _matching_theory(theory, sims, what)
             _curve(ax, matching, sims, what)
+            held = [f"{_SYMBOLS[p]} = {_value(sims[0], p):g}" for p in ("alpha0", "eta", "lam")
+                    if p in sw_t and len({r[p] for r in sims}) == 1]
+            if held:
+                ax.set_title("simulations and theory at " + ", ".join(held), fontsize=10)
             from .agreement import agreement_warnings
             warns = agreement_warnings(_agreement_rows(matching, sims, what))
         else:
