@@ -222,12 +222,34 @@ def configure_feedback(quiet: bool):
     return handler
 
 
+#: seconds between the "still running" lines of a long step
+HEARTBEAT = 5.0
+
+
 @contextlib.contextmanager
-def status(message: str):
-    """Say on stderr what is being computed; if it took more than 2 s, say how long."""
+def status(message: str, every: float | None = None):
+    """Say on stderr what is being computed; while it runs, every ``every`` seconds (default
+    :data:`HEARTBEAT`) that it still runs and for how long; if it took more than 2 s, how
+    long it took."""
+    import threading
     LOG.info(f"{message} ...")
     t0 = time.perf_counter()
-    yield
+    done = threading.Event()
+    every = HEARTBEAT if every is None else every
+
+    def beat():
+        while not done.wait(every):
+            LOG.info(f"{message}: still running, {time.perf_counter() - t0:.0f} s so far")
+    ticker = None
+    if LOG.isEnabledFor(logging.INFO):
+        ticker = threading.Thread(target=beat, daemon=True, name="srfsym-status")
+        ticker.start()
+    try:
+        yield
+    finally:
+        done.set()
+        if ticker is not None:
+            ticker.join()
     dt = time.perf_counter() - t0
     if dt > 2:
         LOG.info(f"{message}: done in {dt:.1f} s")

@@ -45,12 +45,15 @@ def cmd_spectrum(args):
     summary = fs.summary()
     sim = sim0 = None
     if args.simulate:
-        with status(f"simulating the network's features: d = {args.d}, {args.seeds} seeds, "
-                    "eigenvalues of Phi^T Phi / n"):
+        n = 2 if args.plot else 1
+        with status(f"simulation 1/{n}: the trained network's features, d = {args.d}, "
+                    f"{args.seeds} seeds, eigenvalues of Phi^T Phi / n"):
             sim = simulate_feature_spectrum(args.student, args.teacher, args.alpha0, args.eta,
                                             args.d, args.beta, args.p_over_n, args.seeds, zs,
                                             vocabulary=fs.voc)
-            if args.plot:
+        if args.plot:
+            with status(f"simulation 2/2: the untrained network (eta = 0, one seed) for the "
+                        f"figure, d = {args.d}"):
                 sim0 = simulate_feature_spectrum(args.student, args.teacher, args.alpha0, 0.0,
                                                  args.d, args.beta, args.p_over_n, 1, zs,
                                                  vocabulary=fs.voc)

@@ -171,17 +171,23 @@ def cmd_bounds(args):
                 out(f"  note: {note}")
         return
     head = {}
+    steps = 2 if mode == "eta" and args.dps else 1
     if mode == "eta":
-        m = srf_mapping(args.student, args.teacher, args.eta, args.alpha0)
-        if args.dps is None:
-            r, c, gamma = m.r, m.c, m.gamma
-        else:   # the mapping at the requested precision, not its double rounding
-            r, c, gamma = (v.decimal(args.dps + 10) for v in m.values().values())
+        with (status(f"step 1/{steps}: the mapping (r, c, gamma) at {args.dps + 10} digits "
+                     "(Hermite constants, quadrature where no closed form)")
+              if args.dps else contextlib.nullcontext()):
+            m = srf_mapping(args.student, args.teacher, args.eta, args.alpha0)
+            if args.dps is None:
+                r, c, gamma = m.r, m.c, m.gamma
+            else:   # the mapping at the requested precision, not its double rounding
+                r, c, gamma = (v.decimal(args.dps + 10) for v in m.values().values())
         head.update(alpha0=args.alpha0, eta=args.eta)
     else:
         r, c, gamma = args.r, args.c, 1.0 if args.gamma is None else args.gamma
-    with (status(f"bounds at {args.dps} digits (mpmath Gauss-Hermite quadrature, node count "
-                 "raised until two counts agree)") if args.dps else contextlib.nullcontext()):
+    with (status(("" if steps == 1 else f"step {steps}/{steps}: ")
+                 + f"bounds at {args.dps} digits (mpmath Gauss-Hermite quadrature, node count "
+                 "raised from 60 by 1.5x until two counts agree)")
+          if args.dps else contextlib.nullcontext()):
         b = bounds(args.student, args.teacher, r, c, gamma, dps=args.dps, vocabulary=voc)
     row = _zero_below_error(table_row("bounds", args.student, args.teacher, **head,
                                       **_rename_bounds(b.to_dict(args.dps or 30))), b)
