@@ -110,6 +110,18 @@ def test_bounds_below_their_error_print_as_zero(capsys):
     assert row["kappa_node_error"] < 1e-35
 
 
+# 4. (see tests/test_output_schema.py) an old sweep table is named as such ------------------
+
+def test_a_sweep_table_of_the_old_layout_is_refused_with_the_reason(capsys, tmp_path):
+    old = tmp_path / "old.csv"
+    old.write_text("kind,student,teacher,alpha0,eta,beta\ntheory,tanh,sin,20.0,3.0,1.0\n")
+    grid = tmp_path / "g.toml"
+    grid.write_text(SIM_TWO.replace("eta = [2, 3]", "eta = 3"))
+    code, _, err = run(capsys, "sweep", str(grid), "--out", str(old), "-q")
+    assert code == 2 and "written by an earlier srfsym (column 'kind', now 'source'" in err
+    assert old.read_text().startswith("kind,")
+
+
 # 6. theory against a small simulation: say where they disagree --------------------------
 
 SMALL = ["--student", "tanh", "--teacher", "tanh", "--alpha0", "0.5", "--eta", "1", "--lam",

@@ -197,7 +197,8 @@ def finish_parsers(sub):
         parser.formatter_class = HelpFormatter
         # ``srfsym COMMAND ... -q`` is the global ``srfsym -q COMMAND``: one option, two places
         parser.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
-                            help="same as srfsym -q: no progress bars or status lines (default: off)")
+                            help="same as srfsym -q: no progress bars or status lines "
+                                 "(default: off)")
         if name in EXAMPLES and not parser.epilog:
             parser.epilog = "example:\n" + "\n".join(
                 "  " + line for line in EXAMPLES[name].splitlines())
@@ -228,18 +229,22 @@ HEARTBEAT = 5.0
 
 @contextlib.contextmanager
 def status(message: str, every: float | None = None):
-    """Say on stderr what is being computed; while it runs, every ``every`` seconds (default
-    :data:`HEARTBEAT`) that it still runs and for how long; if it took more than 2 s, how
-    long it took."""
+    """Say on stderr what is being computed; while it runs, after ``every`` seconds (default
+    :data:`HEARTBEAT`) and then at doubling intervals (at most a minute), that it still runs
+    and for how long; if it took more than 2 s, how long it took."""
     import threading
     LOG.info(f"{message} ...")
     t0 = time.perf_counter()
     done = threading.Event()
     every = HEARTBEAT if every is None else every
 
+    short = message.split(" (")[0]
+
     def beat():
-        while not done.wait(every):
-            LOG.info(f"{message}: still running, {time.perf_counter() - t0:.0f} s so far")
+        wait = every
+        while not done.wait(wait):          # 5, 10, 20, 40, 60, 60 ... s apart
+            LOG.info(f"{short}: still running, {time.perf_counter() - t0:.0f} s so far")
+            wait = min(2 * wait, 60.0)
     ticker = None
     if LOG.isEnabledFor(logging.INFO):
         ticker = threading.Thread(target=beat, daemon=True, name="srfsym-status")

@@ -71,7 +71,8 @@ def cmd_error(args):
 def srf_header(m, voc, digits=10):
     """The sRF parameters of a run, with the readout vocabulary's per-letter values when it is
     not the uniform one (docs/theory.md (k))."""
-    text = f"sRF parameters: r = {m.r:.{digits}g}, c = {m.c:.{digits}g}, gamma = {m.gamma:.{digits}g}"
+    text = (f"sRF parameters: r = {m.r:.{digits}g}, c = {m.c:.{digits}g}, "
+            f"gamma = {m.gamma:.{digits}g}")
     if voc is None or voc.is_uniform:
         return text + " (uniform readout)"
     rj = ", ".join(f"{v:.6g}" for v in voc.group_spike_strengths(m.r))

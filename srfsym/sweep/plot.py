@@ -215,9 +215,10 @@ def check_plottable(spec):
     >>> from srfsym.sweep.run import parse_spec
     >>> check_plottable(parse_spec({"simulation": {"student": "tanh", "teacher": "sin",
     ...     "alpha0": 20, "eta": [2, 3], "lam": 0.1, "alpha": [1, 2], "d": 40}}))
+    ...     # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    srfsym.sweep.run.SweepError: --plot draws one swept parameter (besides the seed) for the simulation rows; this sweep varies eta, alpha: drop --plot (and plot subsets of the CSV yourself) or sweep fewer parameters
+    srfsym.sweep.run.SweepError: --plot draws one swept parameter ... this sweep varies eta, alpha: ...
     """
     for name, sw in _swept_in_spec(spec).items():
         most = ("one or two swept parameters" if name == "theory"

@@ -534,6 +534,9 @@ def read_results(path) -> list:
         reader = csv.DictReader(fh)
         if reader.fieldnames is None:
             return []
+        if reader.fieldnames and reader.fieldnames[0] == "kind":
+            raise SweepError(f"{path} was written by an earlier srfsym (column 'kind', now "
+                             "'source', with r, c, gamma added): use a new --out")
         if tuple(reader.fieldnames) != COLUMNS:
             raise SweepError(f"{path} is not an srfsym sweep table (its columns are "
                              f"{', '.join(reader.fieldnames[:6])}...)")
