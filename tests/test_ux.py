@@ -134,9 +134,12 @@ def test_simulate_says_where_the_simulation_is_off_by_more_than_3_se(capsys):
     code, out, _ = run(capsys, "-q", *argv)
     assert code == 0
     assert "<- > 3 s.e." in out
-    assert "lies more than 3 standard errors from the theory at alpha = 1.5" in out
-    assert "shrinks roughly like 1/d, so d >= 500" in out
-    assert "with fewer than 5 the standard error is itself unreliable" in out
+    warning = out[out.index("  warning: "):]
+    assert max(len(line) for line in warning.splitlines()) <= 100
+    flat = " ".join(out.split())
+    assert "lies more than 3 standard errors from the theory at alpha = 1.5" in flat
+    assert "shrinks roughly like 1/d, so d >= 500" in flat
+    assert "with fewer than 5 the standard error is itself unreliable" in flat
     code, out, _ = run(capsys, "-q", *argv, "--json")
     data = json.loads(out)
     row = data["rows"][0]

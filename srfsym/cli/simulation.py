@@ -64,8 +64,15 @@ def cmd_simulate(args):
     if not emit_output(args, rows, warnings=warns, details={"simulation": res.to_dict()}):
         out(res.summary())
         out(simulation_table(rows, res.seeds))
-        for w in warns:
-            out(f"  warning: {w}")
+        for line in warning_lines(warns):
+            out(line)
+
+
+def warning_lines(warns, width=100):
+    """The warnings as text lines, one screen wide."""
+    import textwrap
+    return [line for w in warns for line in textwrap.wrap(
+        w, width, initial_indent="  warning: ", subsequent_indent="    ")]
 
 
 def simulation_table(rows, seeds):

@@ -238,11 +238,11 @@ def cmd_curve(args):
         for res in lc.results:
             out(f"{res.alpha:10.4g} {res.test_error:14.8g} {res.train_error:14.8g}")
         if sim is not None:
-            from .simulation import simulation_table
+            from .simulation import simulation_table, warning_lines
             out(sim.summary())
             out(simulation_table(sim_rows, sim.seeds))
-            for w in warns:
-                out(f"  warning: {w}")
+            for line in warning_lines(warns):
+                out(line)
     if args.plot:       # after the results: a figure that fails costs only the figure
         from .figures import draw
         if draw(lambda: curve_figure(args, lc, b, sim, warns), args.plot) and not (

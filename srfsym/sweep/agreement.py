@@ -57,7 +57,7 @@ def agreement_warnings(rows):
     if bad:
         d = bad[0][0]["d"]
         worst = max(abs(z) for _, z in bad)
-        where = ", ".join(f"{r['alpha']:g} ({z:+.1f} s.e.)" for r, z in bad)
+        where = ", ".join(f"{r['alpha']:.4g} ({z:+.1f} s.e.)" for r, z in bad)
         out.append(f"the simulation (d = {d}) lies more than {Z_LIMIT:g} standard errors from "
                    f"the theory at alpha = {where}: a finite-size gap; it shrinks roughly "
                    f"like 1/d, so d >= {_nice_up(d * worst / Z_LIMIT)} would bring it within "
