@@ -100,8 +100,10 @@ def emit_output(args, rows, notes=(), warnings=(), details=None):
             payload["details"] = details
         emit_json(payload)
         return True
-    if getattr(args, "csv", False):
-        emit_csv(list(rows))
+    if getattr(args, "csv", False):       # high-precision decimals as <column>_decimal
+        emit_csv([{**{k: v for k, v in row.items() if k != "decimal"},
+                   **{f"{k}_decimal": v for k, v in (row.get("decimal") or {}).items()}}
+                  for row in rows])
         return True
     return False
 
