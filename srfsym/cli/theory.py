@@ -77,7 +77,7 @@ def srf_header(m, voc, digits=10):
         return text + " (uniform readout)"
     rj = ", ".join(f"{v:.6g}" for v in voc.group_spike_strengths(m.r))
     cj = ", ".join(f"{v:.6g}" for v in voc.group_bulk_variances(m.c))
-    return (f"{text} (letter omega = 1)\nreadout {voc}: per letter r_j = r omega_j = {rj}; "
+    return (f"{text} (letter omega = 1)\nreadout {voc}\n  per letter: r_j = r omega_j = {rj}; "
             f"c_j = 1 + omega_j^2 (c - 1) = {cj}")
 
 
