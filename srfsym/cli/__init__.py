@@ -57,6 +57,7 @@ def main(argv=None):
     from ..symbolic.gaussian import DivergentExpectationError, set_integrate_timeout
     ap = build_parser()
     args = ap.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)   # for the output's metadata
     if getattr(args, "cmd", None) in ("error", "simulate") and not args.alpha:
         ap.error("--alpha needs at least one value")
     if getattr(args, "cmd", None) == "curve" and not args.simulate:
