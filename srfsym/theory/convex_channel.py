@@ -82,8 +82,9 @@ class ConvexChannel:
     ``nodes_z``, ``nodes_xi``: the same for real labels.
     """
 
-    def __init__(self, ch, loss="square", *, teacher, noise=0.0, method=None, nodes_u=40,
-                 nodes_z=24, nodes_xi=32, nodes_xi0=16, threshold=0.0):
+    def __init__(self, ch, loss="square", *, teacher, noise=0.0, method=None, nodes_u=16,
+                 nodes_z=24, nodes_xi=32, nodes_xi0=16, threshold=0.0,
+                 u_pieces=(-4.0, 0.0, 4.0)):
         if ch.precision != "double":
             raise ValueError("the convex-loss channel works in double precision (no dps)")
         self.ch, self.loss = ch, make_loss(loss)
@@ -114,6 +115,7 @@ class ConvexChannel:
         self.gamma = float(ch.gamma)
         self.rho = math.sqrt(max(0.0, 1 - self.gamma ** 2))
         self._label_moments()
+        self.u_pieces = tuple(u_pieces)
         t, wt = np.polynomial.legendre.leggauss(int(nodes_u))
         self._gl_u = (t, wt)
         self._gl_z = np.polynomial.legendre.leggauss(int(nodes_z))
@@ -171,15 +173,22 @@ class ConvexChannel:
                 out["cl"] = self._labels_pm1(pt, True)["cl"]
         return out
 
-    def _u_rule(self, pt, y):
+    def _u_rule(self, pt, y, observables):
         """Per-kappa composite Gauss-Legendre in u for label ``y``: nodes and Gaussian
-        weights, shape (K, n), split at the loss's kinks and where the prox changes sign."""
+        weights, shape (K, n), split at the loss's kinks (and, for the training
+        classification error, where the prox changes sign: omega = V l'(y, 0))."""
         L = LABEL_HALF_WIDTH
         sq = np.sqrt(pt.Q)
-        splits = [pt.V * self.loss.channel_d1(y * np.ones_like(pt.V), np.zeros_like(pt.V))]
-        splits += [np.broadcast_to(s, pt.V.shape) for s in self.loss.kinks(y, pt.V)]
+        splits = [np.broadcast_to(s, pt.V.shape) for s in self.loss.kinks(y, pt.V)]
         with np.errstate(divide="ignore", invalid="ignore"):
             us = [np.where(sq > 1e-150, (s - pt.b) / sq, 0.0) for s in splits]
+        us += [np.full_like(pt.b, e) for e in self.u_pieces]   # fixed pieces in the bulk
+        splits = []
+        if observables:
+            splits.append(pt.V * self.loss.channel_d1(y * np.ones_like(pt.V),
+                                                      np.zeros_like(pt.V)))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            us += [np.where(sq > 1e-150, (s - pt.b) / sq, 0.0) for s in splits]
         edges = np.sort(np.clip(np.stack([np.full_like(pt.b, -L), *us, np.full_like(pt.b, L)],
                                         axis=1), -L, L), axis=1)
         t, wt = self._gl_u
@@ -191,7 +200,7 @@ class ConvexChannel:
 
     def _labels_pm1(self, pt, observables):
         K = len(pt.b)
-        rules = [self._u_rule(pt, y) for y in (1.0, -1.0)]
+        rules = [self._u_rule(pt, y, observables) for y in (1.0, -1.0)]
         n = max(r[0].shape[1] for r in rules)
         u = np.stack([np.pad(r[0], ((0, 0), (0, n - r[0].shape[1]))) for r in rules])
         W = np.stack([np.pad(r[1], ((0, 0), (0, n - r[1].shape[1]))) for r in rules])

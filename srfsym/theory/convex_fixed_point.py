@@ -73,7 +73,7 @@ def _vector(s: State, b0):
 def solve_convex_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp", *,
                      loss="square", noise=0.0, bias=False, nodes=120, tol=1e-10,
                      method="anderson", channel=None, start=None, max_iter=3000, d=None,
-                     seed=0, nodes_u=40) -> ConvexResult:
+                     seed=0, nodes_u=16) -> ConvexResult:
     """Solve the fixed point of docs/theory.md (m) at sRF parameters (r, c, gamma).
 
     Parameters

@@ -141,7 +141,7 @@ def _newton_prox(d1, d2, omega, V, max_iter=100):
         xn = x - step
         bad = ~((xn > lo) & (xn < hi)) | ~np.isfinite(xn)
         xn = np.where(bad, 0.5 * (lo + hi), xn)
-        conv = np.abs(xn - x) <= 4e-16 * (1 + np.abs(x))
+        conv = (np.abs(xn - x) <= 2e-15 * (1 + np.abs(x))) | (G == 0) | (hi - lo <= 2e-15 * (1 + np.abs(x)))
         x = np.where(active, xn, x)
         active &= ~conv
         if not active.any():
@@ -181,7 +181,7 @@ class _Logistic(Loss):
             xn = x - G / (1 + Vh * s * (1 - s))
             bad = ~((xn >= lo) & (xn <= hi))
             xn = np.where(bad, 0.5 * (lo + hi), xn)
-            conv = np.abs(xn - x) <= 4e-16 * (1 + np.abs(x))
+            conv = (np.abs(xn - x) <= 2e-15 * (1 + np.abs(x))) | (G == 0) | (hi - lo <= 2e-15 * (1 + np.abs(x)))
             x = np.where(active, xn, x)
             active &= ~conv
             if not active.any():
