@@ -521,7 +521,8 @@ _NODE_CACHE: dict = {}
 
 def solve_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp", *,
               d=None, seed=0, nodes="auto", tol=1e-10, method="structured", dps=None,
-              start=None, max_iter=20000, vocabulary=None):
+              start=None, max_iter=20000, vocabulary=None, loss="square", noise=0.0,
+              bias=False):
     """Solve the fixed point for given sRF parameters (r, c, gamma).
 
     Parameters
@@ -549,6 +550,11 @@ def solve_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp"
         precision, structured method; odd students only), with per-group order parameters
         (``V1``, ``q1`` K x K, the others K-vectors) and the totals ``test_error``,
         ``train_error``.
+    loss, noise, bias :
+        Readout loss (``"square"``, ``"logistic"``, ``"hinge"`` or an expression in ``y``
+        and ``yhat``), label noise and a trained output bias (docs/theory.md (m)); anything
+        but the plain square loss is solved by
+        :func:`srfsym.theory.convex_fixed_point.solve_convex_srf`.
 
     Examples
     --------
@@ -556,6 +562,18 @@ def solve_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp"
     >>> res.state.theta == 0.0 and res.test_error > 0
     True
     """
+    if not (isinstance(loss, str) and loss.strip() == "square") or noise != 0 or bias:
+        from .convex_fixed_point import solve_convex_srf
+        if dps is not None or (vocabulary is not None and list(getattr(vocabulary, "letters",
+                                                                        vocabulary)) != [1]):
+            raise ValueError("a loss other than the plain square loss (or label noise, or a "
+                             "bias) is solved in double precision with the uniform readout: "
+                             "no dps, no vocabulary")
+        return solve_convex_srf(student, teacher, r, c, gamma, lam, alpha, beta, spectrum,
+                                loss=loss, noise=noise, bias=bias,
+                                nodes=120 if nodes == "auto" else nodes, tol=tol,
+                                method="anderson" if method == "structured" else method,
+                                start=start, max_iter=max_iter, d=d, seed=seed)
     if vocabulary is not None:
         from ..step.vocabulary import vocabulary as make_vocabulary
         voc = make_vocabulary(vocabulary)
