@@ -145,7 +145,7 @@ class ConvexChannel:
     def point(self, q1, q2, V1, V2, theta, psi, m, b0=0.0) -> ChannelPoint:
         b = b0 + self.mu0 * m + self.mu1 * self.k * theta
         Q = np.maximum(self.mu1sq * q1 + self.mus2 * q2, 0.0)
-        V = self.mu1sq * V1 + self.mus2 * V2
+        V = np.maximum(self.mu1sq * V1 + self.mus2 * V2, 0.0)   # mu*^2 ~ -1e-16 in the tails
         sq = np.sqrt(Q)
         with np.errstate(divide="ignore", invalid="ignore"):
             varrho = np.where(sq > 1e-150, self.mu1 * psi / sq, 0.0)

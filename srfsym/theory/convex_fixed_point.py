@@ -72,7 +72,7 @@ def _vector(s: State, b0):
 
 def solve_convex_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp", *,
                      loss="square", noise=0.0, bias=False, nodes=120, tol=1e-10,
-                     method="anderson", channel=None, start=None, max_iter=3000, d=None,
+                     method="anderson", channel=None, start=None, max_iter=1000, d=None,
                      seed=0, nodes_u=16) -> ConvexResult:
     """Solve the fixed point of docs/theory.md (m) at sRF parameters (r, c, gamma).
 
@@ -100,6 +100,11 @@ def solve_convex_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectr
     """
     t0 = time.perf_counter()
     lo = make_loss(loss)
+    if lo.margin and float(lam) == 0 and float(alpha) <= float(beta):
+        raise NoUniqueSolution(
+            f"at lambda = 0 with alpha = {alpha:g} <= beta = {beta:g} there are fewer samples than "
+            f"features: the training labels are linearly separable and the {lo.name} minimiser "
+            "is not unique (hinge) or not finite (logistic); use lambda > 0")
     _validate(alpha, lam, beta)
     _validate_solver(tol, max_iter)
     validate_srf_parameters(r, c, gamma)
@@ -113,15 +118,12 @@ def solve_convex_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectr
     if method not in ("anderson", "damped"):
         raise ValueError(f"method must be 'anderson' or 'damped', got {method!r}")
     r, c, gamma, lam, alpha, beta = map(float, (r, c, gamma, lam, alpha, beta))
-    if lo.margin and lam == 0 and alpha <= beta:
-        raise NoUniqueSolution(
-            f"at lambda = 0 with alpha = {alpha:g} <= beta = {beta:g} there are fewer samples than "
-            f"features: the training labels are linearly separable and the {lo.name} minimiser "
-            "is not unique (hinge) or not finite (logistic); use lambda > 0")
     ch = channel_data(student, teacher, r, c, gamma, nodes=int(nodes))
     C = ConvexChannel(ch, lo, teacher=teacher, noise=noise, method=channel, nodes_u=nodes_u)
     spec = make_spectrum(spectrum, beta=beta, c=c, d=d, seed=seed, gamma=gamma)
     P = _Problem(ch, spec, alpha, lam, beta)
+    if lo.name != "square":
+        _separable_along_constant(C, lo, bias)
     x = _start(student, teacher, r, c, gamma, lam, alpha, beta, spec, nodes, start)
 
     def G(x):
@@ -181,11 +183,21 @@ def _iterate(G, x, tol, max_iter, method, lo, lam, bias, memory=5, damping=0.5):
     leave the domain (q, V > 0, psi^2 <= q1) fall back to the damped step."""
     X, F = [], []
     for it in range(1, max_iter + 1):
-        gx = G(x)
+        try:
+            gx = G(x)
+        except ArithmeticError:      # a proximal step at a runaway state
+            _check_divergence(x, lo, lam, bias, strict=True)
+            raise
         if not np.all(np.isfinite(gx)):
             raise ConvergenceError("the iteration produced a non-finite value",
                                    residual=math.inf, iterate=x)
         _check_divergence(gx, lo, lam, bias)
+        if lam == 0 and lo.margin and it >= 300:
+            raise NoUniqueSolution(
+                f"no fixed point after {it} sweeps at lambda = 0 (q2 = {gx[1]:.3g}): the training "
+                f"data are most likely linearly separable at this alpha, where the {lo.name} "
+                "minimiser is " + ("not unique" if lo.name == "hinge" else "not finite")
+                + "; use lambda > 0 (docs/theory.md (m))", residual=math.inf, iterate=gx)
         f = gx - x
         res = float(np.max(np.abs(f) / np.maximum(1.0, np.abs(x))))
         if res < 0.1 * tol:
@@ -218,18 +230,46 @@ def _admissible(x):
                 and psi * psi <= q1)
 
 
-def _check_divergence(x, lo, lam, bias):
+def _separable_along_constant(C, lo, bias):
+    """Noise-free sign labels with gamma = +-1 are y = sign(gamma kappa + t0): if the constant
+    feature's coefficient mu0(kappa) (plus a bias) has that sign at every kappa, the
+    unpenalised m separates the training data by itself and the saddle point is at infinity
+    (logistic) or not unique (hinge)."""
+    if not (C.pm1 and C.rho == 0 and C.noise == 0):
+        return
+    lab = np.sign(C.gamma * C.k + C.threshold)
+    mu0 = C.mu0
+    if bias:
+        order = np.argsort(C.k)
+        d = np.diff(mu0[order])
+        sep = np.all(d > 0) or np.all(d < 0)     # a threshold on mu0 reproduces the label
+    else:
+        sep = np.all(np.sign(mu0) * lab > 0) or np.all(np.sign(mu0) * lab < 0)
+    if sep:
+        raise NoUniqueSolution(
+            "the labels are separable along the constant feature (gamma = 1, noise-free sign "
+            "labels, and the student's mu0(kappa) "
+            + ("is monotone in kappa" if bias else "has the sign of the label")
+            + f"): the unpenalised projection m on the constant direction makes the {lo.name} "
+            "training loss vanish by itself, so the readout has "
+            + ("no unique" if lo.name == "hinge" else "no finite")
+            + " saddle point (docs/theory.md (m)); use gamma < 1, label noise, or the square loss",
+            residual=math.inf, iterate=None)
+
+
+def _check_divergence(x, lo, lam, bias, strict=False):
     q1, q2, V1, V2, theta, psi, m, b0 = x
-    if max(V1, V2, q2) > 1e9:
+    big = 1e3 if strict else 1e9
+    if max(V1, V2, q2) > big * (1e6 if strict else 1):
         if lam == 0 and lo.margin:
             raise NoUniqueSolution(
                 f"at lambda = 0 the training data are linearly separable here (the norm of the "
                 f"readout grows without bound): the {lo.name} minimiser is "
                 + ("not unique" if lo.name == "hinge" else "not finite")
                 + "; use lambda > 0 (docs/theory.md (m))", residual=math.inf, iterate=x)
-        raise ConvergenceError("the order parameters diverge (V or q2 > 1e9)",
+        raise ConvergenceError("the order parameters diverge (V or q2 grow without bound)",
                                residual=math.inf, iterate=x)
-    if abs(m) > 1e5 or abs(b0) > 1e5:
+    if max(abs(m), abs(b0)) > (1e3 if strict else 1e5):
         raise NoUniqueSolution(
             "the unpenalised " + ("bias" if abs(b0) > 1e5 else "projection m on the constant "
                                   "direction")

@@ -123,7 +123,7 @@ def _broadcast(v, *args):
     return np.broadcast_to(np.asarray(v, dtype=float), np.broadcast(*args).shape)
 
 
-def _newton_prox(d1, d2, omega, V, max_iter=100):
+def _newton_prox(d1, d2, omega, V, max_iter=300):
     """Root of ``G(x) = x - omega + V l'(x)`` (increasing in x) on arrays: Newton steps,
     bisection whenever a step leaves the bracket ``[omega, omega - V l'(omega)]``, which
     contains the root because ``l'`` is non-decreasing."""
@@ -139,7 +139,9 @@ def _newton_prox(d1, d2, omega, V, max_iter=100):
         hi = np.where(G > 0, x, hi)
         step = G / (1 + V * d2(x))
         xn = x - step
-        bad = ~((xn > lo) & (xn < hi)) | ~np.isfinite(xn)
+        # bisect when a step leaves the bracket or jumps across most of it (Newton
+        # zig-zags between the flat tails of a logistic-like l')
+        bad = ~((xn > lo) & (xn < hi)) | ~np.isfinite(xn) | (np.abs(xn - x) > 0.5 * (hi - lo))
         xn = np.where(bad, 0.5 * (lo + hi), xn)
         conv = (np.abs(xn - x) <= 2e-15 * (1 + np.abs(x))) | (G == 0) | (hi - lo <= 2e-15 * (1 + np.abs(x)))
         x = np.where(active, xn, x)
@@ -173,13 +175,13 @@ class _Logistic(Loss):
         lo, hi = w.copy(), w + Vh
         x = w + Vh * expit(-w) / (1 + Vh / 4)
         active = np.ones(x.shape, dtype=bool)
-        for _ in range(100):
+        for _ in range(300):
             s = expit(-x)
             G = x - w - Vh * s
             lo = np.where(G < 0, x, lo)
             hi = np.where(G > 0, x, hi)
             xn = x - G / (1 + Vh * s * (1 - s))
-            bad = ~((xn >= lo) & (xn <= hi))
+            bad = ~((xn > lo) & (xn < hi)) | (np.abs(xn - x) > 0.5 * (hi - lo))
             xn = np.where(bad, 0.5 * (lo + hi), xn)
             conv = (np.abs(xn - x) <= 2e-15 * (1 + np.abs(x))) | (G == 0) | (hi - lo <= 2e-15 * (1 + np.abs(x)))
             x = np.where(active, xn, x)
@@ -206,8 +208,9 @@ class _Hinge(Loss):
         w = y * omega
         above, below = w >= 1, w <= 1 - Vh
         x = np.where(above, w, np.where(below, w + Vh, 1.0))
-        f = np.where(above, 0.0, np.where(below, 0.5 * y, (y - omega) / V))
-        g = np.where(above | below, 0.0, 1 / V)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            f = np.where(above, 0.0, np.where(below, 0.5 * y, (y - omega) / V))
+            g = np.where(above | below, 0.0, 1 / V)
         return y * x, f, g
 
     def value(self, y, yhat):
