@@ -13,7 +13,7 @@ fixed point's ``V``-system at a complex penalty (docs/theory.md (j.3)):
 
 ``V(kappa) = mu1(kappa)^2 V_1 + mu_star(kappa)^2 V_2``, ``varrho ~ c MP_beta``.  So this
 module evaluates the channel side with the fixed point's own code
-(:class:`srfsym.theory.fixed_point._Problem` ``.v_hats`` on :func:`srfsym.theory.channel.channel_data`: the
+(:class:`srfsym.theory.square_channel.SquareLossChannel` ``.v_hats`` on :func:`srfsym.theory.channel.channel_data`: the
 kappa rule and the generated cGET evaluators) and the spectral side with the Marchenko-Pastur
 closed form of :mod:`srfsym.theory.spectrum` continued to complex arguments
 (:func:`srfsym.theory.spectrum.mp_stieltjes_pair`), or with a given list of bulk eigenvalues.
@@ -40,7 +40,9 @@ import sympy as sp
 
 from ..symbolic.activations import activation
 from .channel import channel_data, group_channel_data
-from .fixed_point import ConvergenceError, _anderson, _Problem
+from .engine import _anderson
+from .square_channel import SquareLossChannel
+from .state import ConvergenceError
 from ..step.mapping import srf_mapping
 from .spectrum import EigenvalueSpectrum, MarchenkoPastur
 from ..step.vocabulary import vocabulary as make_vocabulary
@@ -195,7 +197,7 @@ class FeatureSpectrum:
         ch = channel_data(self.student, self.student, *rc, 0.0 if dps is None else "0",
                           nodes=nodes, dps=dps, kind="trapezoid")
         # hats carry alpha / beta = n / p
-        return _Problem(ch, None, self.beta / self.nu, 0.0, self.beta)
+        return SquareLossChannel(ch, self.beta / self.nu, self.beta)
 
     def _v_map(self, P, z, V, dps=None):
         V1hat, V2hat, _ = P.v_hats(V[0], V[1])
