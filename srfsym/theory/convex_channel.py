@@ -33,10 +33,14 @@ proximal step per sweep), by
 
 >>> from srfsym.theory.channel import channel_data
 >>> ch = channel_data("tanh", "sign", 1.0, 1.1, 0.8, nodes=60)
->>> C = ConvexChannel(ch, "logistic", teacher="sign")
+>>> C = ConvexChannel(ch, "logistic", alpha=2.0, beta=1.0, teacher="sign")
 >>> mom = C.moments(C.point(0.5, 0.6, 1.0, 1.2, 0.3, 0.2, 0.5))
 >>> sorted(mom)[:4], mom["Ef"].shape
 (['Ef', 'Ef2', 'Eg', 'Ezf'], (60,))
+>>> step = C.conjugates(State(0.5, 0.6, 1.0, 1.2, 0.3, 0.2, 0.5))   # the engine's contract
+>>> abs(float(np.dot(C.w, C.mu0 * C.moments(C.point(0.5, 0.6, 1.0, 1.2, 0.3, 0.2,
+...                                                  step.m))["Ef"]))) < 1e-12
+True
 """
 from __future__ import annotations
 
@@ -48,7 +52,9 @@ from scipy.special import ndtr
 
 from ..symbolic.activations import activation
 from ..symbolic.quadrature import gauss_hermite
-from .losses import Loss, LossError, loss as make_loss
+from .interfaces import Channel, ChannelStep
+from .losses import LossError, loss as make_loss
+from .state import Hats, State
 
 __all__ = ["ConvexChannel", "ChannelPoint", "LABEL_HALF_WIDTH"]
 
@@ -73,21 +79,29 @@ class ChannelPoint:
     psi: float
 
 
-class ConvexChannel:
+class ConvexChannel(Channel):
     """The channel of one (student, teacher, loss, noise) on the kappa rule of ``ch``
-    (a :class:`~srfsym.theory.channel.ChannelData` in double precision).
+    (a :class:`~srfsym.theory.channel.ChannelData` in double precision), a
+    :class:`~srfsym.theory.interfaces.Channel` of the fixed-point engine (uniform readout,
+    ``K = 1``; ``trained_bias`` with ``bias=True``).
 
     ``method``: "closed" (square loss only, the default for it) or "quadrature".
     ``nodes_u``: Gauss-Legendre nodes per piece of the label integral (labels +-1);
     ``nodes_z``, ``nodes_xi``: the same for real labels.
     """
 
-    def __init__(self, ch, loss="square", *, teacher, noise=0.0, method=None, nodes_u=16,
+    K = 1
+    closed_variance = False
+
+    def __init__(self, ch, loss="square", *, alpha, beta, teacher, noise=0.0, bias=False,
+                 method=None, nodes_u=16,
                  nodes_z=24, nodes_xi=32, nodes_xi0=16, threshold=0.0,
                  u_pieces=(-4.0, 0.0, 4.0)):
         if ch.precision != "double":
             raise ValueError("the convex-loss channel works in double precision (no dps)")
         self.ch, self.loss = ch, make_loss(loss)
+        self.alpha, self.beta = float(alpha), float(beta)
+        self.trained_bias = bool(bias)
         self.noise, self.threshold = float(noise), float(threshold)
         if not (math.isfinite(self.noise) and self.noise >= 0):
             raise ValueError(f"the label noise must be a number >= 0, got {noise!r}")
@@ -282,11 +296,51 @@ class ConvexChannel:
         return out
 
     # --- the channel equations ------------------------------------------------------
-    def hats(self, mom, psi, alpha, beta):
-        """(q1^, q2^, V1^, V2^, theta^, psi^) from the per-kappa moments."""
+    # --- the engine's contract (srfsym.theory.interfaces.Channel) ----------------------
+    def conjugates(self, state, b0=None) -> ChannelStep:
+        """The conjugates and the stationary ``m`` (and ``b0``): Newton on the convex
+        potential in (m, b0) at the other order parameters fixed, then the hats there."""
+        mom, m, b = self.stationary(state, 0.0 if b0 is None else float(b0))
+        return ChannelStep(self.hats(mom, state.psi), m, b if self.trained_bias else None)
+
+    def observables(self, state, b0=None) -> dict:
+        """``test_error`` (test MSE), ``train_error`` (training MSE), ``train_loss``
+        (penalty excluded), ``classification_error`` and ``train_classification_error``
+        (labels +-1, else None)."""
+        pt = self.point(*state, 0.0 if b0 is None else float(b0))
+        obs = self._observables(pt, self.moments(pt, observables=True))
+        return {"test_error": obs["test_mse"], "train_error": obs["train_mse"],
+                "train_loss": obs["train_loss"],
+                "classification_error": obs["test_classification_error"],
+                "train_classification_error": obs["train_classification_error"]}
+
+    #: Newton steps on (m, b0) per call of :meth:`conjugates`: ``None`` solves the
+    #: stationarity conditions (the engine's contract); an iteration that re-solves them at
+    #: every sweep may set 1 (same fixed point, a third of the proximal steps).
+    newton_steps = None
+
+    def stationary(self, state, b0, tol=1e-14, max_steps=60):
+        """(moments, m, b0) with ``E_k mu0 E f = 0`` (and ``E_k E f = 0`` with a trained
+        bias) at the other order parameters of ``state``."""
+        m, b = float(state.m), float(b0)
+        if self.newton_steps is not None:
+            max_steps = self.newton_steps
+        for _ in range(max_steps):
+            pt = self.point(state.q1, state.q2, state.V1, state.V2, state.theta, state.psi,
+                            m, b)
+            mom = self.moments(pt)
+            m_new, b_new = self.bias_step(mom, m, b, self.trained_bias)
+            done = max(abs(m_new - m), abs(b_new - b)) <= tol * (1 + abs(m) + abs(b))
+            m, b = m_new, b_new
+            if done or not (abs(m) < 1e6 and abs(b) < 1e6):
+                break
+        return mom, m, b
+
+    def hats(self, mom, psi):
+        """Hats from the per-kappa moments."""
         E = lambda v: float(np.dot(self.w, v))   # noqa: E731
-        a_b, a_sb = alpha / beta, alpha / math.sqrt(beta)
-        return (a_b * E(self.mu1sq * mom["Ef2"]), a_b * E(self.mus2 * mom["Ef2"]),
+        a_b, a_sb = self.alpha / self.beta, self.alpha / math.sqrt(self.beta)
+        return Hats(a_b * E(self.mu1sq * mom["Ef2"]), a_b * E(self.mus2 * mom["Ef2"]),
                 a_b * E(self.mu1sq * mom["Eg"]), a_b * E(self.mus2 * mom["Eg"]),
                 a_sb * E(self.k * self.mu1 * mom["Ef"]),
                 a_sb * E(self.mu1 * (mom["Ezf"] + self.mu1 * psi * mom["Eg"])))
@@ -315,7 +369,7 @@ class ConvexChannel:
         scale = min(1.0, cap / max(abs(dm), abs(db), 1e-300))
         return m + scale * dm, b0 + scale * db
 
-    def observables(self, pt, mom):
+    def _observables(self, pt, mom):
         """Test MSE, test classification error (labels +-1), training loss (penalty
         excluded, srfsym's convention), training MSE and classification error."""
         E = lambda v: float(np.dot(self.w, v))   # noqa: E731

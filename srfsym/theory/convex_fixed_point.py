@@ -1,12 +1,15 @@
 r"""The fixed point with any convex readout loss, label noise and a trained output bias
 (docs/theory.md (m)).
 
-Only the channel changes (:class:`~srfsym.theory.convex_channel.ConvexChannel`); the
-spectral side is the ridge's (:mod:`srfsym.theory.fixed_point`, ``_Problem.overlaps``).
-The unknowns ``(q1, q2, V1, V2, theta, psi, m, b0)`` are iterated with damping 0.5 and
-Anderson mixing; ``m`` and ``b0`` take one Newton step on their convex potential per sweep
-(their equations are stationarity conditions, not fixed-point maps).  The answer is
-verified by one more sweep: every unknown moves by less than ``tol`` (relative above 1).
+Only the channel changes: :class:`~srfsym.theory.convex_channel.ConvexChannel` is a
+channel of the fixed-point engine (:mod:`srfsym.theory.engine`), composed with the ridge's
+spectral side (:class:`~srfsym.theory.engine.MomentPrior`).  It has no closed (V1, V2)
+subsystem, so the engine's sweep is iterated on ``(q1, q2, V1, V2, theta, psi, m, b0)``
+with damping 0.5 and Anderson mixing (memory 5); the channel returns ``m`` and ``b0`` at
+their stationarity conditions (Newton on their convex potential).  Iterates that leave
+the domain fall back to the damped step, and runaway directions (separable data) are
+reported as :class:`NoUniqueSolution`.  The answer is verified by one more sweep: every
+unknown moves by less than ``tol`` (relative above 1).
 
 >>> res = solve_convex_srf("tanh", "sign", 1.0, 1.1, 0.8, 0.05, 2.0, loss="logistic")
 >>> 0 < res.classification_error < 0.5, res.loss
@@ -22,9 +25,11 @@ import numpy as np
 
 from .channel import channel_data, validate_srf_parameters
 from .convex_channel import ConvexChannel
-from .fixed_point import (ConvergenceError, FixedPointResult, Hats, State, _Problem,
-                          _START, _validate, _validate_solver, make_spectrum, solve_srf)
+from .engine import _START, Engine, MomentPrior
+from .fixed_point import _validate, _validate_solver, make_spectrum, solve_srf
 from .losses import LossError, loss as make_loss
+from .result import FixedPointResult
+from .state import ConvergenceError, State
 
 __all__ = ["ConvexResult", "solve_convex_srf", "NoUniqueSolution"]
 
@@ -119,27 +124,26 @@ def solve_convex_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectr
         raise ValueError(f"method must be 'anderson' or 'damped', got {method!r}")
     r, c, gamma, lam, alpha, beta = map(float, (r, c, gamma, lam, alpha, beta))
     ch = channel_data(student, teacher, r, c, gamma, nodes=int(nodes))
-    C = ConvexChannel(ch, lo, teacher=teacher, noise=noise, method=channel, nodes_u=nodes_u)
+    C = ConvexChannel(ch, lo, alpha=alpha, beta=beta, teacher=teacher, noise=noise, bias=bias,
+                      method=channel, nodes_u=nodes_u)
     spec = make_spectrum(spectrum, beta=beta, c=c, d=d, seed=seed, gamma=gamma)
-    P = _Problem(ch, spec, alpha, lam, beta)
+    engine = Engine(C, MomentPrior(spec, lam, beta))
     if lo.name != "square":
         _separable_along_constant(C, lo, bias)
     x = _start(student, teacher, r, c, gamma, lam, alpha, beta, spec, nodes, start)
 
-    def G(x):
-        q1, q2, V1, V2, theta, psi, m, b0 = x
-        pt = C.point(q1, q2, V1, V2, theta, psi, m, b0)
-        mom = C.moments(pt)
-        hat = Hats(*C.hats(mom, psi, alpha, beta))
-        m_new, b_new = C.bias_step(mom, m, b0, bias)
+    def G(x):       # the engine's sweep on (State, b0)
+        step = engine.channel.conjugates(State(*x[:7]), x[7])
         try:
-            new = P.overlaps(hat, m_new)
+            new = engine.prior.overlaps(step.hats, step.m)
         except ValueError as exc:
             raise ConvergenceError(f"the resolvent diverges ({exc})", residual=math.inf,
                                    iterate=x) from None
-        return _vector(new, b_new)
+        return _vector(new, step.b0 if step.b0 is not None else 0.0)
 
+    C.newton_steps = 1          # m, b0 take one Newton step per sweep while iterating ...
     x, iterations = _iterate(G, x, tol, max_iter, method, lo, lam, bias)
+    C.newton_steps = None       # ... and are stationary in the verifying sweep
     gx = G(x)
     res = float(np.max(np.abs(gx - x) / np.maximum(1.0, np.abs(x))))
     if not res < tol:
@@ -147,20 +151,18 @@ def solve_convex_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectr
                                f"{res:.3e} > tol = {tol:g}", residual=res, iterate=x)
     x = gx
     q1, q2, V1, V2, theta, psi, m, b0 = x
-    pt = C.point(q1, q2, V1, V2, theta, psi, m, b0)
-    mom = C.moments(pt, observables=True)
-    obs = C.observables(pt, mom)
-    hat = Hats(*C.hats(mom, psi, alpha, beta))
+    state = State(q1, q2, V1, V2, theta, psi, m)
+    obs = C.observables(state, b0)
+    hat = C.conjugates(state, b0).hats
     notes = [] if lo.convexity == "verified" else [f"loss convexity {lo.convexity}"]
     return ConvexResult(
-        test_error=obs["test_mse"], train_error=obs["train_mse"],
-        state=State(q1, q2, V1, V2, theta, psi, m), hats=hat, alpha=alpha, lam=lam,
+        test_error=obs["test_error"], train_error=obs["train_error"], state=state, hats=hat, alpha=alpha, lam=lam,
         beta=beta, r=r, c=c, gamma=gamma,
         spectrum=spectrum if isinstance(spectrum, str) else type(spectrum).__name__,
         nodes=int(nodes), residual=res, method=method, iterations=iterations,
         seconds=time.perf_counter() - t0, notes=notes + list(lo.notes), loss=lo.name,
         noise=float(noise), bias=float(b0) if bias else None,
-        classification_error=obs["test_classification_error"], train_loss=obs["train_loss"],
+        classification_error=obs["classification_error"], train_loss=obs["train_loss"],
         train_classification_error=obs["train_classification_error"], channel=C.method)
 
 

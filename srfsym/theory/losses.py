@@ -103,8 +103,14 @@ class Loss:
     def prox(self, y, omega, V):
         """``(P, f, g)`` of the channel loss at ``(y, omega, V)``, vectorised (module doc)."""
         y, omega, V = np.broadcast_arrays(*(np.asarray(a, dtype=float) for a in (y, omega, V)))
-        P = _newton_prox(lambda x: self.channel_d1(y, x), lambda x: self.channel_d2(y, x),
-                         omega, V)
+        yf = y.ravel()
+        d1 = lambda x, idx=None: self.channel_d1(yf if idx is None else yf[idx],   # noqa: E731
+                                                 x if idx is not None else x.ravel()
+                                                 ).reshape(np.shape(x))
+        d2 = lambda x, idx=None: self.channel_d2(yf if idx is None else yf[idx],   # noqa: E731
+                                                 x if idx is not None else x.ravel()
+                                                 ).reshape(np.shape(x))
+        P = _newton_prox(d1, d2, omega, V)
         return self._fg(y, P, V)
 
     def _fg(self, y, P, V):
@@ -123,35 +129,54 @@ def _broadcast(v, *args):
     return np.broadcast_to(np.asarray(v, dtype=float), np.broadcast(*args).shape)
 
 
-def _newton_prox(d1, d2, omega, V, max_iter=300):
-    """Root of ``G(x) = x - omega + V l'(x)`` (increasing in x) on arrays: Newton steps,
-    bisection whenever a step leaves the bracket ``[omega, omega - V l'(omega)]``, which
-    contains the root because ``l'`` is non-decreasing."""
+def _safeguarded_newton(fun, x, lo, hi, max_iter=300):
+    """Root of an increasing ``G`` on arrays, bracketed by ``[lo, hi]``: Newton steps, a
+    bisection whenever a step leaves the bracket or is not at least halving the previous
+    step (Newton zig-zags between the flat tails of a logistic-like ``l'``).
+    ``fun(x, idx) -> (G, G')`` at the flat entries ``idx``; converged entries drop out."""
+    shape = x.shape
+    x, lo, hi = (np.array(a, dtype=float).ravel() for a in (x, lo, hi))
+    last = hi - lo               # the last two step lengths (Numerical Recipes' rtsafe rule)
+    last2 = last.copy()
+    idx = np.arange(x.size)
+    for _ in range(max_iter):
+        xi = x[idx]
+        G, dG = fun(xi, idx)
+        l = np.where(G < 0, xi, lo[idx])
+        h = np.where(G > 0, xi, hi[idx])
+        step = G / dG
+        tol = 2e-15 * (1 + np.abs(xi))
+        conv = (np.abs(step) <= tol) | (G == 0)     # converged: the Newton step is final
+        xn = xi - step
+        bad = (~((xn > l) & (xn < h)) | ~np.isfinite(xn)
+               | (np.abs(step) > 0.5 * last2[idx])) & ~conv
+        xn = np.where(bad, 0.5 * (l + h), xn)
+        conv |= h - l <= tol
+        last2[idx] = last[idx]
+        x[idx], lo[idx], hi[idx], last[idx] = xn, l, h, np.abs(xn - xi)
+        idx = idx[~conv]
+        if idx.size == 0:
+            return x.reshape(shape)
+    raise ArithmeticError(f"the proximal step did not converge in {max_iter} safeguarded "
+                          "Newton steps")
+
+
+def _newton_prox(d1, d2, omega, V):
+    """Root of ``G(x) = x - omega + V l'(x)`` (increasing in x) on arrays, inside the
+    bracket ``[omega, omega - V l'(omega)]`` (``l'`` is non-decreasing), from one Newton
+    step at ``omega``."""
     g0 = d1(omega)
     x1 = omega - V * g0
     lo, hi = np.minimum(omega, x1), np.maximum(omega, x1)
     x = omega - V * g0 / (1 + V * d2(omega))
     x = np.where((x >= lo) & (x <= hi) & np.isfinite(x), x, 0.5 * (lo + hi))
-    active = np.ones(x.shape, dtype=bool)
-    for _ in range(max_iter):
-        G = x - omega + V * d1(x)
-        lo = np.where(G < 0, x, lo)
-        hi = np.where(G > 0, x, hi)
-        step = G / (1 + V * d2(x))
-        xn = x - step
-        # bisect when a step leaves the bracket or jumps across most of it (Newton
-        # zig-zags between the flat tails of a logistic-like l')
-        bad = ~((xn > lo) & (xn < hi)) | ~np.isfinite(xn) | (np.abs(xn - x) > 0.5 * (hi - lo))
-        xn = np.where(bad, 0.5 * (lo + hi), xn)
-        conv = (np.abs(xn - x) <= 2e-15 * (1 + np.abs(x))) | (G == 0) | (hi - lo <= 2e-15 * (1 + np.abs(x)))
-        x = np.where(active, xn, x)
-        active &= ~conv
-        if not active.any():
-            return x
-    if np.all(np.abs(hi - lo) <= 1e-12 * (1 + np.abs(x))):
-        return x
-    raise ArithmeticError("the proximal step did not converge in "
-                          f"{max_iter} safeguarded Newton steps")
+    om, Vf = omega.ravel(), V.ravel()
+
+    def fun(xi, idx):
+        o, v = om[idx], Vf[idx]
+        return xi - o + v * d1(xi, idx), 1 + v * d2(xi, idx)
+
+    return _safeguarded_newton(fun, x, lo, hi)
 
 
 class _Square(Loss):
@@ -172,24 +197,15 @@ class _Logistic(Loss):
         y, omega, V = np.broadcast_arrays(*(np.asarray(a, dtype=float) for a in (y, omega, V)))
         Vh = 0.5 * V                      # the channel loss is half the logistic loss
         w = y * omega
-        lo, hi = w.copy(), w + Vh
-        x = w + Vh * expit(-w) / (1 + Vh / 4)
-        active = np.ones(x.shape, dtype=bool)
-        for _ in range(300):
-            s = expit(-x)
-            G = x - w - Vh * s
-            lo = np.where(G < 0, x, lo)
-            hi = np.where(G > 0, x, hi)
-            xn = x - G / (1 + Vh * s * (1 - s))
-            bad = ~((xn > lo) & (xn < hi)) | (np.abs(xn - x) > 0.5 * (hi - lo))
-            xn = np.where(bad, 0.5 * (lo + hi), xn)
-            conv = (np.abs(xn - x) <= 2e-15 * (1 + np.abs(x))) | (G == 0) | (hi - lo <= 2e-15 * (1 + np.abs(x)))
-            x = np.where(active, xn, x)
-            active &= ~conv
-            if not active.any():
-                break
-        else:
-            raise ArithmeticError("logistic proximal step did not converge")
+        x0 = w + Vh * expit(-w) / (1 + Vh / 4)
+        wf, Vf = w.ravel(), Vh.ravel()
+
+        def fun(xi, idx):
+            s = expit(-xi)
+            v = Vf[idx]
+            return xi - wf[idx] - v * s, 1 + v * s * (1 - s)
+
+        x = _safeguarded_newton(fun, x0, w, w + Vh)
         s = expit(-x)
         d2 = 0.5 * s * (1 - s)            # l'' of the channel loss (y^2 = 1)
         return y * x, 0.5 * y * s, d2 / (1 + V * d2)
