@@ -168,7 +168,9 @@ class ConvexChannel(Channel):
     # --- the four expectations per kappa --------------------------------------------
     def moments(self, pt: ChannelPoint, observables=False) -> dict:
         """``E f, E f^2, E g, E[z f]`` per kappa node (and, with ``observables``, the
-        training loss ``E loss(y, P)``, training MSE and training classification error)."""
+        training loss ``E loss(y, P)``, training MSE, training classification error and the
+        Moreau envelope ``E M_V(y, omega)`` of the channel loss, whose kappa-average is the
+        channel potential)."""
         if self.method == "closed":
             return self._closed(pt, observables)
         if self.pm1:
@@ -245,6 +247,8 @@ class ConvexChannel(Channel):
             out["loss"] = np.einsum("lkn,lkn->k", WP, self.loss.value(yb, P))
             out["mse"] = np.einsum("lkn,lkn->k", WP, (yb - P) ** 2)
             out["cl"] = np.einsum("lkn,lkn->k", WP, (yb * P < 0).astype(float))
+            out["moreau"] = np.einsum("lkn,lkn->k", WP, (P - omega) ** 2 / (2 * np.where(
+                V > 0, V, np.inf)) + 0.5 * self.loss.value(yb, P))
         return out
 
     def _z_rule(self):
@@ -293,6 +297,8 @@ class ConvexChannel(Channel):
         if observables:
             out["loss"] = np.sum(W * self.loss.value(y, P), axis=axes)
             out["mse"] = np.sum(W * (y - P) ** 2, axis=axes)
+            out["moreau"] = np.sum(W * ((P - omega) ** 2 / (2 * np.where(V > 0, V, np.inf))
+                                        + 0.5 * self.loss.value(y, P)), axis=axes)
         return out
 
     # --- the channel equations ------------------------------------------------------
