@@ -214,12 +214,22 @@ class ConvexChannel(Channel):
         W = (half[:, :, None] * wt).reshape(len(pt.b), -1) * _phi(u)
         return u, W
 
-    def _labels_pm1(self, pt, observables):
-        K = len(pt.b)
+    def _u_rules(self, pt, observables):
+        """Nodes and weights in u for both labels, shape (2, K, n); for a smooth loss the
+        sweeps' rule does not depend on the state (computed once)."""
+        fixed = not observables and not self.loss.kinks(1.0, pt.V)
+        if fixed and getattr(self, "_fixed_u", None) is not None:
+            return self._fixed_u
         rules = [self._u_rule(pt, y, observables) for y in (1.0, -1.0)]
         n = max(r[0].shape[1] for r in rules)
         u = np.stack([np.pad(r[0], ((0, 0), (0, n - r[0].shape[1]))) for r in rules])
         W = np.stack([np.pad(r[1], ((0, 0), (0, n - r[1].shape[1]))) for r in rules])
+        if fixed:
+            self._fixed_u = (u, W)
+        return u, W
+
+    def _labels_pm1(self, pt, observables):
+        u, W = self._u_rules(pt, observables)
         y = np.array([1.0, -1.0])[:, None, None]
         sq = np.sqrt(pt.Q)[None, :, None]
         omega = pt.b[None, :, None] + sq * u
