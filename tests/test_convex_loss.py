@@ -182,3 +182,34 @@ def test_unpenalised_m_diverges_when_labels_are_separable_along_the_constant():
     """gamma = 1, sign teacher, odd student: y = sign(mu0(kappa)), no finite saddle point."""
     with pytest.raises(NoUniqueSolution, match="constant"):
         solve_convex_srf("tanh", "sign", 1.2, 1.1, 1.0, 0.05, 2.0, loss="logistic", nodes=60)
+
+
+# --- command line ---------------------------------------------------------------------
+
+def test_cli_error_with_loss_noise_bias(capsys):
+    import json
+    from srfsym.cli import main
+    code = main(["error", "--student", "tanh", "--teacher", "sign", "--alpha0", "2", "--eta", "2",
+                 "--lam", "0.05", "--alpha", "2", "--loss", "logistic", "--noise", "0.25",
+                 "--json"])
+    row = json.loads(capsys.readouterr().out)[0]
+    api = solve("tanh", "sign", 2, 2, 0.05, 2.0, loss="logistic", noise=0.25)
+    assert code == 0 and row["loss"] == "logistic" and row["noise"] == 0.25
+    assert abs(row["classification_error"] - api.classification_error) < 1e-12
+    code = main(["error", "--student", "tanh", "--teacher", "sin", "--alpha0", "2", "--eta", "2",
+                 "--lam", "0.1", "--alpha", "2", "--bias", "--noise", "0.1", "--json"])
+    row = json.loads(capsys.readouterr().out)[0]
+    assert code == 0 and row["bias"] is not None and row["loss"] == "square"
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--teacher", "tanh", "--loss", "hinge"], "labels +-1"),
+    (["--teacher", "sign", "--loss", "yhat**3"], "not convex"),
+    (["--teacher", "sign", "--loss", "logistic", "--noise", "-0.5"], "variance"),
+])
+def test_cli_bad_loss_input(capsys, extra, message):
+    from srfsym.cli import main
+    code = main(["error", "--student", "tanh", "--alpha0", "2", "--eta", "2", "--lam", "0.05",
+                 "--alpha", "2", *extra])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and "Traceback" not in err
