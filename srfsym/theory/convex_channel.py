@@ -234,7 +234,12 @@ class ConvexChannel(Channel):
         sq = np.sqrt(pt.Q)[None, :, None]
         omega = pt.b[None, :, None] + sq * u
         V = np.broadcast_to(pt.V[None, :, None], omega.shape)
-        P, f, g = self.loss.prox(np.broadcast_to(y, omega.shape), omega, V)
+        last = getattr(self, "_last_P", None)       # warm start: the previous sweep's P
+        start = last if (not observables and last is not None and last.shape == omega.shape) \
+            else None
+        P, f, g = self.loss.prox(np.broadcast_to(y, omega.shape), omega, V, start=start)
+        if not observables:
+            self._last_P = P
         # label law given (kappa, u) in closed form (probit flips of variance `noise`)
         vr = pt.varrho[None, :, None]
         delta = np.sqrt(self.rho ** 2 * (1 - vr ** 2) + self.noise)

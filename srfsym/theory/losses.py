@@ -100,8 +100,9 @@ class Loss:
         return _broadcast(self._gen("d2")(y, x), y, x)
 
     # --- proximal step ----------------------------------------------------------------
-    def prox(self, y, omega, V):
-        """``(P, f, g)`` of the channel loss at ``(y, omega, V)``, vectorised (module doc)."""
+    def prox(self, y, omega, V, start=None):
+        """``(P, f, g)`` of the channel loss at ``(y, omega, V)``, vectorised (module doc);
+        ``start``: a guess of ``P`` (e.g. the previous sweep's), only used inside the bracket."""
         y, omega, V = np.broadcast_arrays(*(np.asarray(a, dtype=float) for a in (y, omega, V)))
         yf = y.ravel()
         d1 = lambda x, idx=None: self.channel_d1(yf if idx is None else yf[idx],   # noqa: E731
@@ -110,7 +111,7 @@ class Loss:
         d2 = lambda x, idx=None: self.channel_d2(yf if idx is None else yf[idx],   # noqa: E731
                                                  x if idx is not None else x.ravel()
                                                  ).reshape(np.shape(x))
-        P = _newton_prox(d1, d2, omega, V)
+        P = _newton_prox(d1, d2, omega, V, start)
         return self._fg(y, P, V)
 
     def _fg(self, y, P, V):
@@ -161,14 +162,14 @@ def _safeguarded_newton(fun, x, lo, hi, max_iter=300):
                           "Newton steps")
 
 
-def _newton_prox(d1, d2, omega, V):
+def _newton_prox(d1, d2, omega, V, start=None):
     """Root of ``G(x) = x - omega + V l'(x)`` (increasing in x) on arrays, inside the
     bracket ``[omega, omega - V l'(omega)]`` (``l'`` is non-decreasing), from one Newton
     step at ``omega``."""
     g0 = d1(omega)
     x1 = omega - V * g0
     lo, hi = np.minimum(omega, x1), np.maximum(omega, x1)
-    x = omega - V * g0 / (1 + V * d2(omega))
+    x = omega - V * g0 / (1 + V * d2(omega)) if start is None else np.asarray(start, float)
     x = np.where((x >= lo) & (x <= hi) & np.isfinite(x), x, 0.5 * (lo + hi))
     om, Vf = omega.ravel(), V.ravel()
 
@@ -180,7 +181,7 @@ def _newton_prox(d1, d2, omega, V):
 
 
 class _Square(Loss):
-    def prox(self, y, omega, V):
+    def prox(self, y, omega, V, start=None):
         w = 1 / (1 + np.asarray(V, dtype=float))
         P = (omega + V * y) * w
         return P, (y - omega) * w, np.broadcast_to(w, np.shape(P))
@@ -193,11 +194,14 @@ class _Logistic(Loss):
     """``log(1 + exp(-y yhat))``: ``P = y x`` with ``x - y omega - (V/2) sigma(-x) = 0``
     (root in ``[y omega, y omega + V/2]``), safeguarded Newton from the tangent start."""
 
-    def prox(self, y, omega, V):
+    def prox(self, y, omega, V, start=None):
         y, omega, V = np.broadcast_arrays(*(np.asarray(a, dtype=float) for a in (y, omega, V)))
         Vh = 0.5 * V                      # the channel loss is half the logistic loss
         w = y * omega
         x0 = w + Vh * expit(-w) / (1 + Vh / 4)
+        if start is not None:             # a previous P, where it lies inside the bracket
+            xs = y * np.asarray(start, dtype=float)
+            x0 = np.where((xs > w) & (xs < w + Vh), xs, x0)
         wf, Vf = w.ravel(), Vh.ravel()
 
         def fun(xi, idx):
@@ -218,7 +222,7 @@ class _Hinge(Loss):
     """``max(0, 1 - y yhat)``: three closed-form branches in ``w = y omega`` (channel loss
     ``l = max(0, 1 - y yhat)/2``, so the flat branch starts at ``w = 1 - V/2``)."""
 
-    def prox(self, y, omega, V):
+    def prox(self, y, omega, V, start=None):
         y, omega, V = np.broadcast_arrays(*(np.asarray(a, dtype=float) for a in (y, omega, V)))
         Vh = 0.5 * V
         w = y * omega
