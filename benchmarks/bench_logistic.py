@@ -17,7 +17,7 @@ import time
 import numpy as np
 
 from srfsym.step.mapping import srf_mapping
-from srfsym.theory.convex_fixed_point import solve_convex_srf
+from srfsym.theory.convex_fixed_point import convex_grid, solve_convex_srf
 
 
 def timed(f, repeat=5):
@@ -49,16 +49,8 @@ def main():
                   f"class. error {res.classification_error:.12f} (quadrature error {err:.1e})")
     alphas, lams = np.linspace(0.5, 4.0, G), np.geomspace(0.01, 1.0, G)
     t0 = time.perf_counter()
-    fails = 0
-    for lam in lams:
-        start = None
-        for a in alphas:
-            try:
-                res = solve_convex_srf(*args, lam, a, 1.0, loss="logistic", nodes=60,
-                                       nodes_u=12, start=start)
-                start = (*res.state, 0.0)
-            except Exception:   # noqa: BLE001 - counted, not hidden
-                fails += 1
+    g = convex_grid("tanh", "sign", 2, 2, alphas, lams, loss="logistic", nodes=60, nodes_u=12)
+    fails = len(g["failures"])
     t = time.perf_counter() - t0
     print(f"  {G} x {G} grid (60 kappa / 12 u nodes, warm starts along alpha): {t:.2f} s "
           f"({1e3 * t / G**2:.1f} ms per point, {fails} failed); 40 x 40 extrapolated: "

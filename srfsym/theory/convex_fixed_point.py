@@ -31,7 +31,7 @@ from .losses import LossError, loss as make_loss
 from .result import FixedPointResult
 from .state import ConvergenceError, State
 
-__all__ = ["ConvexResult", "solve_convex_srf", "NoUniqueSolution"]
+__all__ = ["ConvexResult", "solve_convex_srf", "convex_grid", "NoUniqueSolution"]
 
 
 class NoUniqueSolution(ConvergenceError, ValueError):
@@ -278,3 +278,42 @@ def _check_divergence(x, lo, lam, bias, strict=False):
             + f" grows without bound: the labels are separable along the constant feature "
             f"(e.g. gamma = 1 with a sign teacher and an odd student), so the {lo.name} readout "
             "has no finite saddle point (docs/theory.md (m))", residual=math.inf, iterate=x)
+
+
+def convex_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, *, loss="logistic",
+                noise=0.0, bias=False, nodes=120, nodes_u=16, tol=1e-10):
+    """:func:`solve_convex_srf` on the grid ``alphas x lams`` after one step (``alpha0``,
+    ``eta`` through the mapping), warm-started along ``alpha``.  Returns a dict of arrays of
+    shape ``(len(alphas), len(lams))``: ``classification_error`` (NaN without labels +-1),
+    ``test_error`` (MSE), ``train_loss``, ``q2``, ``m``, ``bias``, and ``failures`` (a list of
+    ``(alpha, lam, message)``; those entries are NaN).
+
+    >>> g = convex_grid("tanh", "sign", 2, 2, [1.0, 2.0], [0.05], nodes=60, nodes_u=12)
+    >>> bool(g["classification_error"][1, 0] < g["classification_error"][0, 0])
+    True
+    """
+    from ..step.mapping import srf_mapping
+    mp = srf_mapping(student, teacher, eta, alpha0)
+    alphas, lams = np.atleast_1d(np.asarray(alphas, float)), np.atleast_1d(np.asarray(lams, float))
+    keys = ("classification_error", "test_error", "train_loss", "q2", "m", "bias")
+    out = {k: np.full((alphas.size, lams.size), np.nan) for k in keys}
+    failures = []
+    for j, lam in enumerate(lams):
+        start = None
+        for i, a in enumerate(alphas):
+            try:
+                res = solve_convex_srf(student, teacher, mp.spike_strength, mp.bulk_variance,
+                                       mp.alignment, lam, a, beta, loss=loss, noise=noise,
+                                       bias=bias, nodes=nodes, nodes_u=nodes_u, tol=tol,
+                                       start=start)
+            except (ConvergenceError, ValueError, ArithmeticError) as exc:
+                failures.append((float(a), float(lam), str(exc)))
+                start = None
+                continue
+            start = (*res.state, res.bias or 0.0)
+            vals = (res.classification_error, res.test_error, res.train_loss, res.state.q2,
+                    res.state.m, res.bias)
+            for k, v in zip(keys, vals):
+                out[k][i, j] = np.nan if v is None else v
+    out.update(alphas=alphas, lams=lams, failures=failures, loss=make_loss(loss).name)
+    return out
