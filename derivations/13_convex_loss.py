@@ -19,7 +19,9 @@ reduction and the channel potential (docs/theory.md (m)).
    ``Psi = E_kappa E M_V(kappa)(y, omega)``: ``V1^ = (2 alpha/beta) dPsi/dq1``,
    ``q1^ = -(2 alpha/beta) dPsi/dV1`` (same for 2), ``theta^ = -(alpha/sqrt beta) dPsi/dtheta``,
    ``psi^ = -(alpha/sqrt beta) dPsi/dpsi`` at fixed q, at a state that is not a fixed point,
-   with a trained bias and probit label noise.
+   with a trained bias and label noise: labels +-1 (logistic with probit noise, hinge) and real
+   labels (a loss that is not a function of y - yhat, with the label noise integrated apart;
+   pseudo-Huber, a function of y - yhat, with the noise merged into the prediction's Gaussian).
 """
 from functools import partial
 import math
@@ -144,10 +146,13 @@ def envelope_fd(n):
 
 def potential_fd(n):
     alpha, beta = 2.0, 1.5
-    ch = channel_data("tanh", "sign", 1.2, 1.1, 0.8, nodes=80)
-    for name, noise in (("logistic", 0.3), ("hinge", 0.0)):
-        C = ConvexChannel(ch, name, alpha=alpha, beta=beta, teacher="sign", noise=noise,
-                          bias=True, method="quadrature", nodes_u=24)
+    for teacher, name, noise in (("sign", "logistic", 0.3), ("sign", "hinge", 0.0),
+                                 ("tanh", "(y - yhat)**2 + yhat**4/10", 0.2),
+                                 ("sin", "sqrt(1 + (y - yhat)**2) - 1", 0.2)):
+        ch = channel_data("tanh", teacher, 1.2, 1.1, 0.8, nodes=60 if teacher != "sign" else 80)
+        C = ConvexChannel(ch, name, alpha=alpha, beta=beta, teacher=teacher, noise=noise,
+                          bias=True, method="quadrature", nodes_u=24, nodes_z=16, nodes_xi=24,
+                          nodes_xi0=12)
         s0 = dict(q1=1.3, q2=0.9, V1=1.1, V2=1.6, theta=0.2, psi=0.4, m=0.7, b0=-0.3)
 
         def Psi(**kw):
@@ -164,7 +169,8 @@ def potential_fd(n):
         fd = (-2 * a_b * d["V1"], -2 * a_b * d["V2"], 2 * a_b * d["q1"], 2 * a_b * d["q2"],
               -a_sb * d["theta"], -a_sb * d["psi"])
         dev = max(abs(a - b) for a, b in zip(hat, fd))
-        _step(n, f"{name} (noise {noise}, trained bias): conjugates against finite differences "
+        _step(n, f"{name}, teacher {teacher} (noise {noise}, trained bias): conjugates against "
+              f"finite differences "
               f"of Psi at a non-stationary state: max deviation {dev:.1e}")
         assert dev < 1e-7
 
