@@ -418,6 +418,10 @@ def optimal_lambda(student, teacher, alpha0, eta, alpha, beta=1.0, spectrum="mp"
         raise ValueError(f"lam_range must be two numbers, got {lam_range!r}") from None
     if not (0 < lo_lam < hi_lam and math.isfinite(hi_lam)):
         raise ValueError(f"lam_range must satisfy 0 < low < high < inf, got {lam_range!r}")
+    if str(kwargs.get("loss", "square")).strip() != "square" or kwargs.get("noise") \
+            or kwargs.get("bias"):
+        raise ValueError("optimal_lambda minimises the ridge's test error (square loss, no "
+                         "noise, no bias); for other losses scan lambda with solve(..., loss=)")
     mu0_correction = kwargs.pop("mu0_correction", True)
     mp = srf_mapping(student, teacher, eta, alpha0, mu0_correction=mu0_correction)
     args = (student, teacher, mp.spike_strength, mp.bulk_variance, mp.alignment)
