@@ -99,6 +99,16 @@ def test_reference_points(name, lossname, lam, alpha, beta, noise, expected):
         assert abs(g - e) <= 0.5e-4 * max(1.0, 10 ** math.floor(math.log10(abs(e))))
 
 
+def test_reference_point_with_trained_bias_and_unbalanced_labels():
+    """Logistic readout with a trained bias, labels sign(<theta*, x> + 0.5), beta = 0.5
+    (r, c, gamma = 1, 1.1, 0.8): reference values of an independent implementation."""
+    res = solve_convex_srf("tanh", "sign", 1.0, 1.1, 0.8, 0.05, 2.0, 0.5, loss="logistic",
+                           bias=True, threshold=0.5)
+    got = (res.classification_error, res.train_loss, res.state.q2, res.state.m, res.bias)
+    for g, e in zip(got, (0.1636, 0.2372, 3.2731, 5.3238, 1.7923)):
+        assert abs(g - e) <= 0.5e-4 * max(1.0, 10 ** math.floor(math.log10(abs(e))))
+
+
 def test_user_loss_equals_builtin_logistic():
     """The generic prox (generated derivatives, safeguarded Newton) against the logistic
     special form, through the whole fixed point, with a trained bias."""

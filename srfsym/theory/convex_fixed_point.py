@@ -78,7 +78,7 @@ def _vector(s: State, b0):
 def solve_convex_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp", *,
                      loss="square", noise=0.0, bias=False, nodes=120, tol=1e-10,
                      method="anderson", channel=None, start=None, max_iter=1000, d=None,
-                     seed=0, nodes_u=16) -> ConvexResult:
+                     seed=0, nodes_u=16, threshold=0.0) -> ConvexResult:
     """Solve the fixed point of docs/theory.md (m) at sRF parameters (r, c, gamma).
 
     Parameters
@@ -91,6 +91,9 @@ def solve_convex_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectr
         ``y = sign(<theta*, x> + sqrt(noise) xi)`` for the teacher ``sign``.
     bias : bool
         Train an unpenalised output bias ``b0`` (``yhat = a.phi/sqrt(p) + b0``).
+    threshold : float
+        Labels +-1 only: ``y = sign(<theta*, x> + threshold + sqrt(noise) xi)`` (unbalanced
+        classes).
     nodes : int
         kappa nodes; ``nodes_u`` Gauss-Legendre nodes per piece of the inner integrals.
     method : "anderson" or "damped"
@@ -124,8 +127,10 @@ def solve_convex_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectr
         raise ValueError(f"method must be 'anderson' or 'damped', got {method!r}")
     r, c, gamma, lam, alpha, beta = map(float, (r, c, gamma, lam, alpha, beta))
     ch = channel_data(student, teacher, r, c, gamma, nodes=int(nodes))
+    if threshold != 0 and str(getattr(teacher, "expr", teacher)) not in ("sign", "sign(x)"):
+        raise ValueError("a label threshold applies to the teacher 'sign' (labels +-1) only")
     C = ConvexChannel(ch, lo, alpha=alpha, beta=beta, teacher=teacher, noise=noise, bias=bias,
-                      method=channel, nodes_u=nodes_u)
+                      method=channel, nodes_u=nodes_u, threshold=float(threshold))
     spec = make_spectrum(spectrum, beta=beta, c=c, d=d, seed=seed, gamma=gamma)
     engine = Engine(C, MomentPrior(spec, lam, beta))
     if lo.name != "square":
