@@ -149,10 +149,12 @@ def potential_fd(n):
     for teacher, name, noise in (("sign", "logistic", 0.3), ("sign", "hinge", 0.0),
                                  ("tanh", "(y - yhat)**2 + yhat**4/10", 0.2),
                                  ("sin", "sqrt(1 + (y - yhat)**2) - 1", 0.2)):
-        ch = channel_data("tanh", teacher, 1.2, 1.1, 0.8, nodes=60 if teacher != "sign" else 80)
+        # the psi-hat form uses Stein's lemma in xi, exact only as the xi-rule converges:
+        # the deviation is the quadrature error of that step (small rules keep this fast)
+        ch = channel_data("tanh", teacher, 1.2, 1.1, 0.8, nodes=32 if teacher != "sign" else 80)
         C = ConvexChannel(ch, name, alpha=alpha, beta=beta, teacher=teacher, noise=noise,
-                          bias=True, method="quadrature", nodes_u=24, nodes_z=16, nodes_xi=24,
-                          nodes_xi0=12)
+                          bias=True, method="quadrature", nodes_u=24, nodes_z=8, nodes_xi=40,
+                          nodes_xi0=8)
         s0 = dict(q1=1.3, q2=0.9, V1=1.1, V2=1.6, theta=0.2, psi=0.4, m=0.7, b0=-0.3)
 
         def Psi(**kw):
