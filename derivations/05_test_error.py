@@ -12,7 +12,7 @@ spike).  The script
    ``E sigma* = h``, ``E z sigma* = h1``, ``E sigma*^2 = h2`` (docs/theory.md (e)), and shows that the
    ``+- mu1^2 psi^2`` terms cancel;
 2. asserts that this is the conditional error the fixed point uses
-   (``srfsym.theory.fixed_point._Problem.conditional_error``, evaluated on symbols) and checks it against a
+   (``srfsym.theory.square_channel.SquareLossChannel.conditional_error``, evaluated on symbols) and checks it against a
    direct Gauss--Hermite average over ``(z, g, g')`` of the squared error at one kappa;
 3. derives the upper bound ``U = E g^2 - (E g mu0)^2 / E mu0^2`` (minimum over ``b`` of the
    readout reduced to the mean direction), the spike-only projection on
@@ -34,7 +34,8 @@ from scipy import integrate
 
 from srfsym import activation, cget_coefficients, srf_mapping, teacher_functions
 from srfsym.theory.bounds import bounds
-from srfsym.theory.fixed_point import State, _Problem
+from srfsym.theory.square_channel import SquareLossChannel
+from srfsym.theory.state import State
 
 TITLE = "Conditional test error eps(kappa) and the projections behind the bounds"
 
@@ -135,9 +136,9 @@ def main():
     # 2. = the fixed point's conditional error --------------------------------------------
     fake = SimpleNamespace(mu0=MU0, mu1=MU1, kmu1=KAP * MU1, mu1sq=MU1**2, mus2=MUS**2,
                            h=H, h1=H1, h2=H2)
-    lib = _Problem.conditional_error(fake, State(Q1, Q2, None, None, THETA, PSI, M))
+    lib = SquareLossChannel.conditional_error(fake, State(Q1, Q2, None, None, THETA, PSI, M))
     assert _is_zero(lib - eps)
-    _step(n, "srfsym.theory.fixed_point._Problem.conditional_error evaluated on these symbols is the same "
+    _step(n, "srfsym.theory.square_channel.SquareLossChannel.conditional_error evaluated on these symbols is the same "
              "expression   [asserted, symbolic zero]", sp.expand(lib))
 
     # numeric: direct average over (z, g, g') at one kappa

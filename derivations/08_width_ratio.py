@@ -43,7 +43,8 @@ from scipy.optimize import brentq
 
 from srfsym import hermite_constants
 from srfsym.theory.channel import channel_data
-from srfsym.theory.fixed_point import Hats, _Problem, solve_srf
+from srfsym.theory.engine import _Problem
+from srfsym.theory.fixed_point import Hats, solve_srf
 from srfsym.theory.spectrum import SampledSpectrum
 
 TITLE = "Width ratio beta = p/d: beta factors of the fixed point and the GET check at alpha0 = 0"
@@ -141,14 +142,15 @@ def main():
     for beta in BETAS:
         spec = SampledSpectrum(60, beta, 1.0, seed=1)
         P = _Problem(ch, spec, ALPHA, LAM, beta)
-        assert abs(P.a_b - ALPHA / beta) < 1e-15 and abs(P.a_sb - ALPHA / math.sqrt(beta)) < 1e-15
+        assert (abs(P.channel.a_b - ALPHA / beta) < 1e-15
+                and abs(P.channel.a_sb - ALPHA / math.sqrt(beta)) < 1e-15)
         hat = Hats(0.3, 0.2, 1.1, 0.4, 0.7, 0.5)
         ov = P.overlaps(hat, 0.0)
         mom = spec.moments(LAM + hat.V2hat, hat.V1hat)
         assert abs(ov.theta - math.sqrt(beta) * hat.thetahat * mom.F) < 1e-14
         assert abs(ov.psi - math.sqrt(beta) * hat.psihat * mom.H) < 1e-14
         assert abs(ov.V1 - mom.rho) < 1e-15 and abs(ov.V2 - mom.inv) < 1e-15
-    print("    srfsym.theory.fixed_point._Problem uses alpha/beta, alpha/sqrt(beta) and sqrt(beta) "
+    print("    the square-loss channel and the prior of srfsym.theory.engine use alpha/beta, alpha/sqrt(beta) and sqrt(beta) "
           f"(checked at beta in {BETAS})   [asserted]")
 
     # 3. identification with the deterministic equivalent -----------------------------------------

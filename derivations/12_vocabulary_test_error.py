@@ -45,6 +45,7 @@ from srfsym.theory.channel import group_channel_data
 from srfsym.core.derive_tools import is_zero, print_step
 from srfsym.theory.fixed_point import State, solve_srf
 from srfsym.theory.fixed_point_groups import _GroupProblem, solve_srf_groups
+from srfsym.theory.spectral.block_wishart import BlockWishartPrior
 from srfsym.step.mapping import srf_mapping
 from srfsym.theory.spectrum import BETA, MarchenkoPastur, mp_stieltjes_quadratic
 from srfsym.step.vocabulary import vocabulary
@@ -220,14 +221,8 @@ def k_one(n):
 
 
 def _problem_for_prior(c, pi, beta, lam):
-    """A _GroupProblem carrying only what the prior side reads."""
-    P = object.__new__(_GroupProblem)
-    P.K = len(c)
-    P.c = np.asarray(c, float)
-    P.sqc = np.sqrt(P.c)
-    P.pi = np.asarray(pi, float)
-    P.beta, P.lam = float(beta), float(lam)
-    return P
+    """The library's block-Wishart prior side alone."""
+    return BlockWishartPrior(c, pi, beta, lam)
 
 
 def k_two_jacobian(n):

@@ -11,8 +11,37 @@ from .common import (SHARED_HELP, CLIError, add_output, add_physics, add_spectru
                      add_vocabulary, emit_output, out, status, table_row, vocabulary_arg)
 
 
+def add_loss(p):
+    """``--loss``, ``--noise``, ``--bias``: the readout loss, label noise and a trained bias
+    (docs/theory.md (m))."""
+    p.add_argument("--loss", default="square",
+                   help="readout loss: square (default, the ridge), logistic, hinge, or an "
+                   "expression in y and yhat convex in yhat, e.g. 'log(1 + exp(-y*yhat))' "
+                   "(objective: sum of the loss + lambda ||a||^2; logistic and hinge need the "
+                   "teacher sign, labels +-1)")
+    p.add_argument("--noise", type=float, default=0.0,
+                   help="label noise: variance of a Gaussian added to real labels, or of a "
+                   "probit flip sign(<theta*, x> + sqrt(noise) xi) for the teacher sign")
+    p.add_argument("--bias", action="store_true",
+                   help="train an unpenalised output bias b (yhat = a.phi/sqrt(p) + b)")
+
+
+def _loss_kwargs(args):
+    if getattr(args, "noise", 0.0) < 0:
+        raise CLIError(f"--noise is a variance: it must be >= 0, got {args.noise}")
+    return {"loss": getattr(args, "loss", "square"), "noise": getattr(args, "noise", 0.0),
+            "bias": getattr(args, "bias", False)}
+
+
+def _plain_square(args):
+    kw = _loss_kwargs(args)
+    return kw["loss"].strip() == "square" and kw["noise"] == 0 and not kw["bias"]
+
+
 def _solve_kwargs(args):
     kw = {"spectrum": args.spectrum, "vocabulary": vocabulary_arg(args)}
+    if not _plain_square(args):
+        kw.update(_loss_kwargs(args))
     if args.spectrum == "sample":
         if args.d is None:
             raise CLIError("--spectrum sample needs --d (the dimension of the sampled matrix)")
@@ -31,6 +60,9 @@ def _theory_row(args, res, **extra):
 
 def _solve_one(args, a, start, optimal_lambda, solve):
     if args.optimize_lambda:
+        if not _plain_square(args):
+            raise CLIError("--optimize-lambda minimises the ridge's test error: use it without "
+                           "--loss/--noise/--bias")
         lam, res = optimal_lambda(args.student, args.teacher, args.alpha0, args.eta, a,
                                   beta=args.beta, **_solve_kwargs(args))
         res.notes.append(f"lambda minimising the test error: {lam:.6g}")
@@ -210,6 +242,9 @@ def cmd_curve(args):
     spacing = np.geomspace if args.log_alpha else np.linspace
     alphas = np.asarray(args.alpha if args.alpha else
                         spacing(args.alpha_min, args.alpha_max, args.points))
+    if not _plain_square(args) and (args.plot or args.simulate):
+        raise CLIError("--plot and --simulate are for the ridge readout for now; with --loss, "
+                       "--noise or --bias use the table, --json or --csv output")
     lc = learning_curve(args.student, args.teacher, args.alpha0, args.eta, args.lam, alphas,
                         beta=args.beta, progress=not (args.json or args.csv or args.quiet),
                         **_solve_kwargs(args))
@@ -234,9 +269,12 @@ def cmd_curve(args):
                        details=None if sim is None else {"simulation": sim.to_dict()}):
         out(srf_header(mp, voc, 8))
         out(f"bounds: lower {b.lower:.8g}, upper {b.upper:.8g}, kernel {b.kernel:.8g}")
-        out(f"{'alpha':>10s} {'test error':>14s} {'train error':>14s}")
+        cl = getattr(lc.results[0], "classification_error", None) is not None
+        out(f"{'alpha':>10s} {'test error':>14s} {'train error':>14s}"
+            + (f" {'class. error':>14s} {'train loss':>14s}" if cl else ""))
         for res in lc.results:
-            out(f"{res.alpha:10.4g} {res.test_error:14.8g} {res.train_error:14.8g}")
+            out(f"{res.alpha:10.4g} {res.test_error:14.8g} {res.train_error:14.8g}"
+                + (f" {res.classification_error:14.8g} {res.train_loss:14.8g}" if cl else ""))
         if sim is not None:
             from .simulation import simulation_table, warning_lines
             out(sim.summary())
@@ -318,6 +356,7 @@ def register(sub):
     p.add_argument("--optimize-lambda", action="store_true",
                    help="minimise the test error over lambda at each alpha")
     add_spectrum(p)
+    add_loss(p)
     p.add_argument("--dps", type=int, default=None, help="also solve in mpmath at this precision")
     add_output(p)
     p.set_defaults(func=cmd_error)
@@ -354,6 +393,7 @@ def register(sub):
                        "simulation points.")
     add_physics(p, alpha_nargs="*")
     add_spectrum(p)
+    add_loss(p)
     p.add_argument("--alpha-min", type=float, default=0.1, help="first alpha (without --alpha)")
     p.add_argument("--alpha-max", type=float, default=4.0, help="last alpha (without --alpha)")
     p.add_argument("--points", type=int, default=50,

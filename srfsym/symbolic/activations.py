@@ -33,7 +33,7 @@ from functools import cached_property
 import sympy as sp
 
 __all__ = [
-    "X", "Activation", "ActivationError", "activation", "parse_activation",
+    "X", "Activation", "ActivationError", "activation", "parse_activation", "parse_expression",
     "REGISTRY", "registry_names",
 ]
 
@@ -87,18 +87,26 @@ def _number(value) -> sp.Expr:
 _MAX_DEPTH = 100
 
 
-def _build(node: ast.AST, depth: int = 0) -> sp.Expr:
+def _build(node: ast.AST, depth: int = 0, names=None) -> sp.Expr:
+    """SymPy expression of an ``ast`` node; ``names`` maps the allowed variable names to
+    their symbols (default: the activation's one variable ``x``)."""
+    if names is None:
+        names = {"x": X}
     if depth > _MAX_DEPTH:
         raise ActivationError(f"activation expression nested more than {_MAX_DEPTH} levels deep")
     if isinstance(node, ast.Expression):
-        return _build(node.body, depth)
+        return _build(node.body, depth, names)
     if isinstance(node, ast.Constant):
         return _number(node.value)
     if isinstance(node, ast.Name):
-        if node.id == "x":
-            return X
+        if node.id in names:
+            return names[node.id]
         if node.id in _CONSTANTS:
             return _CONSTANTS[node.id]
+        if list(names) != ["x"]:
+            raise ActivationError(
+                f"unknown name {node.id!r}: the variables are {', '.join(map(repr, names))}; "
+                f"constants: {sorted(_CONSTANTS)}")
         raise ActivationError(
             f"unknown name {node.id!r}: the variable is 'x'; constants: {sorted(_CONSTANTS)}; "
             f"built-in activations: {', '.join(registry_names())}")
@@ -107,16 +115,16 @@ def _build(node: ast.AST, depth: int = 0) -> sp.Expr:
         while isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.UAdd, ast.USub)):
             negative ^= isinstance(node.op, ast.USub)     # '- - - x': no recursion per sign
             node = node.operand
-        operand = _build(node, depth + 1)
+        operand = _build(node, depth + 1, names)
         return -operand if negative else operand
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
         terms = []                      # a left-nested chain a + b - c + ...: flattened
         while isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
             terms.append((node.op, node.right))
             node = node.left
-        out = [_build(node, depth + 1)]
+        out = [_build(node, depth + 1, names)]
         for op, right in reversed(terms):
-            term = _build(right, depth + 1)
+            term = _build(right, depth + 1, names)
             out.append(term if isinstance(op, ast.Add) else -term)
         return sp.Add(*out)
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Div)):
@@ -124,9 +132,9 @@ def _build(node: ast.AST, depth: int = 0) -> sp.Expr:
         while isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Div)):
             factors.append((node.op, node.right))
             node = node.left
-        out = [_build(node, depth + 1)]
+        out = [_build(node, depth + 1, names)]
         for op, right in reversed(factors):
-            factor = _build(right, depth + 1)
+            factor = _build(right, depth + 1, names)
             if isinstance(op, ast.Div):
                 if factor == 0:
                     raise ActivationError("division by zero in the activation expression")
@@ -134,7 +142,7 @@ def _build(node: ast.AST, depth: int = 0) -> sp.Expr:
             out.append(factor)
         return sp.Mul(*out)
     if isinstance(node, ast.BinOp):
-        left, right = _build(node.left, depth + 1), _build(node.right, depth + 1)
+        left, right = _build(node.left, depth + 1, names), _build(node.right, depth + 1, names)
         op = node.op
         if isinstance(op, ast.Pow):
             if right.is_number and abs(right) > _MAX_POWER:
@@ -155,7 +163,7 @@ def _build(node: ast.AST, depth: int = 0) -> sp.Expr:
                 f"unknown function {name!r}; allowed functions: {sorted(set(_FUNCTIONS))}")
         if node.keywords:
             raise ActivationError("keyword arguments are not allowed in activation expressions")
-        args = [_build(a, depth + 1) for a in node.args]
+        args = [_build(a, depth + 1, names) for a in node.args]
         try:
             return _FUNCTIONS[node.func.id](*args)
         except (TypeError, ValueError) as exc:
@@ -177,33 +185,51 @@ def parse_activation(text: str) -> sp.Expr:
     ...
     srfsym.symbolic.activations.ActivationError: unknown function '__import__'; allowed functions: [...]
     """
+    expr = parse_expression(text, {"x": X}, what="activation")
+    _check_real_line(expr, text)
+    return expr
+
+
+def parse_expression(text: str, names: dict, what: str = "expression") -> sp.Expr:
+    """Parse untrusted text into a SymPy expression in the variables ``names`` (a dict
+    name -> SymPy symbol), without ``eval``: the same whitelist as :func:`parse_activation`
+    (numbers, ``pi``, ``E``, ``+ - * / **``, whitelisted functions), with other variable
+    names.  ``what`` names the expression in error messages.
+
+    >>> import sympy as sp
+    >>> y, t = sp.symbols("y yhat", real=True)
+    >>> parse_expression("log(1 + exp(-y*yhat))", {"y": y, "yhat": t}, "loss")
+    log(1 + exp(-y*yhat))
+    """
     if not isinstance(text, str):
-        raise ActivationError(f"an activation expression must be a string, got {type(text).__name__}")
+        raise ActivationError(f"an {what} expression must be a string, got {type(text).__name__}")
     if len(text) > _MAX_LENGTH:
-        raise ActivationError(f"activation expression longer than {_MAX_LENGTH} characters")
+        raise ActivationError(f"{what} expression longer than {_MAX_LENGTH} characters")
     if not text.strip():
-        raise ActivationError("empty activation expression")
+        raise ActivationError(f"empty {what} expression")
     try:
         tree = ast.parse(text.strip().replace("^", "**"), mode="eval")
     except SyntaxError as exc:
-        raise ActivationError(f"cannot parse activation {text!r}: {exc.msg}") from None
+        raise ActivationError(f"cannot parse {what} {text!r}: {exc.msg}") from None
     except (RecursionError, MemoryError):
-        raise ActivationError("activation expression nested too deeply to parse") from None
+        raise ActivationError(f"{what} expression nested too deeply to parse") from None
     try:
-        expr = _build(tree)
+        expr = _build(tree, 0, dict(names))
     except RecursionError:
-        raise ActivationError("activation expression nested too deeply "
+        raise ActivationError(f"{what} expression nested too deeply "
                               f"(limit {_MAX_DEPTH} levels)") from None
     if not isinstance(expr, sp.Expr):
         raise ActivationError(f"{text!r} is not a real-valued expression")
-    if expr.free_symbols - {X}:
-        raise ActivationError(f"unexpected symbols {expr.free_symbols - {X}}")
+    allowed = set(names.values())
+    if expr.free_symbols - allowed:
+        raise ActivationError(f"unexpected symbols {expr.free_symbols - allowed}")
     if expr.has(sp.I, sp.zoo, sp.oo, sp.S.NegativeInfinity, sp.nan):
-        raise ActivationError(f"{text!r} is not a finite real function of x")
+        raise ActivationError(f"{text!r} is not a finite real function of "
+                              f"{', '.join(names)}")
     for power in expr.atoms(sp.Pow):   # SymPy folds (x**64)**64 into x**4096
-        if power.base.has(X) and power.exp.is_number and abs(power.exp) > _MAX_POWER:
+        if (power.base.free_symbols & allowed and power.exp.is_number
+                and abs(power.exp) > _MAX_POWER):
             raise ActivationError(f"power {power} too large (exponent limit {_MAX_POWER})")
-    _check_real_line(expr, text)
     return expr
 
 

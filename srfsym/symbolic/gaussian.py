@@ -63,8 +63,7 @@ __all__ = [
 ]
 
 #: Symbols of the engine: the Gaussian argument is ``a + s z``.
-A = sp.Symbol("a", real=True)
-S = sp.Symbol("s", positive=True)
+from .gaussian_symbols import A, S  # noqa: E402 - the shift and scale symbols, shared
 _Z = sp.Symbol("z", real=True)
 _W = sp.Dummy("w", real=True)
 

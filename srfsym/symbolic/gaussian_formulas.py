@@ -16,7 +16,7 @@ import numpy as np
 import sympy as sp  # noqa: F401 - used by the doctests
 
 from .activations import lambdify_mpmath, lambdify_numpy
-from .gaussian import A, S, gaussian_expectation  # noqa: F401 - used by the doctests
+from .gaussian_symbols import A, S
 from .quadrature import (_BLOCK_VALUES, _mpf, _require_finite, _trapezoid_numpy,
                          expectation_numpy, trapezoid_mpmath)
 
@@ -38,6 +38,7 @@ class GaussianFormula:
     Examples
     --------
     >>> from srfsym.symbolic.activations import X
+    >>> from srfsym.symbolic.gaussian import gaussian_expectation
     >>> kap, r, c = sp.symbols("kappa r c", positive=True)
     >>> P0 = sp.Symbol("P0")
     >>> mu0 = GaussianFormula("mu0", P0, (kap, r, c), {P0: gaussian_expectation(sp.sin(X))},
@@ -154,6 +155,7 @@ class FormulaSet:
     and squared versions) and return all formulas together.
 
     >>> from srfsym.symbolic.activations import X
+    >>> from srfsym.symbolic.gaussian import gaussian_expectation
     >>> kap = sp.Symbol("kappa", real=True)
     >>> P0, P1 = sp.symbols("P0 P1")
     >>> fs = FormulaSet({"m0": P0, "m1": P1}, (kap,), {P0: gaussian_expectation(sp.tanh(X)),

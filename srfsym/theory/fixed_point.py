@@ -1,8 +1,11 @@
 r"""The fixed point of Result 3.3: test error of the sRF model with a ridge readout.
 
-The equations (docs/theory.md (f), general width ratio ``beta = p/d``) are written **once**,
-in :func:`sweep`: conjugates ("hats") from the overlaps through kappa-expectations,
-then overlaps from the hats through the spectral sums of :mod:`srfsym.theory.spectrum`::
+The public entry points (:func:`solve`, :func:`solve_srf`, :func:`learning_curve`,
+:func:`optimal_lambda`).  The equations (docs/theory.md (f), general width ratio
+``beta = p/d``) are written **once**, in the engine (:mod:`srfsym.theory.engine`): conjugates
+("hats") from the overlaps through kappa-expectations (the channel,
+:mod:`srfsym.theory.square_channel`), then overlaps from the hats through the spectral sums
+(the spectral back ends, :mod:`srfsym.theory.spectral`)::
 
     V(k)   = mu1^2 V1 + mu*^2 V2,  w = 1/(1+V),  b = mu0 m + mu1 k theta
     eps(k) = h2 - 2 b h - 2 mu1 psi h1 + b^2 + mu1^2 q1 + mu*^2 q2
@@ -31,16 +34,20 @@ every order parameter, V1 and V2 included, must move by less than ``tol``.
 """
 from __future__ import annotations
 
-import contextlib
 import math
 import time
-from dataclasses import dataclass, field, asdict
-from typing import NamedTuple
+from dataclasses import dataclass
 
 import mpmath
 import numpy as np
 
-from .channel import ChannelData, channel_data, validate_srf_parameters
+from .channel import channel_data, validate_srf_parameters
+from .engine import (_NODE_LADDER, _START, _Problem, _affine_fixed_point, _anderson,  # noqa: F401
+                     _complete, _complete_with_dets, _residual, _solve_v_iterate,
+                     _solve_v_newton, _spectral_moments, _v_map, _v_map_jacobian, _validate,
+                     _validate_solver, sweep)
+from .result import FixedPointResult, _fmt, _plain  # noqa: F401
+from .state import ConvergenceError, Hats, State
 from ..step.mapping import srf_mapping
 from ..core.values import MAX_SOLVER_DPS, check_dps
 
@@ -48,421 +55,9 @@ __all__ = ["State", "Hats", "ConvergenceError", "FixedPointResult", "LearningCur
            "sweep", "solve", "solve_srf", "learning_curve", "optimal_lambda", "make_spectrum"]
 
 
-class State(NamedTuple):
-    """Order parameters (overlaps)."""
-    q1: object
-    q2: object
-    V1: object
-    V2: object
-    theta: object
-    psi: object
-    m: object
-
-
-class Hats(NamedTuple):
-    """Conjugate parameters (theta_hat, psi_hat are those of the p-normalised overlaps)."""
-    q1hat: object
-    q2hat: object
-    V1hat: object
-    V2hat: object
-    thetahat: object
-    psihat: object
-
-
-class ConvergenceError(RuntimeError):
-    """The fixed point was not reached; carries the last residual and iterate."""
-
-    def __init__(self, message, residual=None, iterate=None):
-        super().__init__(message)
-        self.residual = residual
-        self.iterate = iterate
-
-
-# ======================================================================================
-# the equations (the only place they are written)
-
-class _Sweep:
-    """The order of one sweep, shared by the uniform and the per-letter problems: all hats
-    from the old overlaps, ``m`` from its stationarity condition, then the overlaps."""
-
-    def sweep(self, s: State) -> State:
-        hat, w = self.hats(s)
-        return self.overlaps(hat, self.m_update(s.theta, w))
-
-    def errors(self, s: State):
-        """(test error, train error) = (E eps, E eps w^2)."""
-        w = self.weights(s.V1, s.V2)
-        eps = self.conditional_error(s)
-        return self.E(eps), self.E(eps * w * w)
-
-
-class _Problem(_Sweep):
-    """Channel data + spectrum + (alpha, lam, beta): evaluates the sweep."""
-
-    def __init__(self, ch: ChannelData, spectrum, alpha, lam, beta):
-        self.ch, self.spectrum = ch, spectrum
-        self.mp = ch.precision != "double"
-        if self.mp:
-            conv = lambda t: np.array(t, dtype=object)
-            self.sqrt = mpmath.sqrt
-            self._dps = int(ch.precision.split(":")[1])
-            with mpmath.workdps(self._dps + 10):   # convert at working precision, not 53 bits
-                self.alpha, self.lam, self.beta = (
-                    mpmath.mpf(str(v)) if not isinstance(v, mpmath.mpf) else v
-                    for v in (alpha, lam, beta))
-            self.moments = lambda lp, v1: spectrum.moments_mpmath(lp, v1, dps=self._dps + 10)
-        else:
-            conv = lambda t: np.asarray(t, dtype=float)
-            self.sqrt = math.sqrt
-            self.alpha, self.lam, self.beta = float(alpha), float(lam), float(beta)
-            self.moments = getattr(spectrum, "moments", None)   # None: channel side only
-        self.kappa = conv(ch.kappa)
-        self.mu0, self.mu1, self.mus2 = conv(ch.mu0), conv(ch.mu1), conv(ch.mustar2)
-        self.h, self.h1, self.h2 = conv(ch.h), conv(ch.h1), conv(ch.h2)
-        if self.mp:
-            self.E = ch.E
-        else:   # ch.E without its per-call type checks: float, or complex for complex integrands
-            w = np.asarray(ch.weights, dtype=float)
-            self.E = lambda values: np.dot(w, values).item()
-        self._v_memo = None
-        with (mpmath.workdps(self._dps + 10) if self.mp else contextlib.nullcontext()):
-            self.mu1sq = self.mu1 * self.mu1
-            self.kmu1 = self.kappa * self.mu1
-            self.a_b = self.alpha / self.beta
-            self.a_sb = self.alpha / self.sqrt(self.beta)
-            self.E_h2 = self.E(self.h2)
-
-    # --- channel -------------------------------------------------------------------
-    def weights(self, V1, V2):
-        return 1 / (1 + self.mu1sq * V1 + self.mus2 * V2)
-
-    def v_hats(self, V1, V2):
-        # remembered for the last (V1, V2) in double precision (scalars, compared by value):
-        # Newton and the affine completion evaluate it repeatedly at the same point
-        scalar = (not self.mp and isinstance(V1, (float, complex))
-                  and isinstance(V2, (float, complex)))
-        memo = self._v_memo
-        if scalar and memo is not None and memo[0] == V1 and memo[1] == V2:
-            return memo[2]
-        out = self._v_hats(V1, V2)
-        if scalar:
-            self._v_memo = (V1, V2, out)
-        return out
-
-    def _v_hats(self, V1, V2):
-        w = self.weights(V1, V2)
-        return self.a_b * self.E(self.mu1sq * w), self.a_b * self.E(self.mus2 * w), w
-
-    def m_update(self, theta, w):
-        """m from E[mu0 (h - b) w] = 0 (0 when mu0 vanishes: no signal along 1)."""
-        den = self.E(self.mu0 * self.mu0 * w)
-        vanishing = den <= 1e-24 * (self.E_h2 + 1)
-        if vanishing is True or (vanishing is not False and np.all(vanishing)):  # (batch: grid.py)
-            return 0 * den
-        return self.E(self.mu0 * (self.h - self.kmu1 * theta) * w) / den
-
-    def conditional_error(self, s: State):
-        b = self.mu0 * s.m + self.kmu1 * s.theta
-        return (self.h2 - 2 * b * self.h - 2 * self.mu1 * s.psi * self.h1 + b * b
-                + self.mu1sq * s.q1 + self.mus2 * s.q2)
-
-    def hats(self, s: State):
-        V1hat, V2hat, w = self.v_hats(s.V1, s.V2)
-        eps = self.conditional_error(s)
-        w2eps = w * w * eps
-        b = self.mu0 * s.m + self.kmu1 * s.theta
-        return Hats(self.a_b * self.E(self.mu1sq * w2eps), self.a_b * self.E(self.mus2 * w2eps),
-                    V1hat, V2hat, self.a_sb * self.E(self.kmu1 * (self.h - b) * w),
-                    self.a_sb * self.E(self.mu1 * self.h1 * w)), w
-
-    # --- prior (spectral) side -----------------------------------------------------
-    def overlaps(self, hat: Hats, m_new):
-        mom = self.moments(self.lam + hat.V2hat, hat.V1hat)
-        sb = self.sqrt(self.beta)
-        th2, ps2 = hat.thetahat**2, hat.psihat**2
-        return State(
-            q1=hat.q1hat * mom.rhosq2 + hat.q2hat * mom.rho2 + th2 * mom.DF2 + ps2 * mom.DH2,
-            q2=hat.q1hat * mom.rho2 + hat.q2hat * mom.inv2 + th2 * mom.F2 + ps2 * mom.H2,
-            V1=mom.rho, V2=mom.inv,
-            theta=sb * hat.thetahat * mom.F, psi=sb * hat.psihat * mom.H, m=m_new)
-
-
-def sweep(problem: _Problem, state: State) -> State:
-    """One sweep of the fixed-point map (all hats from the old overlaps, then overlaps)."""
-    return problem.sweep(state)
-
-
-# ======================================================================================
-# solvers
-
-_START = State(0.1, 0.2, 3.0, 3.0, 0.5, 0.5, 1.5)   # the reference's starting point
-
-
-def _spectral_moments(P: _Problem, V1hat, V2hat, V):
-    """Spectral sums at (lambda + V2hat, V1hat); a diverging resolvent is a ConvergenceError."""
-    try:
-        return P.moments(P.lam + V2hat, V1hat)
-    except ValueError as exc:
-        raise ConvergenceError(
-            f"the resolvent diverges at lambda + V2hat = {float(P.lam + V2hat):.3g} "
-            f"({exc}); with lambda = 0 and mu_star = 0 the ridgeless limit needs beta < 1",
-            residual=float("inf"), iterate=V) from None
-
-
-def _v_map(P: _Problem, V):
-    V1hat, V2hat, _ = P.v_hats(V[0], V[1])
-    mom = _spectral_moments(P, V1hat, V2hat, V)
-    return mom.rho, mom.inv
-
-
-def _v_map_jacobian(P: _Problem, V):
-    """(V1, V2) map G and its exact Jacobian dG/dV.
-
-    dVhat/dV are kappa-expectations of mu^4 w^2; the spectral derivatives are the 1/S^2 sums
-    the spectrum returns anyway: d<1/S>/dlambda' = -<1/S^2>, d<1/S>/dVhat1 = -<D/S^2>,
-    d<D/S>/dlambda' = -<D/S^2>, d<D/S>/dVhat1 = -<D^2/S^2> (lambda' = lambda + Vhat2)."""
-    V1hat, V2hat, w = P.v_hats(V[0], V[1])
-    mom = _spectral_moments(P, V1hat, V2hat, V)
-    w2 = w * w
-    a = -P.a_b
-    dVh = ((a * P.E(P.mu1sq * P.mu1sq * w2), a * P.E(P.mu1sq * P.mus2 * w2)),
-           (a * P.E(P.mus2 * P.mu1sq * w2), a * P.E(P.mus2 * P.mus2 * w2)))
-    dG_dVh = ((-mom.rhosq2, -mom.rho2), (-mom.rho2, -mom.inv2))
-    # the 2 x 2 product written out, so that it also applies entrywise to a batch (grid.py)
-    dG = np.array([[dG_dVh[i][0] * dVh[0][j] + dG_dVh[i][1] * dVh[1][j] for j in range(2)]
-                   for i in range(2)])
-    return np.array([mom.rho, mom.inv]), dG
-
-
-def _solve_v_newton(P: _Problem, start, tol, max_iter=60):
-    """Newton on log(V1), log(V2) with the exact Jacobian and backtracking."""
-    u = np.log(np.maximum(np.asarray(start, dtype=float), 1e-300))
-
-    def F(u):
-        V = np.exp(u)
-        G = _v_map(P, V)
-        return np.log(np.maximum(np.asarray(G, float), 1e-300)) - u
-
-    f = F(u)
-    for it in range(1, max_iter + 1):
-        nf = np.max(np.abs(f))
-        if nf < 1e-15:
-            return np.exp(u), it
-        V = np.exp(u)
-        G, dG = _v_map_jacobian(P, V)
-        # F(u) = log G(e^u) - u  =>  J = diag(1/G) dG/dV diag(V) - I
-        J = dG * V[None, :] / G[:, None] - np.eye(2)
-        det = J[0, 0] * J[1, 1] - J[0, 1] * J[1, 0]      # 2 x 2 solve J step = -f (Cramer)
-        if not (det != 0 and math.isfinite(det)):
-            break
-        step = np.array([(J[0, 1] * f[1] - J[1, 1] * f[0]) / det,
-                         (J[1, 0] * f[0] - J[0, 0] * f[1]) / det])
-        t = 1.0
-        while t > 1e-4:
-            un = u + t * step
-            fn = F(un)
-            if np.all(np.isfinite(fn)) and np.max(np.abs(fn)) < (1 - 1e-4 * t) * nf:
-                break
-            t /= 2
-        else:
-            break
-        u, f = un, fn
-    if np.max(np.abs(f)) < tol * 1e-2:
-        return np.exp(u), max_iter
-    raise ConvergenceError("Newton on (V1, V2) did not converge",
-                           residual=float(np.max(np.abs(f))), iterate=np.exp(u))
-
-
-def _solve_v_iterate(P: _Problem, start, tol, max_iter=20000):
-    """Damped iteration of the (V1, V2) map with Anderson acceleration."""
-    x = np.asarray(start, dtype=float)
-    x, it, res = _anderson(lambda v: np.asarray(_v_map(P, v), float), x, tol * 1e-2, max_iter)
-    return x, it
-
-
-def _anderson(G, x, tol, max_iter, memory=5, damping=0.5):
-    """Anderson-accelerated damped fixed-point iteration x = G(x). Returns (x, iters, res)."""
-    X, F = [], []
-    res = np.inf
-    for it in range(1, max_iter + 1):
-        gx = G(x)
-        f = gx - x
-        res = float(np.max(np.abs(f)))
-        if not np.all(np.isfinite(gx)):
-            raise ConvergenceError("iteration produced a non-finite value", residual=res,
-                                   iterate=x)
-        if res < tol:
-            return gx, it, res
-        X.append(x.copy())
-        F.append(f.copy())
-        if len(X) > memory + 1:
-            X.pop(0)
-            F.pop(0)
-        x_new = x + damping * f
-        if len(F) > 1:
-            dF = np.array([F[i + 1] - F[i] for i in range(len(F) - 1)]).T
-            dX = np.array([X[i + 1] - X[i] for i in range(len(X) - 1)]).T
-            try:
-                coef, *_ = np.linalg.lstsq(dF, f, rcond=None)
-                cand = x + damping * f - (dX + damping * dF) @ coef
-                if np.all(np.isfinite(cand)):
-                    x_new = cand
-            except np.linalg.LinAlgError:
-                pass
-        x = x_new
-    raise ConvergenceError(f"no convergence after {max_iter} iterations", residual=res,
-                           iterate=x)
-
-
-def _affine_fixed_point(T, n, zero, check=True):
-    """Fixed point of an affine map T: R^n -> R^n read off T at 0 and the unit vectors."""
-    x0 = [zero] * n
-    b = T(x0)
-    cols = []
-    for j in range(n):
-        e = list(x0)
-        e[j] = zero + 1
-        Tj = T(e)
-        cols.append([Tj[i] - b[i] for i in range(n)])
-    # solve (I - A) x = b with A[:, j] = cols[j]
-    a11, a12 = 1 - cols[0][0], -cols[1][0]
-    a21, a22 = -cols[0][1], 1 - cols[1][1]
-    det = a11 * a22 - a12 * a21
-    if check and (det == 0 or abs(det) < 1e-300):
-        raise ConvergenceError("the linear part of the fixed point is singular "
-                               "(e.g. the interpolation peak at lambda = 0)",
-                               residual=float(abs(det)))
-    return [(b[0] * a22 - a12 * b[1]) / det, (a11 * b[1] - a21 * b[0]) / det], det
-
-
-def _complete(P: _Problem, V1, V2):
-    """Given (V1, V2): exact (m, theta), psi, (q1, q2) by affine solves on the sweep."""
-    return _complete_with_dets(P, V1, V2)[0]
-
-
-def _complete_with_dets(P: _Problem, V1, V2, check=True):
-    """:func:`_complete` and the determinants of its two linear solves; ``check=False``
-    (a batch of points, grid.py) leaves the singular / unstable points to the caller."""
-    zero = 0 * V1
-    sweeps = []
-
-    def T_mt(x):
-        m, th = x
-        hat, w_ = P.hats(State(zero, zero, V1, V2, th, zero, m))
-        new = P.overlaps(hat, P.m_update(th, w_))
-        sweeps.append(new)
-        return [new.m, new.theta]
-
-    (m, theta), det_mt = _affine_fixed_point(T_mt, 2, zero, check)
-    if P.E(P.mu0 * P.mu0) == 0:
-        m = zero
-    # psi from the sweep at q = theta = psi = m = 0, T_mt's first evaluation (psi does not
-    # depend on m, theta or q)
-    psi = sweeps[0].psi
-
-    def T_q(x):
-        q1, q2 = x
-        hat, _ = P.hats(State(q1, q2, V1, V2, theta, psi, m))
-        new = P.overlaps(hat, m)
-        return [new.q1, new.q2]
-
-    (q1, q2), det = _affine_fixed_point(T_q, 2, zero, check)
-    if check and det <= 0:
-        raise ConvergenceError(
-            "no finite fixed point: the (q1, q2) system is past its stability limit "
-            "(test error diverges; increase lambda or move away from alpha = beta)",
-            residual=float(det))
-    return State(q1, q2, V1, V2, theta, psi, m), det_mt, det
-
-
-def _residual(P: _Problem, s: State):
-    new = P.sweep(s)
-    return max(abs(float(a - b)) / max(1.0, abs(float(b))) for a, b in zip(new, s)), new
-
-
-# ======================================================================================
-# results
-
-
-@dataclass
-class FixedPointResult:
-    """Solution of the fixed point at one (alpha, lambda) and how it was obtained."""
-
-    test_error: float
-    train_error: float
-    state: State
-    hats: Hats
-    alpha: float
-    lam: float
-    beta: float
-    r: float
-    c: float
-    gamma: float
-    spectrum: str
-    nodes: int
-    residual: float
-    method: str
-    iterations: int
-    seconds: float
-    node_error: float | None = None
-    precision: str = "double"
-    mp_test_error: object = None
-    mapping: object = None
-    notes: list = field(default_factory=list)
-    vocabulary: object = None   # a readout vocabulary: per-group order parameters (arrays)
-    groups: dict | None = None  # per-group spike strengths, bulk variances, resolvents
-
-    @property
-    def order_parameters(self) -> dict:
-        """Floats; with a vocabulary, lists (K x K nested lists for V1 and Q1 = ``q1``)."""
-        return {k: _plain(v) for k, v in self.state._asdict().items()}
-
-    @property
-    def conjugates(self) -> dict:
-        return {k: _plain(v) for k, v in self.hats._asdict().items()}
-
-    def to_dict(self, dps: int = 30) -> dict:
-        out = {"alpha": self.alpha, "lam": self.lam, "beta": self.beta,
-               "r": self.r, "c": self.c, "gamma": self.gamma,
-               "test_error": self.test_error, "train_error": self.train_error,
-               **self.order_parameters, **self.conjugates,
-               "spectrum": self.spectrum, "kappa_nodes": self.nodes,
-               "kappa_node_error": self.node_error, "residual": self.residual,
-               "method": self.method, "iterations": self.iterations,
-               "precision": self.precision, "notes": list(self.notes)}
-        if self.mp_test_error is not None:
-            out["test_error_decimal"] = mpmath.nstr(self.mp_test_error, dps)
-        if self.vocabulary is not None:
-            out["vocabulary"] = self.vocabulary.to_dict()
-            out.update({f"group_{k}": v for k, v in (self.groups or {}).items()})
-        return out
-
-    def __str__(self):
-        op = ", ".join(f"{k} = {_fmt(v)}" for k, v in self.order_parameters.items())
-        return (f"alpha = {self.alpha:g}, lambda = {self.lam:g}, beta = {self.beta:g}: "
-                f"test error = {self.test_error:.10g}, train error = {self.train_error:.10g}\n"
-                f"  {op}\n  [{self.method}, {self.spectrum} spectrum, {self.nodes} kappa nodes"
-                + (f" (node error {self.node_error:.1e})" if self.node_error is not None else "")
-                + f", residual {self.residual:.1e}, {self.precision}]")
-
-
-def _plain(v):
-    """A float, or (per-group order parameters) a possibly nested list of floats."""
-    return float(v) if np.ndim(v) == 0 else np.asarray(v, dtype=float).tolist()
-
-
-def _fmt(v):
-    if isinstance(v, list):
-        return "[" + ", ".join(_fmt(x) for x in v) + "]"
-    return f"{v:.6g}"
-
-
-# ======================================================================================
-# public entry points
-
 def make_spectrum(spectrum="mp", beta=1.0, c=1.0, d=None, seed=0, gamma=None):
     """The spectral back end: ``"mp"`` (deterministic) or ``"sample"`` (finite d, seeded)."""
-    from . import spectrum as spec
+    from . import spectrum as spec  # the back ends' public names
     if not isinstance(spectrum, str):
         return spectrum
     if spectrum == "mp":
@@ -515,13 +110,13 @@ def _validate_solver(tol, max_iter):
         raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
 
 
-_NODE_LADDER = (48, 72, 108, 162, 243, 364)
 _NODE_CACHE: dict = {}
 
 
 def solve_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp", *,
               d=None, seed=0, nodes="auto", tol=1e-10, method="structured", dps=None,
-              start=None, max_iter=20000, vocabulary=None):
+              start=None, max_iter=20000, vocabulary=None, loss="square", noise=0.0,
+              bias=False):
     """Solve the fixed point for given sRF parameters (r, c, gamma).
 
     Parameters
@@ -549,6 +144,11 @@ def solve_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp"
         precision, structured method; odd students only), with per-group order parameters
         (``V1``, ``q1`` K x K, the others K-vectors) and the totals ``test_error``,
         ``train_error``.
+    loss, noise, bias :
+        Readout loss (``"square"``, ``"logistic"``, ``"hinge"`` or an expression in ``y``
+        and ``yhat``), label noise and a trained output bias (docs/theory.md (m)); anything
+        but the plain square loss is solved by
+        :func:`srfsym.theory.convex_fixed_point.solve_convex_srf`.
 
     Examples
     --------
@@ -556,6 +156,18 @@ def solve_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp"
     >>> res.state.theta == 0.0 and res.test_error > 0
     True
     """
+    if not (isinstance(loss, str) and loss.strip() == "square") or noise != 0 or bias:
+        from .convex_fixed_point import solve_convex_srf
+        if dps is not None or (vocabulary is not None and list(getattr(vocabulary, "letters",
+                                                                        vocabulary)) != [1]):
+            raise ValueError("a loss other than the plain square loss (or label noise, or a "
+                             "bias) is solved in double precision with the uniform readout: "
+                             "no dps, no vocabulary")
+        return solve_convex_srf(student, teacher, r, c, gamma, lam, alpha, beta, spectrum,
+                                loss=loss, noise=noise, bias=bias,
+                                nodes=120 if nodes == "auto" else nodes, tol=tol,
+                                method="anderson" if method == "structured" else method,
+                                start=start, max_iter=max_iter, d=d, seed=seed)
     if vocabulary is not None:
         from ..step.vocabulary import vocabulary as make_vocabulary
         voc = make_vocabulary(vocabulary)
@@ -806,6 +418,10 @@ def optimal_lambda(student, teacher, alpha0, eta, alpha, beta=1.0, spectrum="mp"
         raise ValueError(f"lam_range must be two numbers, got {lam_range!r}") from None
     if not (0 < lo_lam < hi_lam and math.isfinite(hi_lam)):
         raise ValueError(f"lam_range must satisfy 0 < low < high < inf, got {lam_range!r}")
+    if str(kwargs.get("loss", "square")).strip() != "square" or kwargs.get("noise") \
+            or kwargs.get("bias"):
+        raise ValueError("optimal_lambda minimises the ridge's test error (square loss, no "
+                         "noise, no bias); for other losses scan lambda with solve(..., loss=)")
     mu0_correction = kwargs.pop("mu0_correction", True)
     mp = srf_mapping(student, teacher, eta, alpha0, mu0_correction=mu0_correction)
     args = (student, teacher, mp.spike_strength, mp.bulk_variance, mp.alignment)

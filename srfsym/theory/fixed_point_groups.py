@@ -5,8 +5,9 @@ Group ``j`` (the neurons with letter ``omega_j``, weight ``pi_j``) has the cGET
 coefficients ``mu0^(j), mu1^(j), mu*^(j)`` of spike ``r omega_j`` and bulk variance
 ``c_j`` (:func:`srfsym.theory.channel.group_channel_data`).  The order parameters are K x K
 symmetric matrices ``V1, Q1`` (cross-group overlaps) and K-vectors ``V2, q2, m, theta,
-psi``; the conjugates have the same shapes.  The equations are written **once**, in
-:class:`_GroupProblem`, vectorised over the groups::
+psi``; the conjugates have the same shapes.  The engine (:mod:`srfsym.theory.engine`) runs
+the channel :class:`~srfsym.theory.square_channel.GroupSquareLossChannel`, vectorised over the
+groups::
 
     V(k)   = mu1^T V1 mu1 + sum_j mu*_j^2 V2_j,   w = 1/(1+V)
     b(k)   = sum_j (mu0_j m_j + k mu1_j theta_j),  s(k) = sum_j mu1_j psi_j
@@ -16,7 +17,8 @@ psi``; the conjugates have the same shapes.  The equations are written **once**,
     th^_j  = (alpha/sqrt beta) E k mu1_j (h-b) w    psi^_j = (alpha/sqrt beta) E mu1_j h1 w
     m      : E mu0_j (h - b) w = 0  (j = 1..K; minimum-norm solution)
 
-and the prior (block-Wishart deterministic equivalent) with ``B = C^1/2 V1^ C^1/2``,
+and the prior :class:`~srfsym.theory.spectral.block_wishart.BlockWishartPrior` (block-Wishart
+deterministic equivalent) with ``B = C^1/2 V1^ C^1/2``,
 ``Lambda = diag(pi_j r_j)``::
 
     r_j = 1 / (lambda + V2^_j + [B (I + beta Lambda B)^-1]_jj)      (K unknowns r_j)
@@ -25,7 +27,7 @@ and the prior (block-Wishart deterministic equivalent) with ``B = C^1/2 V1^ C^1/
     (Q1, q2) = -J[Q1^, q2^] - grad G,  G = sum_j c_j th^_j^2 V2_j + psi^T V1 psi^
 
 where ``J = d(V1, V2)/d(V1^, V2^)`` is obtained exactly by differentiating the
-r-equation implicitly (:meth:`_GroupProblem.prior_derivative`).  For the uniform readout
+r-equation implicitly (``BlockWishartPrior.prior_derivative``).  For the uniform readout
 (K = 1, omega = 1) this is the system of :mod:`srfsym.theory.fixed_point` with the
 Marchenko-Pastur closed forms; ``derivations/12_vocabulary_test_error.py`` states and
 checks each step.
@@ -54,40 +56,18 @@ from __future__ import annotations
 
 import math
 import time
-from typing import NamedTuple
 
 import numpy as np
 
 from .channel import group_channel_data, validate_srf_parameters
-from .fixed_point import (ConvergenceError, FixedPointResult, Hats, State, _NODE_LADDER, _Sweep,
-                          _anderson, _validate, _validate_solver)
+from .engine import Engine, _NODE_LADDER, _anderson, _validate, _validate_solver
+from .result import FixedPointResult
+from .spectral.block_wishart import GroupPrior, BlockWishartPrior
+from .square_channel import GroupSquareLossChannel, PINV_RTOL as _PINV_RTOL  # noqa: F401
+from .state import ConvergenceError, Hats, State  # noqa: F401
 from ..step.vocabulary import check_student, vocabulary as make_vocabulary
 
 __all__ = ["solve_srf_groups", "GroupPrior"]
-
-#: relative eigenvalue cut of the pseudo-inverse for the mean directions m (the mu0^(j)
-#: are linearly dependent for symmetric vocabularies, e.g. {+1, -1}, exactly).
-_PINV_RTOL = 1e-12
-
-
-class GroupPrior(NamedTuple):
-    """Solution of the block-Wishart prior at given (V1hat, V2hat).
-
-    ``r`` the K resolvent values, ``Lam = pi r``, ``T = B (I + beta Lambda B)^-1``,
-    ``N = (I + beta Lambda B)^-1``, ``X = N Lambda``, ``V1 = C^1/2 X C^1/2``, ``V2 = pi r``
-    and ``Phi_r_inv`` the inverse Jacobian of the r-equation (for implicit derivatives).
-    """
-    r: np.ndarray
-    Lam: np.ndarray
-    B: np.ndarray
-    T: np.ndarray
-    N: np.ndarray
-    X: np.ndarray
-    V1: np.ndarray
-    V2: np.ndarray
-    Phi_r_inv: np.ndarray
-    iterations: int
-    cache: dict   # the derivatives along the unit directions, computed once (prior_units)
 
 
 def _sym_index(K):
@@ -95,207 +75,30 @@ def _sym_index(K):
     return [(j, l) for j in range(K) for l in range(j, K)]
 
 
-class _GroupProblem(_Sweep):
-    """Group channel data + (alpha, lam, beta): the K-group equations (written once)."""
+class _GroupProblem(Engine):
+    """The K-group engine: :class:`GroupSquareLossChannel` and :class:`BlockWishartPrior`
+    at ``(alpha, lam, beta)``; the attributes of both sides read through (``P.mu1``,
+    ``P.prior(...)``), and (V1, V2) packed into one vector for the solvers."""
+
+    conditional_error = GroupSquareLossChannel.conditional_error
+    mean_part = GroupSquareLossChannel.mean_part
 
     def __init__(self, gch, alpha, lam, beta):
-        self.ch = gch
+        channel = GroupSquareLossChannel(gch, alpha, beta)
+        prior = BlockWishartPrior(gch.group_c, gch.vocabulary.weights, beta, lam)
+        super().__init__(channel, prior)
         self.K = gch.K
-        self.pi = np.asarray(gch.vocabulary.weights, dtype=float)
-        self.c = np.asarray(gch.group_c, dtype=float)
-        self.sqc = np.sqrt(self.c)
-        self.alpha, self.lam, self.beta = float(alpha), float(lam), float(beta)
-        self.a_b = self.alpha / self.beta
-        self.a_sb = self.alpha / math.sqrt(self.beta)
-        self.wq = np.asarray(gch.weights, dtype=float)
-        self.kappa = np.asarray(gch.kappa, dtype=float)
-        self.mu0 = np.asarray(gch.mu0, dtype=float)
-        self.mu1 = np.asarray(gch.mu1, dtype=float)
-        self.mus2 = np.asarray(gch.mustar2, dtype=float)
-        self.h, self.h1, self.h2 = (np.asarray(getattr(gch, k), dtype=float)
-                                    for k in ("h", "h1", "h2"))
-        self.kmu1 = self.kappa * self.mu1
-        self.E_h2 = self.E(self.h2)
         self.sym = _sym_index(self.K)
 
-    # --- kappa expectations ----------------------------------------------------------
-    def E(self, values):
-        """kappa-expectation along the last axis."""
-        return np.asarray(values) @ self.wq
-
-    def outer_E(self, f, g, weight):
-        """``E[f_j g_l weight]`` (a K x K matrix)."""
-        return np.einsum("jn,ln,n->jl", f, g, weight * self.wq)
-
-    # --- channel ---------------------------------------------------------------------
-    def variance(self, V1, V2):
-        """``V(kappa) = mu1^T V1 mu1 + sum_j mu*_j^2 V2_j``."""
-        return np.einsum("jn,jl,ln->n", self.mu1, V1, self.mu1) + V2 @ self.mus2
-
-    def weights(self, V1, V2):
-        return 1 / (1 + self.variance(V1, V2))
-
-    def v_hats(self, V1, V2):
-        w = self.weights(V1, V2)
-        return self.a_b * self.outer_E(self.mu1, self.mu1, w), self.a_b * self.E(self.mus2 * w), w
-
-    def mean_part(self, m, theta):
-        """``b(kappa) = sum_j mu0_j m_j + kappa mu1_j theta_j``."""
-        return m @ self.mu0 + theta @ self.kmu1
-
-    def m_update(self, theta, w):
-        """m from ``E[mu0_j (h - b) w] = 0`` (minimum-norm solution)."""
-        G = self.outer_E(self.mu0, self.mu0, w)
-        u = self.E(self.mu0 * ((self.h - theta @ self.kmu1) * w))
-        ev, Q = np.linalg.eigh(G)
-        cut = max(_PINV_RTOL * max(float(np.max(np.abs(ev))), 0.0), 1e-24 * (self.E_h2 + 1))
-        keep = ev > cut
-        return Q[:, keep] @ ((Q[:, keep].T @ u) / ev[keep])
-
-    def mean_condition(self):
-        """Condition number of the Gram matrix ``E[mu0_j mu0_l]`` on the directions the
-        minimum-norm m keeps (1 without mean directions).  Nearly coinciding letters make it
-        large: the unregularised ``m_j`` then fit a difference quotient of ``mu0``."""
-        ev = np.linalg.eigvalsh(self.outer_E(self.mu0, self.mu0, np.ones_like(self.kappa)))
-        cut = max(_PINV_RTOL * max(float(np.max(np.abs(ev))), 0.0), 1e-24 * (self.E_h2 + 1))
-        kept = ev[ev > cut]
-        return float(kept.max() / kept.min()) if kept.size else 1.0
-
-    def conditional_error(self, s: State):
-        b = self.mean_part(s.m, s.theta)
-        sz = s.psi @ self.mu1
-        return (self.h2 - 2 * b * self.h - 2 * sz * self.h1 + b * b
-                + np.einsum("jn,jl,ln->n", self.mu1, s.q1, self.mu1) + s.q2 @ self.mus2)
-
-    def hats(self, s: State):
-        V1hat, V2hat, w = self.v_hats(s.V1, s.V2)
-        eps = self.conditional_error(s)
-        w2eps = w * w * eps
-        b = self.mean_part(s.m, s.theta)
-        return Hats(self.a_b * self.outer_E(self.mu1, self.mu1, w2eps),
-                    self.a_b * self.E(self.mus2 * w2eps), V1hat, V2hat,
-                    self.a_sb * self.E(self.kmu1 * ((self.h - b) * w)),
-                    self.a_sb * self.E(self.mu1 * (self.h1 * w))), w
-
-    # --- prior: block-Wishart --------------------------------------------------------
-    def _prior_parts(self, r, B):
-        Lam = self.pi * r
-        M = np.eye(self.K) + self.beta * Lam[:, None] * B          # I + beta Lambda B
-        N = np.linalg.inv(M)
-        T = B @ N
-        return Lam, T, N
-
-    def _r_map(self, r, B, V2hat):
-        _, T, _ = self._prior_parts(r, B)
-        return 1 / (self.lam + V2hat + np.diag(T))
-
-    def _phi_r(self, r, Lam, T):
-        """Jacobian of Phi(r) = 1/r - lambda - V2hat - diag T(r) with respect to r."""
-        return -np.diag(1 / r**2) + self.beta * (T * T.T) * self.pi[None, :]
-
-    def prior(self, V1hat, V2hat) -> GroupPrior:
-        """Solve the K r-equations: monotone iteration from the upper bound, then Newton."""
-        V1hat = np.asarray(V1hat, dtype=float)
-        V2hat = np.asarray(V2hat, dtype=float)
-        base = self.lam + V2hat
-        if not np.all(base > 0) or not np.all(np.isfinite(base)):
-            raise ConvergenceError(
-                f"the resolvent diverges: lambda + V2hat = {base.tolist()} must be > 0 for "
-                "every group (with a vocabulary the ridgeless limit needs mu_star != 0)",
-                residual=float("inf"))
-        B = self.sqc[:, None] * V1hat * self.sqc[None, :]
-        upper = 1 / base
-        r = upper.copy()
-        it = 0
-        # monotone (decreasing) iteration from the upper bound: a safe start for Newton
-        for it in range(1, 60):
-            new = self._r_map(r, B, V2hat)
-            change = np.max(np.abs(new - r) / r)
-            r = new
-            if change < 1e-3:   # close enough for Newton
-                break
-        polished = False
-        for k in range(1, 100):
-            Lam, T, N = self._prior_parts(r, B)
-            phi = 1 / r - base - np.diag(T)
-            step = -np.linalg.solve(self._phi_r(r, Lam, T), phi)
-            if not np.all(np.isfinite(step)):
-                break
-            t = 1.0
-            while np.any(r + t * step <= 0):
-                t /= 2
-            r = r + t * step
-            if polished:            # one Newton step after the 1e-12 level: rounding level
-                break
-            polished = t == 1.0 and np.max(np.abs(step) / r) < 1e-12
-        else:
-            polished = False
-        if not polished:
-            raise ConvergenceError("the block-Wishart r-equation did not converge",
-                                   residual=float(np.max(np.abs(phi))), iterate=r)
-        Lam, T, N = self._prior_parts(r, B)
-        X = N * Lam[None, :]                                        # N Lambda
-        X = (X + X.T) / 2                                           # symmetric (rounding)
-        V1 = self.sqc[:, None] * X * self.sqc[None, :]
-        V2 = self.pi * r
-        Phi_r_inv = np.linalg.inv(self._phi_r(r, Lam, T))
-        return GroupPrior(r, Lam, B, T, N, X, V1, V2, Phi_r_inv, it + k, {})
-
-    def prior_derivative(self, pr: GroupPrior, dV1hat, dV2hat):
-        """Directional derivative ``(dV1, dV2)`` of the prior map along ``(dV1hat, dV2hat)``
-        (any K x K direction, symmetric or not; leading axes are a batch of directions):
-        implicit differentiation of the r-equation,
-        ``dT = (I - beta T Lambda) dB N - beta T dLambda T``,
-        ``dX = N dLambda - N beta (dLambda B + Lambda dB) X``."""
-        dV1hat, dV2hat = np.asarray(dV1hat, dtype=float), np.asarray(dV2hat, dtype=float)
-        dB = self.sqc[:, None] * dV1hat * self.sqc[None, :]
-        left = np.eye(self.K) - self.beta * pr.T * pr.Lam[None, :]     # I - beta T Lambda
-        dphi = -dV2hat - np.einsum("jk,...kl,lj->...j", left, dB, pr.N)
-        dr = -np.einsum("jk,...k->...j", pr.Phi_r_inv, dphi)
-        dLam = self.pi * dr
-        dX = (pr.N * dLam[..., None, :]
-              - self.beta * pr.N @ (dLam[..., :, None] * pr.B + pr.Lam[:, None] * dB) @ pr.X)
-        return self.sqc[:, None] * dX * self.sqc[None, :], self.pi * dr
-
-    def prior_units(self, pr: GroupPrior):
-        """``(g1, g2)``: the derivatives of ``(V1, V2)`` along the K^2 ordered entries of
-        ``V1hat`` (m-major) and then the K entries of ``V2hat``; shapes ``(K^2 + K, K, K)``
-        and ``(K^2 + K, K)``.  Every other derivative is a linear combination of these."""
-        if "units" not in pr.cache:
-            K = self.K
-            d1 = np.zeros((K * K + K, K, K))
-            d1[:K * K] = np.eye(K * K).reshape(K * K, K, K)
-            d2 = np.zeros((K * K + K, K))
-            d2[K * K:] = np.eye(K)
-            pr.cache["units"] = self.prior_derivative(pr, d1, d2)
-        return pr.cache["units"]
-
-    def prior_linear(self, pr: GroupPrior, dV1hat, dV2hat):
-        """:meth:`prior_derivative` as a combination of :meth:`prior_units` (same numbers up
-        to rounding; cheap once the units are known)."""
-        g1, g2 = self.prior_units(pr)
-        coef = np.concatenate([np.ravel(dV1hat), dV2hat])
-        return np.einsum("d,dab->ab", coef, g1), coef @ g2
-
-    def second_moments(self, pr: GroupPrior, hat: Hats):
-        """``(Q1, q2) = -J[Q1hat, q2hat] - grad G`` (G with thetahat, psihat fixed)."""
-        K = self.K
-        g1, g2 = self.prior_units(pr)
-        dV1, dV2 = self.prior_linear(pr, hat.q1hat, hat.q2hat)
-        grad = (g2 @ (self.c * hat.thetahat**2)
-                + np.einsum("a,dab,b->d", hat.psihat, g1, hat.psihat))   # dG along each unit
-        Q1 = -dV1 - grad[:K * K].reshape(K, K)
-        q2 = -dV2 - grad[K * K:]
-        return (Q1 + Q1.T) / 2, q2
-
-    def overlaps(self, hat: Hats, m_new, pr: GroupPrior | None = None) -> State:
-        if pr is None:
-            pr = self.prior(hat.V1hat, hat.V2hat)
-        sb = math.sqrt(self.beta)
-        Q1, q2 = self.second_moments(pr, hat)
-        return State(q1=Q1, q2=q2, V1=pr.V1, V2=pr.V2,
-                     theta=sb * self.c * pr.V2 * hat.thetahat, psi=sb * pr.V1 @ hat.psihat,
-                     m=m_new)
+    def __getattr__(self, name):
+        if name in ("channel", "prior"):     # not yet set (copy, unpickling)
+            raise AttributeError(name)
+        for side in (self.channel, self.prior):
+            try:
+                return getattr(side, name)
+            except AttributeError:
+                pass
+        raise AttributeError(name)
 
     # --- (V1, V2) as one vector --------------------------------------------------------
     def pack(self, V1, V2):
@@ -319,7 +122,7 @@ def _v_map(P: _GroupProblem, x, with_jacobian=False):
     if not np.all(w > 0):
         raise ConvergenceError("1 + V(kappa) <= 0: the variance matrix left its domain",
                                residual=float("inf"), iterate=x)
-    pr = P.prior(V1hat, V2hat)
+    pr = P.prior.prior(V1hat, V2hat)
     G = P.pack(pr.V1, pr.V2)
     if not with_jacobian:
         return G
@@ -434,7 +237,7 @@ def _complete(P: _GroupProblem, V1, V2):
     K = P.K
     z, zz = np.zeros(K), np.zeros((K, K))
     hat0, _ = P.hats(State(zz, z, V1, V2, z, z, z))
-    pr = P.prior(hat0.V1hat, hat0.V2hat)
+    pr = P.prior.prior(hat0.V1hat, hat0.V2hat)
     sb = math.sqrt(P.beta)
 
     def T_mt(x):

@@ -2,8 +2,8 @@ r"""The fixed point on a whole (alpha, lambda) grid at once.
 
 :func:`solve_grid` solves the fixed point of :mod:`srfsym.theory.fixed_point` (docs/theory.md (f))
 at every pair of a grid of readout sample ratios ``alpha`` and ridge penalties ``lambda``
-in one batched computation.  The equations are not written again here: the batch is a
-:class:`srfsym.theory.fixed_point._Problem` whose scalars (alpha, lambda, the order parameters)
+in one batched computation.  The equations are not written again here: the batch is the
+engine of :mod:`srfsym.theory.engine` whose scalars (alpha, lambda, the order parameters)
 are columns with one row per point, so the same ``v_hats``, ``hats``, ``overlaps`` and
 ``m_update`` run on ``(points, kappa nodes)`` arrays; the Marchenko-Pastur sums come from
 :meth:`srfsym.theory.spectrum.MarchenkoPastur.moments_array` (or ``SampledSpectrum.moments_array``
@@ -34,9 +34,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .channel import channel_data
-from .fixed_point import (_NODE_LADDER, _START, ConvergenceError, State, _complete_with_dets,
-                          _Problem, _v_map_jacobian, _validate, _validate_solver, make_spectrum,
-                          solve_srf)
+from .engine import (_NODE_LADDER, _START, Engine, MomentPrior, _complete_with_dets,
+                     _v_map_jacobian, _validate, _validate_solver)
+from .fixed_point import make_spectrum, solve_srf
+from .square_channel import SquareLossChannel
+from .state import ConvergenceError, State
 from ..step.mapping import srf_mapping
 
 __all__ = ["GridResult", "solve_grid"]
@@ -45,23 +47,23 @@ __all__ = ["GridResult", "solve_grid"]
 # ======================================================================================
 # the batch: the equations of fixed_point._Problem on columns of points
 
-class _GridProblem(_Problem):
-    """``_Problem`` with ``alpha``, ``lambda`` (and every order parameter) as ``(N, 1)``
+class _GridChannel(SquareLossChannel):
+    """The square-loss channel with ``alpha`` (and every order parameter) as ``(N, 1)``
     columns: kappa-expectations of ``(N, K)`` arrays are ``(N, 1)`` columns."""
 
-    def __init__(self, ch, spectrum, alphas, lams, beta):
-        super().__init__(ch, spectrum, 1.0, 0.0, beta)     # scalar set-up (E h2, mu1^2, ...)
+    def __init__(self, ch, alphas, beta):
+        super().__init__(ch, 1.0, beta)     # scalar set-up (E h2, mu1^2, ...)
         w = np.asarray(ch.weights, dtype=float)
 
         def E(values):
             v = values @ w
             return v[:, None] if np.ndim(v) == 1 else v
         self.E = E
-        self.moments = spectrum.moments_array
-        self._set_points(np.asarray(alphas, float), np.asarray(lams, float))
+        self._memo = None
+        self._set_alpha(alphas[:, None])
 
     def v_hats(self, V1, V2):
-        """``_Problem.v_hats``, remembered for the last (V1, V2) objects: the affine
+        """``SquareLossChannel.v_hats``, remembered for the last (V1, V2) objects: the affine
         completion evaluates the sweep seven times at the same (V1, V2)."""
         memo = self._memo
         if memo is not None and memo[0] is V1 and memo[1] is V2:
@@ -70,16 +72,26 @@ class _GridProblem(_Problem):
         self._memo = (V1, V2, out)     # holds V1, V2: their ids cannot be reused meanwhile
         return out
 
-    def _set_points(self, alphas, lams):
-        self._memo = None
-        self.alpha, self.lam = alphas[:, None], lams[:, None]
-        self.a_b = self.alpha / self.beta
-        self.a_sb = self.alpha / self.sqrt(self.beta)
+
+class _GridProblem(Engine):
+    """The engine with ``alpha``, ``lambda`` (and every order parameter) as ``(N, 1)``
+    columns: the same channel and prior code on a batch of points."""
+
+    def __init__(self, ch, spectrum, alphas, lams, beta):
+        alphas, lams = np.asarray(alphas, float), np.asarray(lams, float)
+        super().__init__(_GridChannel(ch, alphas, beta),
+                         MomentPrior(spectrum, lams[:, None], beta, batch=True))
+        self.alpha = alphas[:, None]
 
     def take(self, idx):
         """The sub-batch of the points ``idx``."""
         sub = copy.copy(self)
-        sub._set_points(self.alpha[idx, 0], self.lam[idx, 0])
+        sub.channel = copy.copy(self.channel)
+        sub.channel._memo = None
+        sub.channel._set_alpha(self.channel.alpha[idx, 0][:, None])
+        sub.prior = copy.copy(self.prior)
+        sub.prior.lam = self.prior.lam[idx, 0][:, None]
+        sub.alpha = sub.channel.alpha
         return sub
 
 

@@ -1,0 +1,324 @@
+r"""The fixed point with any convex readout loss, label noise and a trained output bias
+(docs/theory.md (m)).
+
+Only the channel changes: :class:`~srfsym.theory.convex_channel.ConvexChannel` is a
+channel of the fixed-point engine (:mod:`srfsym.theory.engine`), composed with the ridge's
+spectral side (:class:`~srfsym.theory.engine.MomentPrior`).  It has no closed (V1, V2)
+subsystem, so the engine's sweep is iterated on ``(q1, q2, V1, V2, theta, psi, m, b0)``
+with damping 0.5 and Anderson mixing (memory 5); the channel returns ``m`` and ``b0`` at
+their stationarity conditions (Newton on their convex potential).  Iterates that leave
+the domain fall back to the damped step, and runaway directions (separable data) are
+reported as :class:`NoUniqueSolution`.  The answer is verified by one more sweep: every
+unknown moves by less than ``tol`` (relative above 1).
+
+>>> res = solve_convex_srf("tanh", "sign", 1.0, 1.1, 0.8, 0.05, 2.0, loss="logistic")
+>>> 0 < res.classification_error < 0.5, res.loss
+(True, 'logistic')
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from .channel import channel_data, validate_srf_parameters
+from .convex_channel import ConvexChannel
+from .engine import _START, Engine, MomentPrior
+from .fixed_point import _validate, _validate_solver, make_spectrum, solve_srf
+from .losses import LossError, loss as make_loss
+from .result import FixedPointResult
+from .state import ConvergenceError, State
+
+__all__ = ["ConvexResult", "solve_convex_srf", "convex_grid", "NoUniqueSolution"]
+
+
+class NoUniqueSolution(ConvergenceError, ValueError):
+    """The readout problem has no finite or no unique minimiser (separable data)."""
+
+
+@dataclass
+class ConvexResult(FixedPointResult):
+    """A fixed point with a convex loss.  ``test_error`` is the test MSE and ``train_error``
+    the training MSE (as for the ridge); the classifier's numbers are
+    ``classification_error`` (test, labels +-1), ``train_loss`` (penalty excluded) and
+    ``train_classification_error``; ``bias`` is the trained output bias (or None)."""
+
+    loss: str = "square"
+    noise: float = 0.0
+    bias: float | None = None
+    classification_error: float | None = None
+    train_loss: float | None = None
+    train_classification_error: float | None = None
+    channel: str = ""
+
+    def to_dict(self, dps: int = 30) -> dict:
+        out = super().to_dict(dps)
+        out.update(loss=self.loss, noise=self.noise, bias=self.bias,
+                   classification_error=self.classification_error, train_loss=self.train_loss,
+                   train_classification_error=self.train_classification_error,
+                   channel=self.channel)
+        return out
+
+    def __str__(self):
+        extra = [f"loss = {self.loss}"]
+        if self.classification_error is not None:
+            extra.append(f"test classification error = {self.classification_error:.10g}")
+        extra.append(f"train loss = {self.train_loss:.10g}")
+        if self.bias is not None:
+            extra.append(f"bias = {self.bias:.6g}")
+        return super().__str__() + "\n  " + ", ".join(extra)
+
+
+def _vector(s: State, b0):
+    return np.array([s.q1, s.q2, s.V1, s.V2, s.theta, s.psi, s.m, b0], dtype=float)
+
+
+def solve_convex_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp", *,
+                     loss="square", noise=0.0, bias=False, nodes=120, tol=1e-10,
+                     method="anderson", channel=None, start=None, max_iter=1000, d=None,
+                     seed=0, nodes_u=16, threshold=0.0) -> ConvexResult:
+    """Solve the fixed point of docs/theory.md (m) at sRF parameters (r, c, gamma).
+
+    Parameters
+    ----------
+    loss : str or Loss
+        ``"square"``, ``"logistic"``, ``"hinge"`` or an expression in ``y`` and ``yhat``
+        (objective ``sum loss + lam ||a||^2``, srfsym's convention).
+    noise : float
+        Label noise: variance of an additive Gaussian on real labels, or of a probit flip
+        ``y = sign(<theta*, x> + sqrt(noise) xi)`` for the teacher ``sign``.
+    bias : bool
+        Train an unpenalised output bias ``b0`` (``yhat = a.phi/sqrt(p) + b0``).
+    threshold : float
+        Labels +-1 only: ``y = sign(<theta*, x> + threshold + sqrt(noise) xi)`` (unbalanced
+        classes).
+    nodes : int
+        kappa nodes; ``nodes_u`` Gauss-Legendre nodes per piece of the inner integrals.
+    method : "anderson" or "damped"
+        Anderson mixing (memory 5) on top of damping 0.5, or the plain damped iteration.
+    channel : None, "closed" or "quadrature"
+        The square loss uses the closed-form channel unless "quadrature" is asked for.
+
+    >>> res = solve_convex_srf("tanh", "sign", 1.0, 1.1, 0.8, 0.05, 2.0, loss="hinge",
+    ...                        nodes=80)
+    >>> res.train_classification_error < res.classification_error
+    True
+    """
+    t0 = time.perf_counter()
+    lo = make_loss(loss)
+    if lo.margin and float(lam) == 0 and float(alpha) <= float(beta):
+        raise NoUniqueSolution(
+            f"at lambda = 0 with alpha = {alpha:g} <= beta = {beta:g} there are fewer samples than "
+            f"features: the training labels are linearly separable and the {lo.name} minimiser "
+            "is not unique (hinge) or not finite (logistic); use lambda > 0")
+    _validate(alpha, lam, beta)
+    _validate_solver(tol, max_iter)
+    validate_srf_parameters(r, c, gamma)
+    if isinstance(noise, bool) or not isinstance(noise, (int, float)) or not math.isfinite(noise):
+        raise ValueError(f"the label noise must be a finite number >= 0, got {noise!r}")
+    if noise < 0:
+        raise ValueError(f"the label noise is a variance: it must be >= 0, got {noise}")
+    if bias and not lo.allows_bias:
+        raise LossError(f"a trained bias needs a loss that grows at both ends in yhat (else the "
+                        f"unpenalised bias runs off to infinity); {lo.name!r} does not")
+    if method not in ("anderson", "damped"):
+        raise ValueError(f"method must be 'anderson' or 'damped', got {method!r}")
+    r, c, gamma, lam, alpha, beta = map(float, (r, c, gamma, lam, alpha, beta))
+    ch = channel_data(student, teacher, r, c, gamma, nodes=int(nodes))
+    if threshold != 0 and str(getattr(teacher, "expr", teacher)) not in ("sign", "sign(x)"):
+        raise ValueError("a label threshold applies to the teacher 'sign' (labels +-1) only")
+    C = ConvexChannel(ch, lo, alpha=alpha, beta=beta, teacher=teacher, noise=noise, bias=bias,
+                      method=channel, nodes_u=nodes_u, threshold=float(threshold))
+    spec = make_spectrum(spectrum, beta=beta, c=c, d=d, seed=seed, gamma=gamma)
+    engine = Engine(C, MomentPrior(spec, lam, beta))
+    if lo.name != "square":
+        _separable_along_constant(C, lo, bias)
+    x = _start(student, teacher, r, c, gamma, lam, alpha, beta, spec, nodes, start)
+
+    def G(x):       # the engine's sweep on (State, b0)
+        step = engine.channel.conjugates(State(*x[:7]), x[7])
+        try:
+            new = engine.prior.overlaps(step.hats, step.m)
+        except ValueError as exc:
+            raise ConvergenceError(f"the resolvent diverges ({exc})", residual=math.inf,
+                                   iterate=x) from None
+        return _vector(new, step.b0 if step.b0 is not None else 0.0)
+
+    C.newton_steps = 1          # m, b0 take one Newton step per sweep while iterating ...
+    x, iterations = _iterate(G, x, tol, max_iter, method, lo, lam, bias)
+    C.newton_steps = None       # ... and are stationary in the verifying sweep
+    gx = G(x)
+    res = float(np.max(np.abs(gx - x) / np.maximum(1.0, np.abs(x))))
+    if not res < tol:
+        raise ConvergenceError(f"fixed point not verified: a final sweep moves the unknowns by "
+                               f"{res:.3e} > tol = {tol:g}", residual=res, iterate=x)
+    x = gx
+    q1, q2, V1, V2, theta, psi, m, b0 = x
+    state = State(q1, q2, V1, V2, theta, psi, m)
+    obs = C.observables(state, b0)
+    hat = C.conjugates(state, b0).hats
+    notes = [] if lo.convexity == "verified" else [f"loss convexity {lo.convexity}"]
+    return ConvexResult(
+        test_error=obs["test_error"], train_error=obs["train_error"], state=state, hats=hat, alpha=alpha, lam=lam,
+        beta=beta, r=r, c=c, gamma=gamma,
+        spectrum=spectrum if isinstance(spectrum, str) else type(spectrum).__name__,
+        nodes=int(nodes), residual=res, method=method, iterations=iterations,
+        seconds=time.perf_counter() - t0, notes=notes + list(lo.notes), loss=lo.name,
+        noise=float(noise), bias=float(b0) if bias else None,
+        classification_error=obs["classification_error"], train_loss=obs["train_loss"],
+        train_classification_error=obs["train_classification_error"], channel=C.method)
+
+
+def _start(student, teacher, r, c, gamma, lam, alpha, beta, spec, nodes, start):
+    """Warm start: the ridge (square loss) solution at the same point when it exists."""
+    if start is not None:
+        s = list(start) + [0.0] * (8 - len(start))
+        return np.array(s[:8], dtype=float)
+    try:
+        sq = solve_srf(student, teacher, r, c, gamma, max(lam, 1e-3), alpha, beta, spec,
+                       nodes=int(nodes), tol=1e-8)
+        s = sq.state
+        return _vector(s, 0.0)
+    except (ConvergenceError, ValueError, ArithmeticError):
+        return _vector(_START, 0.0)
+
+
+def _iterate(G, x, tol, max_iter, method, lo, lam, bias, memory=5, damping=0.5):
+    """Damped iteration x <- x + damping (G(x) - x) with Anderson mixing; iterates that
+    leave the domain (q, V > 0, psi^2 <= q1) fall back to the damped step."""
+    X, F = [], []
+    for it in range(1, max_iter + 1):
+        try:
+            gx = G(x)
+        except ArithmeticError:      # a proximal step at a runaway state
+            _check_divergence(x, lo, lam, bias, strict=True)
+            raise
+        if not np.all(np.isfinite(gx)):
+            raise ConvergenceError("the iteration produced a non-finite value",
+                                   residual=math.inf, iterate=x)
+        _check_divergence(gx, lo, lam, bias)
+        if lam == 0 and lo.margin and it >= 300:
+            raise NoUniqueSolution(
+                f"no fixed point after {it} sweeps at lambda = 0 (q2 = {gx[1]:.3g}): the training "
+                f"data are most likely linearly separable at this alpha, where the {lo.name} "
+                "minimiser is " + ("not unique" if lo.name == "hinge" else "not finite")
+                + "; use lambda > 0 (docs/theory.md (m))", residual=math.inf, iterate=gx)
+        f = gx - x
+        res = float(np.max(np.abs(f) / np.maximum(1.0, np.abs(x))))
+        if res < 0.1 * tol:
+            return gx, it
+        x_new = x + damping * f
+        if method == "anderson":
+            X.append(x.copy())
+            F.append(f.copy())
+            if len(X) > memory + 1:
+                X.pop(0)
+                F.pop(0)
+            if len(F) > 1:
+                dF = np.array([F[i + 1] - F[i] for i in range(len(F) - 1)]).T
+                dX = np.array([X[i + 1] - X[i] for i in range(len(X) - 1)]).T
+                try:
+                    coef, *_ = np.linalg.lstsq(dF, f, rcond=None)
+                    cand = x + damping * f - (dX + damping * dF) @ coef
+                    if _admissible(cand):
+                        x_new = cand
+                except np.linalg.LinAlgError:
+                    pass
+        x = x_new
+    raise ConvergenceError(f"no convergence after {max_iter} sweeps (last move {res:.2e})",
+                           residual=res, iterate=x)
+
+
+def _admissible(x):
+    q1, q2, V1, V2, theta, psi = x[:6]
+    return bool(np.all(np.isfinite(x)) and q1 > 0 and q2 > 0 and V1 > 0 and V2 > 0
+                and psi * psi <= q1)
+
+
+def _separable_along_constant(C, lo, bias):
+    """Noise-free sign labels with gamma = +-1 are y = sign(gamma kappa + t0): if the constant
+    feature's coefficient mu0(kappa) (plus a bias) has that sign at every kappa, the
+    unpenalised m separates the training data by itself and the saddle point is at infinity
+    (logistic) or not unique (hinge)."""
+    if not (C.pm1 and C.rho == 0 and C.noise == 0):
+        return
+    lab = np.sign(C.gamma * C.k + C.threshold)
+    mu0 = C.mu0
+    if bias:
+        order = np.argsort(C.k)
+        d = np.diff(mu0[order])
+        sep = np.all(d > 0) or np.all(d < 0)     # a threshold on mu0 reproduces the label
+    else:
+        sep = np.all(np.sign(mu0) * lab > 0) or np.all(np.sign(mu0) * lab < 0)
+    if sep:
+        raise NoUniqueSolution(
+            "the labels are separable along the constant feature (gamma = 1, noise-free sign "
+            "labels, and the student's mu0(kappa) "
+            + ("is monotone in kappa" if bias else "has the sign of the label")
+            + f"): the unpenalised projection m on the constant direction makes the {lo.name} "
+            "training loss vanish by itself, so the readout has "
+            + ("no unique" if lo.name == "hinge" else "no finite")
+            + " saddle point (docs/theory.md (m)); use gamma < 1, label noise, or the square loss",
+            residual=math.inf, iterate=None)
+
+
+def _check_divergence(x, lo, lam, bias, strict=False):
+    q1, q2, V1, V2, theta, psi, m, b0 = x
+    big = 1e3 if strict else 1e9
+    if max(V1, V2, q2) > big * (1e6 if strict else 1):
+        if lam == 0 and lo.margin:
+            raise NoUniqueSolution(
+                f"at lambda = 0 the training data are linearly separable here (the norm of the "
+                f"readout grows without bound): the {lo.name} minimiser is "
+                + ("not unique" if lo.name == "hinge" else "not finite")
+                + "; use lambda > 0 (docs/theory.md (m))", residual=math.inf, iterate=x)
+        raise ConvergenceError("the order parameters diverge (V or q2 grow without bound)",
+                               residual=math.inf, iterate=x)
+    if max(abs(m), abs(b0)) > (1e3 if strict else 1e5):
+        raise NoUniqueSolution(
+            "the unpenalised " + ("bias" if abs(b0) > 1e5 else "projection m on the constant "
+                                  "direction")
+            + f" grows without bound: the labels are separable along the constant feature "
+            f"(e.g. gamma = 1 with a sign teacher and an odd student), so the {lo.name} readout "
+            "has no finite saddle point (docs/theory.md (m))", residual=math.inf, iterate=x)
+
+
+def convex_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, *, loss="logistic",
+                noise=0.0, bias=False, nodes=120, nodes_u=16, tol=1e-10):
+    """:func:`solve_convex_srf` on the grid ``alphas x lams`` after one step (``alpha0``,
+    ``eta`` through the mapping), warm-started along ``alpha``.  Returns a dict of arrays of
+    shape ``(len(alphas), len(lams))``: ``classification_error`` (NaN without labels +-1),
+    ``test_error`` (MSE), ``train_loss``, ``q2``, ``m``, ``bias``, and ``failures`` (a list of
+    ``(alpha, lam, message)``; those entries are NaN).
+
+    >>> g = convex_grid("tanh", "sign", 2, 2, [1.0, 2.0], [0.05], nodes=60, nodes_u=12)
+    >>> bool(g["classification_error"][1, 0] < g["classification_error"][0, 0])
+    True
+    """
+    from ..step.mapping import srf_mapping
+    mp = srf_mapping(student, teacher, eta, alpha0)
+    alphas, lams = np.atleast_1d(np.asarray(alphas, float)), np.atleast_1d(np.asarray(lams, float))
+    keys = ("classification_error", "test_error", "train_loss", "q2", "m", "bias")
+    out = {k: np.full((alphas.size, lams.size), np.nan) for k in keys}
+    failures = []
+    for j, lam in enumerate(lams):
+        start = None
+        for i, a in enumerate(alphas):
+            try:
+                res = solve_convex_srf(student, teacher, mp.spike_strength, mp.bulk_variance,
+                                       mp.alignment, lam, a, beta, loss=loss, noise=noise,
+                                       bias=bias, nodes=nodes, nodes_u=nodes_u, tol=tol,
+                                       start=start)
+            except (ConvergenceError, ValueError, ArithmeticError) as exc:
+                failures.append((float(a), float(lam), str(exc)))
+                start = None
+                continue
+            start = (*res.state, res.bias or 0.0)
+            vals = (res.classification_error, res.test_error, res.train_loss, res.state.q2,
+                    res.state.m, res.bias)
+            for k, v in zip(keys, vals):
+                out[k][i, j] = np.nan if v is None else v
+    out.update(alphas=alphas, lams=lams, failures=failures, loss=make_loss(loss).name)
+    return out

@@ -1,0 +1,385 @@
+r"""The fixed-point engine: one channel, one spectral side, one sweep, the solvers.
+
+The fixed point of docs/theory.md (f), (k.7) is the map ``State -> channel -> Hats ->
+spectral side -> State`` (:mod:`srfsym.theory.interfaces`).  :class:`Engine` composes a
+:class:`~srfsym.theory.interfaces.Channel` and a prior (the spectral side turned into order
+parameters: :class:`MomentPrior` for the uniform readout with any spectral back end,
+:class:`~srfsym.theory.spectral.block_wishart.BlockWishartPrior` for K groups) and is the
+only place the sweep is written.  The prior equations of the uniform readout::
+
+    V1 = <D/S>, V2 = <1/S>, theta = sqrt(beta) th^ <F/S>, psi = sqrt(beta) psi^ <H/S>,
+    q1 = q1^<D^2/S^2> + q2^<D/S^2> + th^2 <DF/S^2> + psi^2 <DH/S^2>
+    q2 = q1^<D/S^2>   + q2^<1/S^2> + th^2 <F/S^2>  + psi^2 <H/S^2>,   S = lambda + V2^ + V1^ D.
+
+**Solvers.** With a channel whose ``closed_variance`` holds (the square loss), (V1, V2) form
+a closed subsystem, solved by Newton's method on their logarithms (fallbacks: damped
+Anderson iteration, then ``scipy.optimize.root``); given (V1, V2) the sweep is *affine* in
+(m, theta) and then in (q1, q2), solved exactly by one linear solve each
+(:func:`complete`).  Any other channel is iterated as a whole (:func:`solve_general`).
+The same functions run on scalars (double or mpmath) and on columns of points (the
+batched grid, :mod:`srfsym.theory.grid`); the K-group Newton (log-Cholesky variables of
+the K x K matrix V1) is :mod:`srfsym.theory.fixed_point_groups`.
+
+>>> from srfsym.theory.channel import channel_data
+>>> from srfsym.theory.spectral.marchenko_pastur import MarchenkoPastur
+>>> P = _Problem(channel_data("tanh", "sin", 1.13, 1.02, 1.0, nodes=72),
+...              MarchenkoPastur(1.0, 1.02), 1.0, 0.1, 1.0)
+>>> V, _ = _solve_v_newton(P, (3.0, 3.0), 1e-10)
+>>> s = complete(P, float(V[0]), float(V[1]))
+>>> _residual(P, s)[0] < 1e-10
+True
+"""
+from __future__ import annotations
+
+import contextlib
+import math
+
+import mpmath
+import numpy as np
+
+from .interfaces import Channel
+from .square_channel import SquareLossChannel
+from .state import ConvergenceError, Hats, State
+
+__all__ = ["Engine", "MomentPrior", "prior_overlaps", "complete", "solve_general",
+           "NODE_LADDER"]
+
+NODE_LADDER = (48, 72, 108, 162, 243, 364)
+_NODE_LADDER = NODE_LADDER
+
+
+def prior_overlaps(hat: Hats, mom, sqrt_beta, m_new) -> State:
+    """The uniform prior equations: order parameters from the conjugates and the eleven
+    spectral sums ``mom`` at ``(lambda + V2hat, V1hat)``."""
+    th2, ps2 = hat.thetahat**2, hat.psihat**2
+    return State(
+        q1=hat.q1hat * mom.rhosq2 + hat.q2hat * mom.rho2 + th2 * mom.DF2 + ps2 * mom.DH2,
+        q2=hat.q1hat * mom.rho2 + hat.q2hat * mom.inv2 + th2 * mom.F2 + ps2 * mom.H2,
+        V1=mom.rho, V2=mom.inv,
+        theta=sqrt_beta * hat.thetahat * mom.F, psi=sqrt_beta * hat.psihat * mom.H, m=m_new)
+
+
+class MomentPrior:
+    """The uniform prior: a spectral back end (:class:`~srfsym.theory.interfaces.SpectralSide`)
+    at ridge ``lam`` and width ratio ``beta``, in double precision, mpmath (``dps``) or on
+    columns of points (``batch=True``: ``moments_array``)."""
+
+    def __init__(self, spectrum, lam, beta, dps=None, batch=False):
+        self.spectrum = spectrum
+        if dps is not None:
+            with mpmath.workdps(dps + 10):
+                self.lam, self.beta = (mpmath.mpf(str(v)) if not isinstance(v, mpmath.mpf)
+                                       else v for v in (lam, beta))
+                self.sqrt_beta = mpmath.sqrt(self.beta)
+            self.moments = lambda lp, v1: spectrum.moments_mpmath(lp, v1, dps=dps + 10)
+        else:
+            self.lam, self.beta = lam if batch else float(lam), float(beta)
+            self.sqrt_beta = math.sqrt(self.beta)
+            self.moments = (spectrum.moments_array if batch
+                            else getattr(spectrum, "moments", None))   # None: channel side only
+
+    def overlaps(self, hat: Hats, m_new) -> State:
+        return prior_overlaps(hat, self.moments(self.lam + hat.V2hat, hat.V1hat),
+                              self.sqrt_beta, m_new)
+
+
+class Engine:
+    """A channel and a prior: the sweep of the fixed point, written once.
+
+    One sweep: all conjugates from the old overlaps, ``m`` (and ``b0``) from the channel's
+    stationarity conditions, then the overlaps from the prior."""
+
+    def __init__(self, channel: Channel, prior):
+        self.channel, self.prior = channel, prior
+
+    def sweep(self, s: State) -> State:
+        step = self.channel.conjugates(s)
+        return self.prior.overlaps(step.hats, step.m)
+
+    # the channel's and the prior's parts, as the solvers use them
+    def hats(self, s: State):
+        return self.channel.hats(s)
+
+    def v_hats(self, V1, V2):
+        return self.channel.v_hats(V1, V2)
+
+    def m_update(self, theta, w):
+        return self.channel.m_update(theta, w)
+
+    def overlaps(self, hat: Hats, m_new):
+        return self.prior.overlaps(hat, m_new)
+
+    def errors(self, s: State):
+        """(test error, train error)."""
+        return self.channel.errors(s)
+
+
+class _Problem(Engine):
+    """The square-loss engine of the uniform readout: ``_Problem(channel data, spectrum,
+    alpha, lam, beta)`` (a spectral back end, or ``None`` for the channel side alone)."""
+
+    def __init__(self, ch, spectrum, alpha, lam, beta):
+        channel = SquareLossChannel(ch, alpha, beta)
+        dps = channel._dps if channel.mp else None
+        super().__init__(channel, MomentPrior(spectrum, lam, beta, dps=dps))
+        self.ch, self.spectrum, self.mp = ch, spectrum, channel.mp
+
+
+def sweep(problem: Engine, state: State) -> State:
+    """One sweep of the fixed-point map (all hats from the old overlaps, then overlaps)."""
+    return problem.sweep(state)
+
+
+# ======================================================================================
+# solvers
+
+_START = State(0.1, 0.2, 3.0, 3.0, 0.5, 0.5, 1.5)   # the reference's starting point
+
+
+def _spectral_moments(P: _Problem, V1hat, V2hat, V):
+    """Spectral sums at (lambda + V2hat, V1hat); a diverging resolvent is a ConvergenceError."""
+    try:
+        return P.prior.moments(P.prior.lam + V2hat, V1hat)
+    except ValueError as exc:
+        raise ConvergenceError(
+            f"the resolvent diverges at lambda + V2hat = {float(P.prior.lam + V2hat):.3g} "
+            f"({exc}); with lambda = 0 and mu_star = 0 the ridgeless limit needs beta < 1",
+            residual=float("inf"), iterate=V) from None
+
+
+def _v_map(P: _Problem, V):
+    V1hat, V2hat, _ = P.v_hats(V[0], V[1])
+    mom = _spectral_moments(P, V1hat, V2hat, V)
+    return mom.rho, mom.inv
+
+
+def _v_map_jacobian(P: _Problem, V):
+    """(V1, V2) map G and its exact Jacobian dG/dV.
+
+    dVhat/dV are kappa-expectations of mu^4 w^2; the spectral derivatives are the 1/S^2 sums
+    the spectrum returns anyway: d<1/S>/dlambda' = -<1/S^2>, d<1/S>/dVhat1 = -<D/S^2>,
+    d<D/S>/dlambda' = -<D/S^2>, d<D/S>/dVhat1 = -<D^2/S^2> (lambda' = lambda + Vhat2)."""
+    V1hat, V2hat, w = P.v_hats(V[0], V[1])
+    mom = _spectral_moments(P, V1hat, V2hat, V)
+    dVh = P.channel.v_hats_jacobian(w)
+    dG_dVh = ((-mom.rhosq2, -mom.rho2), (-mom.rho2, -mom.inv2))
+    # the 2 x 2 product written out, so that it also applies entrywise to a batch (grid.py)
+    dG = np.array([[dG_dVh[i][0] * dVh[0][j] + dG_dVh[i][1] * dVh[1][j] for j in range(2)]
+                   for i in range(2)])
+    return np.array([mom.rho, mom.inv]), dG
+
+
+def _solve_v_newton(P: _Problem, start, tol, max_iter=60):
+    """Newton on log(V1), log(V2) with the exact Jacobian and backtracking."""
+    u = np.log(np.maximum(np.asarray(start, dtype=float), 1e-300))
+
+    def F(u):
+        V = np.exp(u)
+        G = _v_map(P, V)
+        return np.log(np.maximum(np.asarray(G, float), 1e-300)) - u
+
+    f = F(u)
+    for it in range(1, max_iter + 1):
+        nf = np.max(np.abs(f))
+        if nf < 1e-15:
+            return np.exp(u), it
+        V = np.exp(u)
+        G, dG = _v_map_jacobian(P, V)
+        # F(u) = log G(e^u) - u  =>  J = diag(1/G) dG/dV diag(V) - I
+        J = dG * V[None, :] / G[:, None] - np.eye(2)
+        det = J[0, 0] * J[1, 1] - J[0, 1] * J[1, 0]      # 2 x 2 solve J step = -f (Cramer)
+        if not (det != 0 and math.isfinite(det)):
+            break
+        step = np.array([(J[0, 1] * f[1] - J[1, 1] * f[0]) / det,
+                         (J[1, 0] * f[0] - J[0, 0] * f[1]) / det])
+        t = 1.0
+        while t > 1e-4:
+            un = u + t * step
+            fn = F(un)
+            if np.all(np.isfinite(fn)) and np.max(np.abs(fn)) < (1 - 1e-4 * t) * nf:
+                break
+            t /= 2
+        else:
+            break
+        u, f = un, fn
+    if np.max(np.abs(f)) < tol * 1e-2:
+        return np.exp(u), max_iter
+    raise ConvergenceError("Newton on (V1, V2) did not converge",
+                           residual=float(np.max(np.abs(f))), iterate=np.exp(u))
+
+
+def _solve_v_iterate(P: _Problem, start, tol, max_iter=20000):
+    """Damped iteration of the (V1, V2) map with Anderson acceleration."""
+    x = np.asarray(start, dtype=float)
+    x, it, res = _anderson(lambda v: np.asarray(_v_map(P, v), float), x, tol * 1e-2, max_iter)
+    return x, it
+
+
+def _anderson(G, x, tol, max_iter, memory=5, damping=0.5):
+    """Anderson-accelerated damped fixed-point iteration x = G(x). Returns (x, iters, res)."""
+    X, F = [], []
+    res = np.inf
+    for it in range(1, max_iter + 1):
+        gx = G(x)
+        f = gx - x
+        res = float(np.max(np.abs(f)))
+        if not np.all(np.isfinite(gx)):
+            raise ConvergenceError("iteration produced a non-finite value", residual=res,
+                                   iterate=x)
+        if res < tol:
+            return gx, it, res
+        X.append(x.copy())
+        F.append(f.copy())
+        if len(X) > memory + 1:
+            X.pop(0)
+            F.pop(0)
+        x_new = x + damping * f
+        if len(F) > 1:
+            dF = np.array([F[i + 1] - F[i] for i in range(len(F) - 1)]).T
+            dX = np.array([X[i + 1] - X[i] for i in range(len(X) - 1)]).T
+            try:
+                coef, *_ = np.linalg.lstsq(dF, f, rcond=None)
+                cand = x + damping * f - (dX + damping * dF) @ coef
+                if np.all(np.isfinite(cand)):
+                    x_new = cand
+            except np.linalg.LinAlgError:
+                pass
+        x = x_new
+    raise ConvergenceError(f"no convergence after {max_iter} iterations", residual=res,
+                           iterate=x)
+
+
+def _affine_fixed_point(T, n, zero, check=True):
+    """Fixed point of an affine map T: R^n -> R^n read off T at 0 and the unit vectors."""
+    x0 = [zero] * n
+    b = T(x0)
+    cols = []
+    for j in range(n):
+        e = list(x0)
+        e[j] = zero + 1
+        Tj = T(e)
+        cols.append([Tj[i] - b[i] for i in range(n)])
+    # solve (I - A) x = b with A[:, j] = cols[j]
+    a11, a12 = 1 - cols[0][0], -cols[1][0]
+    a21, a22 = -cols[0][1], 1 - cols[1][1]
+    det = a11 * a22 - a12 * a21
+    if check and (det == 0 or abs(det) < 1e-300):
+        raise ConvergenceError("the linear part of the fixed point is singular "
+                               "(e.g. the interpolation peak at lambda = 0)",
+                               residual=float(abs(det)))
+    return [(b[0] * a22 - a12 * b[1]) / det, (a11 * b[1] - a21 * b[0]) / det], det
+
+
+def _complete(P: _Problem, V1, V2):
+    """Given (V1, V2): exact (m, theta), psi, (q1, q2) by affine solves on the sweep."""
+    return _complete_with_dets(P, V1, V2)[0]
+
+
+def _complete_with_dets(P: _Problem, V1, V2, check=True):
+    """:func:`_complete` and the determinants of its two linear solves; ``check=False``
+    (a batch of points, grid.py) leaves the singular / unstable points to the caller."""
+    zero = 0 * V1
+    sweeps = []
+
+    def T_mt(x):
+        m, th = x
+        hat, w_ = P.hats(State(zero, zero, V1, V2, th, zero, m))
+        new = P.overlaps(hat, P.m_update(th, w_))
+        sweeps.append(new)
+        return [new.m, new.theta]
+
+    (m, theta), det_mt = _affine_fixed_point(T_mt, 2, zero, check)
+    if P.channel.E(P.channel.mu0 * P.channel.mu0) == 0:
+        m = zero
+    # psi from the sweep at q = theta = psi = m = 0, T_mt's first evaluation (psi does not
+    # depend on m, theta or q)
+    psi = sweeps[0].psi
+
+    def T_q(x):
+        q1, q2 = x
+        hat, _ = P.hats(State(q1, q2, V1, V2, theta, psi, m))
+        new = P.overlaps(hat, m)
+        return [new.q1, new.q2]
+
+    (q1, q2), det = _affine_fixed_point(T_q, 2, zero, check)
+    if check and det <= 0:
+        raise ConvergenceError(
+            "no finite fixed point: the (q1, q2) system is past its stability limit "
+            "(test error diverges; increase lambda or move away from alpha = beta)",
+            residual=float(det))
+    return State(q1, q2, V1, V2, theta, psi, m), det_mt, det
+
+
+def _residual(P: _Problem, s: State):
+    new = P.sweep(s)
+    return max(abs(float(a - b)) / max(1.0, abs(float(b))) for a, b in zip(new, s)), new
+
+
+
+
+complete = _complete
+
+
+def solve_general(engine: Engine, start: State, tol=1e-11, max_iter=2000, b0=0.0):
+    """Solve any channel (no closed (V1, V2) subsystem needed) by Anderson-mixed damped
+    iteration of the whole sweep on ``(State, b0)`` (uniform readout, double precision).
+
+    Returns ``(state, b0, iterations)``; the stopping rule is the verification rule of the
+    structured solver: every order parameter moves by less than ``tol`` (relative above 1).
+
+    >>> from srfsym.theory.channel import channel_data
+    >>> from srfsym.theory.spectral.marchenko_pastur import MarchenkoPastur
+    >>> P = _Problem(channel_data("tanh", "sin", 1.13, 1.02, 1.0, nodes=72),
+    ...              MarchenkoPastur(1.0, 1.02), 1.0, 0.1, 1.0)
+    >>> s, _, _ = solve_general(P, _START)
+    >>> V, _ = _solve_v_newton(P, (3.0, 3.0), 1e-10)
+    >>> bool(abs(s.V1 / V[0] - 1) < 1e-9)
+    True
+    """
+    channel = engine.channel
+
+    def G(x):
+        state = State(*x[:7])
+        step = channel.conjugates(state, x[7] if channel.trained_bias else None)
+        new = engine.prior.overlaps(step.hats, step.m)
+        return np.array([*new, step.b0 if step.b0 is not None else 0.0], dtype=float)
+
+    x0 = np.array([*start, b0], dtype=float)
+    x, it, _ = _anderson(G, x0, tol * 0.1, max_iter)
+    return State(*x[:7]), float(x[7]), it
+
+
+def _validate(alpha, lam, beta):
+    from ..core.checks import scalar_like
+    for name, v in (("alpha", alpha), ("lambda", lam), ("beta", beta)):
+        v = scalar_like(name, v)
+        if not math.isfinite(float(v)):
+            raise ValueError(f"{name} must be finite, got {v}")
+    if float(alpha) <= 0:
+        raise ValueError(f"alpha (readout samples per dimension) must be > 0, got {alpha}")
+    if float(lam) < 0:
+        raise ValueError(f"lambda (ridge penalty) must be >= 0, got {lam}")
+    if float(beta) <= 0:
+        raise ValueError(f"beta = p/d must be > 0, got {beta}")
+    if float(lam) == 0 and float(alpha) < float(beta):
+        raise ValueError(f"lambda = 0 with alpha = {alpha} < beta = {beta}: fewer samples than "
+                         "features, the ridgeless readout interpolates and the fixed point has no "
+                         "unique solution; use lambda > 0 (or alpha > beta)")
+    # beyond these the double-precision spectral formulas overflow
+    for name, v, lo, hi in (("alpha", alpha, 1e-100, 1e100), ("lambda", lam, 0.0, 1e100),
+                            ("beta", beta, 1e-100, 1e100)):
+        if not lo <= float(v) <= hi:
+            raise ValueError(f"{name} = {v} is outside the supported range [{lo:g}, {hi:g}]")
+
+
+def _validate_solver(tol, max_iter):
+    if not (isinstance(tol, (int, float)) and math.isfinite(tol) and tol > 0):
+        raise ValueError(f"tol must be a positive number, got {tol!r}")
+    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
+        raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
+
+
+_NODE_LADDER = (48, 72, 108, 162, 243, 364)
+_NODE_CACHE: dict = {}
+
+
