@@ -202,13 +202,13 @@ def test_cli_error_with_loss_noise_bias(capsys):
     code = main(["error", "--student", "tanh", "--teacher", "sign", "--alpha0", "2", "--eta", "2",
                  "--lam", "0.05", "--alpha", "2", "--loss", "logistic", "--noise", "0.25",
                  "--json"])
-    row = json.loads(capsys.readouterr().out)[0]
+    row = json.loads(capsys.readouterr().out)["rows"][0]
     api = solve("tanh", "sign", 2, 2, 0.05, 2.0, loss="logistic", noise=0.25)
     assert code == 0 and row["loss"] == "logistic" and row["noise"] == 0.25
     assert abs(row["classification_error"] - api.classification_error) < 1e-12
     code = main(["error", "--student", "tanh", "--teacher", "sin", "--alpha0", "2", "--eta", "2",
                  "--lam", "0.1", "--alpha", "2", "--bias", "--noise", "0.1", "--json"])
-    row = json.loads(capsys.readouterr().out)[0]
+    row = json.loads(capsys.readouterr().out)["rows"][0]
     assert code == 0 and row["bias"] is not None and row["loss"] == "square"
 
 
