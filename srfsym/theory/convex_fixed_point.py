@@ -185,9 +185,10 @@ def _start(student, teacher, r, c, gamma, lam, alpha, beta, spec, nodes, start):
         return _vector(_START, 0.0)
 
 
-def _iterate(G, x, tol, max_iter, method, lo, lam, bias, memory=5, damping=0.5):
-    """Damped iteration x <- x + damping (G(x) - x) with Anderson mixing; iterates that
-    leave the domain (q, V > 0, psi^2 <= q1) fall back to the damped step."""
+def _iterate(G, x, tol, max_iter, method, lo, lam, bias, memory=5, damping=0.5, mixing=1.0):
+    """Damped iteration x <- x + damping (G(x) - x), or Anderson mixing (type II, mixing
+    parameter ``mixing`` on the residual, memory ``memory``); Anderson iterates that leave
+    the domain (q, V > 0, psi^2 <= q1) fall back to the damped step."""
     X, F = [], []
     for it in range(1, max_iter + 1):
         try:
@@ -221,7 +222,7 @@ def _iterate(G, x, tol, max_iter, method, lo, lam, bias, memory=5, damping=0.5):
                 dX = np.array([X[i + 1] - X[i] for i in range(len(X) - 1)]).T
                 try:
                     coef, *_ = np.linalg.lstsq(dF, f, rcond=None)
-                    cand = x + damping * f - (dX + damping * dF) @ coef
+                    cand = x + mixing * f - (dX + mixing * dF) @ coef
                     if _admissible(cand):
                         x_new = cand
                 except np.linalg.LinAlgError:
