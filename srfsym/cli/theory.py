@@ -188,6 +188,8 @@ def cmd_bounds(args):
     from ..step.mapping import srf_mapping
     mode = _bounds_mode(args)
     voc = vocabulary_arg(args)
+    if mode == "optimize" and args.bias:
+        raise CLIError("--bias is not available with --optimize-eta (give --eta, or --r --c)")
     if mode == "optimize":
         with status(f"minimising the bounds over eta in (0, {args.eta_max:g}]"
                     + (f", then at {args.dps} digits" if args.dps else "")):
@@ -221,7 +223,8 @@ def cmd_bounds(args):
                  + f"bounds at {args.dps} digits (mpmath Gauss-Hermite quadrature, node count "
                  "raised from 60 by 1.5x until two counts agree)")
           if args.dps else contextlib.nullcontext()):
-        b = bounds(args.student, args.teacher, r, c, gamma, dps=args.dps, vocabulary=voc)
+        b = bounds(args.student, args.teacher, r, c, gamma, dps=args.dps, vocabulary=voc,
+                   bias=args.bias)
     row = _zero_below_error(table_row("bounds", args.student, args.teacher, **head,
                                       **_rename_bounds(b.to_dict(args.dps or 30))), b)
     if not emit_output(args, [row], notes=b.notes):
@@ -250,7 +253,8 @@ def cmd_curve(args):
                         **_solve_kwargs(args))
     mp = lc.results[0].mapping
     voc = vocabulary_arg(args)
-    b = bounds(args.student, args.teacher, mp.r, mp.c, mp.gamma, vocabulary=voc)
+    b = bounds(args.student, args.teacher, mp.r, mp.c, mp.gamma, vocabulary=voc,
+               bias=bool(getattr(args, "bias", False)))
     sim = None
     if args.simulate:
         from ..simulation.simulate import simulate
@@ -383,6 +387,9 @@ def register(sub):
     p.add_argument("--dps", type=int, default=None,
                    help="also evaluate at this many digits with mpmath (the float fields are "
                    "then these values rounded)")
+    p.add_argument("--bias", action="store_true",
+                   help="a trained output bias: the constant function joins both spans "
+                   "(docs/theory.md (m))")
     add_vocabulary(p)
     add_output(p)
     p.set_defaults(func=cmd_bounds)

@@ -75,6 +75,7 @@ class Bounds:
     mp_values: dict | None = None
     vocabulary: object = None
     notes: list = field(default_factory=list)
+    bias: bool = False
 
     def to_dict(self, dps: int = 30) -> dict:
         """JSON-ready dict; with mpmath values, each float is the decimal value rounded.
@@ -85,7 +86,7 @@ class Bounds:
                "spike_span_projection": self.spike_span, "r": self.r, "c": self.c,
                "gamma": self.gamma, "kappa_nodes": self.nodes,
                "kappa_node_error": self.node_error, "precision": self.precision,
-               "notes": list(self.notes)}
+               "notes": list(self.notes), "bias": self.bias}
         if self.mp_values:
             out["decimal"] = {k: mpmath.nstr(v, dps) for k, v in self.mp_values.items()}
         if self.vocabulary is not None and not self.vocabulary.is_uniform:
@@ -150,8 +151,12 @@ def _project(gram, u, keep):
     return coef
 
 
-def _all_projections(ch):
+def _all_projections(ch, bias=False):
     """(upper, lower, spike_span, b_upper, b_lower) from (group) channel data.
+
+    With ``bias`` (a trained output bias, docs/theory.md (m)) the constant function joins
+    the functions of kappa of both spans (after them: ``b_upper`` has K + 1 entries,
+    ``b_lower`` 3K + 1, the constant's coefficient last).
 
     The basis is ``mu0^(j)`` (j = 1..K), then ``kappa mu1^(j)``, then the ``z mu1^(j)``
     directions (docs/theory.md (k.3)); for the uniform readout (K = 1) these are the three
@@ -169,7 +174,7 @@ def _all_projections(ch):
     mu0 = [g.mu0 for g in groups]
     kmu1 = [[k * m for k, m in zip(kappa, g.mu1)] for g in groups]
     mu1 = [g.mu1 for g in groups]
-    basis = mu0 + kmu1
+    basis = mu0 + kmu1 + ([[1 + 0 * k for k in kappa]] if bias else [])
     h, h1, h2 = groups[0].h, groups[0].h1, groups[0].h2
     gram = [[E([a * b for a, b in zip(f, g)]) for g in basis] for f in basis]
     u = [E([a * g for a, g in zip(f, h)]) for f in basis]
@@ -191,13 +196,16 @@ def _all_projections(ch):
         return (beyond + E([(a - b) ** 2 for a, b in zip(h, fit)])
                 + E([(a - b) ** 2 for a, b in zip(h1, zfit)]))
 
-    b_up = _project(gram, u, list(range(K)))
-    b_span = _project(gram, u, list(range(2 * K)))
+    const = [2 * K] if bias else []
+    b_up = _project(gram, u, list(range(K)) + const)
+    b_span = _project(gram, u, list(range(2 * K)) + const)
     b_z = _project(zgram, zu, list(range(K)))
-    upper = distance(b_up + [zero] * K, [])
+    full_up = b_up[:K] + [zero] * K + b_up[K:]      # on the whole basis, for `distance`
+    upper = distance(full_up, [])
     span = distance(b_span, [])
     lower = distance(b_span, b_z)
-    return upper, lower, span, tuple(b_up), tuple(b_span + b_z)
+    b_low = b_span[:2 * K] + b_z + b_span[2 * K:]
+    return upper, lower, span, tuple(b_up), tuple(b_low)
 
 
 def _tidy(x, ceiling=None):
@@ -220,13 +228,13 @@ def _kernel(teacher, dps=None):
 _LADDER = (60, 90, 135, 200, 300)
 
 
-def _double(student, teacher, r, c, gamma, nodes, voc):
+def _double(student, teacher, r, c, gamma, nodes, voc, bias=False):
     node_error = None
     if nodes == "auto":
         prev = None
         for K in _LADDER:
             cur = _all_projections(group_channel_data(student, teacher, r, c, gamma, voc,
-                                                      nodes=K))
+                                                      nodes=K), bias)
             if prev is not None:
                 node_error = float(max(abs(a - b) for a, b in zip(cur[:3], prev[:3])))
                 if node_error < 1e-13:
@@ -234,11 +242,12 @@ def _double(student, teacher, r, c, gamma, nodes, voc):
             prev = cur
     else:
         K = int(nodes)
-        cur = _all_projections(group_channel_data(student, teacher, r, c, gamma, voc, nodes=K))
+        cur = _all_projections(group_channel_data(student, teacher, r, c, gamma, voc, nodes=K),
+                               bias)
     return cur, K, node_error
 
 
-def _mpmath(student, teacher, r, c, gamma, dps, voc):
+def _mpmath(student, teacher, r, c, gamma, dps, voc, bias=False):
     """Projections at ``dps`` digits; kappa nodes raised until two counts agree to
     ``dps - 3`` digits."""
     prev = None
@@ -247,7 +256,7 @@ def _mpmath(student, teacher, r, c, gamma, dps, voc):
         ch = group_channel_data(student, teacher, str(r), str(c), str(gamma), voc, nodes=K,
                                 dps=dps)
         with mpmath.workdps(dps + 10):
-            cur = _all_projections(ch)
+            cur = _all_projections(ch, bias)
         if prev is not None:
             err = max(abs(a - b) for a, b in zip(cur[:3], prev[:3]))
             if err < mpmath.mpf(10) ** (-(dps - 3)):
@@ -260,7 +269,7 @@ def _mpmath(student, teacher, r, c, gamma, dps, voc):
 
 
 def bounds(student, teacher, r, c, gamma=1.0, dps=None, nodes="auto", *,
-           vocabulary=None) -> Bounds:
+           vocabulary=None, bias=False) -> Bounds:
     """Upper and lower bounds on the test error and the kernel baseline at sRF parameters
     (r, c, gamma); both bounds hold at every gamma (docs/theory.md (l.4)).
 
@@ -280,6 +289,11 @@ def bounds(student, teacher, r, c, gamma=1.0, dps=None, nodes="auto", *,
         group's ``mu0^(j)``, ``kappa mu1^(j)`` (and ``z mu1^(j)``), group j having spike
         ``r omega_j`` and bulk variance ``1 + omega_j^2 (c - 1)``.  They do not depend on
         the weights.  ``None`` is the uniform readout.
+    bias : bool
+        A trained (unpenalised) output bias: the constant function joins both spans (the
+        paper's eq. (132); docs/theory.md (m)), so both bounds can only go down.
+        ``b_upper`` is then a tuple ending with the constant's coefficient, and so is
+        ``b_lower``.
 
     Examples
     --------
@@ -299,24 +313,32 @@ def bounds(student, teacher, r, c, gamma=1.0, dps=None, nodes="auto", *,
     >>> u, v = (bounds("tanh", "sin", 1.13406, 1.018973, vocabulary=w) for w in ([1], [1, 2]))
     >>> round(u.upper, 5), round(v.upper, 5), round(v.lower, 5)
     (0.02026, 0.00895, 0.00049)
+
+    A trained bias adds the constant function (it matters when mu0 is not constant-free,
+    e.g. an unbalanced target):
+
+    >>> a, b = (bounds("relu", "relu", 1.0, 1.2, 0.9, bias=t) for t in (False, True))
+    >>> b.upper <= a.upper and b.lower <= a.lower, len(b.b_upper)
+    (True, 2)
     """
     if dps is not None:
         check_dps(dps, MAX_SOLVER_DPS)
     voc = make_vocabulary(vocabulary)
     (upper, lower, span, b_up, b_low), K, node_error = _double(student, teacher, r, c,
-                                                               gamma, nodes, voc)
+                                                               gamma, nodes, voc, bool(bias))
     notes = [f"the {name} projection came out at {float(v):.1e} < 0: it is zero to within "
              "double-precision rounding (use dps for its value)"
              for name, v in (("upper", upper), ("lower", lower)) if v <= -1e-12]
     upper = _tidy(upper)
     span = _tidy(span, upper)
     lower = _tidy(lower, span)
-    b_up = float(b_up[0]) if voc.K == 1 else tuple(float(b) for b in b_up)
+    b_up = float(b_up[0]) if len(b_up) == 1 else tuple(float(b) for b in b_up)
     out = Bounds(float(upper), float(lower), _kernel(teacher), b_up,
                  tuple(float(b) for b in b_low), float(span), float(r), float(c),
-                 float(gamma), K, node_error, vocabulary=voc, notes=notes)
+                 float(gamma), K, node_error, vocabulary=voc, notes=notes, bias=bool(bias))
     if dps is not None:
-        (upper, lower, span, _, _), K, err = _mpmath(student, teacher, r, c, gamma, dps, voc)
+        (upper, lower, span, _, _), K, err = _mpmath(student, teacher, r, c, gamma, dps, voc,
+                                                     bool(bias))
         with mpmath.workdps(dps):
             upper = _tidy(+upper)
             span = _tidy(+span, upper)

@@ -265,6 +265,19 @@ def _separable_along_constant(C, lo, bias):
             residual=math.inf, iterate=None)
 
 
+def _predict(done, a):
+    """Warm start at ``alpha = a`` from the last converged points of a grid column: the
+    secant through the last two (if admissible), else the last one, else None."""
+    if not done:
+        return None
+    if len(done) == 2:
+        (a0, x0), (a1, x1) = done
+        cand = x1 + (x1 - x0) * (a - a1) / (a1 - a0)
+        if _admissible(cand):
+            return tuple(cand)
+    return tuple(done[-1][1])
+
+
 def _check_divergence(x, lo, lam, bias, strict=False):
     q1, q2, V1, V2, theta, psi, m, b0 = x
     big = 1e3 if strict else 1e9
@@ -305,18 +318,18 @@ def convex_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, *, loss="
     out = {k: np.full((alphas.size, lams.size), np.nan) for k in keys}
     failures = []
     for j, lam in enumerate(lams):
-        start = None
+        done = []           # (alpha, unknowns) of the converged points of this column
         for i, a in enumerate(alphas):
             try:
                 res = solve_convex_srf(student, teacher, mp.spike_strength, mp.bulk_variance,
                                        mp.alignment, lam, a, beta, loss=loss, noise=noise,
                                        bias=bias, nodes=nodes, nodes_u=nodes_u, tol=tol,
-                                       start=start)
+                                       start=_predict(done, a))
             except (ConvergenceError, ValueError, ArithmeticError) as exc:
                 failures.append((float(a), float(lam), str(exc)))
-                start = None
+                done = []
                 continue
-            start = (*res.state, res.bias or 0.0)
+            done = (done + [(float(a), _vector(res.state, res.bias or 0.0))])[-2:]
             vals = (res.classification_error, res.test_error, res.train_loss, res.state.q2,
                     res.state.m, res.bias)
             for k, v in zip(keys, vals):
