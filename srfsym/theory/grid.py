@@ -344,7 +344,8 @@ def _choose_nodes(student, teacher, r, c, gamma, alphas, lams, beta, tol):
 
 def solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, spectrum="mp", *,
                d=None, seed=0, nodes="auto", tol=1e-10, mu0_correction=True,
-               on_failure="report", max_iter=20000, chunk=65536) -> GridResult:
+               on_failure="report", max_iter=20000, chunk=65536, loss="square", noise=0.0,
+               bias=False) -> GridResult:
     """Test and train error on every point of the grid ``alphas x lams`` at once.
 
     Same model and answer as :func:`srfsym.solve` (each entry equals the single-point
@@ -378,11 +379,22 @@ def solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, spectrum="
     chunk : int
         Points are solved in blocks of about ``chunk / nodes`` (speed only: the answer
         does not depend on it).
+    loss, noise, bias :
+        A readout loss, label noise, a trained bias (docs/theory.md (m)): the grid is then
+        solved point by point by the convex-loss fixed point
+        (:func:`~srfsym.theory.convex_fixed_point.convex_solve_grid`; ``nodes="auto"`` means
+        120 there), and the result also has ``classification_error`` and ``train_loss``.
 
     >>> g = solve_grid("tanh", "sin", 20, 3, [0.5, 1.0, 2.0], [0.1], beta=2.0)
     >>> bool(np.all(np.diff(g.test_error[:, 0]) < 0))
     True
     """
+    if not (isinstance(loss, str) and loss.strip() == "square") or noise != 0 or bias:
+        from .convex_fixed_point import convex_solve_grid
+        return convex_solve_grid(student, teacher, alpha0, eta, alphas, lams, beta, spectrum,
+                                 loss=loss, noise=noise, bias=bias, tol=tol, d=d, seed=seed,
+                                 nodes=120 if nodes == "auto" else int(nodes),
+                                 mu0_correction=mu0_correction, on_failure=on_failure)
     t0 = time.perf_counter()
     alphas = _grid_axis("alphas", alphas, 0.0, True)
     lams = _grid_axis("lams", lams, 0.0, False)

@@ -208,9 +208,13 @@ def _logistic_newton(x0, w, v, plain_steps=8):
     x, hi = np.array(x0, dtype=float), w + v
     for _ in range(plain_steps):
         s = _sigmoid_neg(x)
-        step = (x - w - v * s) / (1 + v * s * (1 - s))
+        G = x - w - v * s
+        step = G / (1 + v * s * (1 - s))
         xn = np.minimum(np.maximum(x - step, w), hi)
-        done = bool(np.all(np.abs(step) <= 2e-15 * (1 + np.abs(x))))
+        # converged: a final step below 2e-15 (1 + |x|), or G at the level of its own
+        # rounding (large V: the step may then stay above that tolerance)
+        done = bool(np.all((np.abs(step) <= 2e-15 * (1 + np.abs(x)))
+                           | (np.abs(G) <= 4e-16 * (np.abs(x) + np.abs(w) + v * s))))
         x = xn
         if done:
             return x
