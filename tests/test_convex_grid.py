@@ -32,3 +32,38 @@ def test_convex_grid_warm_starts_do_not_change_the_answer():
                                nodes=60, nodes_u=12, tol=1e-12)
         assert abs(g["classification_error"][i, 0] - one.classification_error) < 1e-10
     assert not g["failures"] and np.all(np.diff(g["classification_error"][:, 0]) < 0)
+
+
+def test_cli_curve_logistic_plot(tmp_path, capsys):
+    """`curve --loss logistic --plot`: the figure has a classification-error panel whose
+    line is the theory's classification error."""
+    import json
+
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from srfsym.cli import main
+    path = tmp_path / "c.png"
+    figs = []
+    orig = plt.Figure.savefig
+
+    def keep(self, *a, **k):
+        figs.append(self)
+        return orig(self, *a, **k)
+
+    plt.Figure.savefig = keep
+    try:
+        assert main(["curve", "--student", "tanh", "--teacher", "sign", "--alpha0", "2",
+                     "--eta", "2", "--lam", "0.05", "--alpha", "1", "2", "--loss", "logistic",
+                     "--plot", str(path), "--json"]) == 0
+    finally:
+        plt.Figure.savefig = orig
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    assert path.stat().st_size > 0 and len(figs) == 1
+    line = figs[0].axes[1].get_lines()[0]
+    assert np.allclose(line.get_ydata(), [r["classification_error"] for r in rows], rtol=0,
+                       atol=1e-15)
+    m = srf_mapping("tanh", "sign", 2, 2)
+    one = solve_convex_srf("tanh", "sign", m.r, m.c, m.gamma, 0.05, 2.0, loss="logistic")
+    assert abs(rows[1]["classification_error"] - one.classification_error) < 1e-9

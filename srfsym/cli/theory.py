@@ -245,9 +245,9 @@ def cmd_curve(args):
     spacing = np.geomspace if args.log_alpha else np.linspace
     alphas = np.asarray(args.alpha if args.alpha else
                         spacing(args.alpha_min, args.alpha_max, args.points))
-    if not _plain_square(args) and (args.plot or args.simulate):
-        raise CLIError("--plot and --simulate are for the ridge readout for now; with --loss, "
-                       "--noise or --bias use the table, --json or --csv output")
+    if not _plain_square(args) and args.simulate:
+        raise CLIError("--simulate is for the ridge readout for now; with --loss, --noise or "
+                       "--bias the curve is theory only (table, --json, --csv or --plot)")
     lc = learning_curve(args.student, args.teacher, args.alpha0, args.eta, args.lam, alphas,
                         beta=args.beta, progress=not (args.json or args.csv or args.quiet),
                         **_solve_kwargs(args))
@@ -326,9 +326,24 @@ def curve_figure(args, lc, b, sim, warns=()):
     caption carries the notes and the warnings on the agreement with the simulation."""
     from .figures import caption, legend_right, pyplot, sem_label
     plt = pyplot()
-    fig, ax = plt.subplots(figsize=(6, 3.8))
+    first = lc.results[0]
+    loss = getattr(first, "loss", "square")
+    cl = getattr(first, "classification_error", None) is not None
+    if cl:      # labels +-1: the classification error beside the test MSE
+        fig, (ax, ax2) = plt.subplots(1, 2, figsize=(11, 3.8))
+        ax2.plot(lc.alphas, [r.classification_error for r in lc.results], color="C4", lw=2,
+                 label=f"sRF theory, {loss} loss, $\\lambda$ = {args.lam:g}")
+        ax2.set_xlabel(r"$\alpha = n/d$")
+        ax2.set_ylabel(r"test classification error $P(\mathrm{sign}\,\hat y \neq y)$")
+        ax2.grid(alpha=0.3, which="both")
+        ax2.legend(fontsize=8)
+        if args.log_alpha:
+            ax2.set_xscale("log")
+    else:
+        fig, ax = plt.subplots(figsize=(6, 3.8))
     ax.plot(lc.alphas, lc.test_error, color="C0", lw=2,
-            label=f"sRF theory, $\\lambda$ = {args.lam:g}")
+            label=f"sRF theory, $\\lambda$ = {args.lam:g}"
+            + ("" if loss == "square" else f" ({loss} loss, test MSE)"))
     ax.axhline(b.upper, ls="--", color="C1",
                label="upper bound on $\\min_\\lambda$ test error\n($\\lambda\\to\\infty$ limit)")
     ax.axhline(b.lower, ls="-.", color="C2",
@@ -345,7 +360,11 @@ def curve_figure(args, lc, b, sim, warns=()):
     ax.set_ylabel(r"test error $\varepsilon_g$")
     ax.set_title(curve_title(args, lc.results[0].mapping, vocabulary_arg(args)), fontsize=10)
     ax.grid(alpha=0.3, which="both")
-    legend_right(ax)
+    if cl:
+        ax.legend(fontsize=7)
+        fig.tight_layout()
+    else:
+        legend_right(ax)
     caption(fig, curve_notes(lc.alphas, lc.test_error, b, args.lam)
             + [w[0].upper() + w[1:] + "." for w in warns])
     return fig
