@@ -67,3 +67,33 @@ def test_cli_curve_logistic_plot(tmp_path, capsys):
     m = srf_mapping("tanh", "sign", 2, 2)
     one = solve_convex_srf("tanh", "sign", m.r, m.c, m.gamma, 0.05, 2.0, loss="logistic")
     assert abs(rows[1]["classification_error"] - one.classification_error) < 1e-9
+
+
+def test_sweep_theory_rows_with_a_loss(tmp_path):
+    """A [theory] table with loss / noise / bias: rows carry them and the classifier's
+    numbers, equal to the single-point solver; the defaults keep the grid id of a table
+    without these keys."""
+    from srfsym.sweep.run import grid_id, parse_spec, read_results, run_sweep
+    base = {"student": "tanh", "teacher": "sign", "alpha0": 2, "eta": 2, "lam": 0.1,
+            "alpha": [1.0, 2.0]}
+    spec = parse_spec({"theory": {**base, "loss": ["square", "logistic"], "noise": 0.1}})
+    out = tmp_path / "s.csv"
+    summary = run_sweep(spec, out, workers=1, progress=False)
+    assert summary.failed == 0
+    rows = [r for r in read_results(out) if r["loss"] == "logistic"]
+    assert len(rows) == 2 and all(r["noise"] == "0.1" and r["bias"] == "false" for r in rows)
+    m = srf_mapping("tanh", "sign", 2, 2)
+    one = solve_convex_srf("tanh", "sign", m.r, m.c, m.gamma, 0.1, 2.0, loss="logistic",
+                           noise=0.1)
+    row = next(r for r in rows if float(r["alpha"]) == 2.0)
+    assert abs(float(row["classification_error"]) - one.classification_error) < 1e-9
+    assert grid_id(parse_spec({"theory": {**base, "loss": "square", "noise": 0.0}})) == \
+        grid_id(parse_spec({"theory": base}))
+
+
+def test_vocabulary_with_a_convex_loss_is_refused_with_the_reason():
+    import pytest
+
+    from srfsym.theory.fixed_point import solve_srf
+    with pytest.raises(ValueError, match="K x K"):
+        solve_srf("tanh", "sign", 1.0, 1.1, 0.8, 0.1, 2.0, loss="logistic", vocabulary=[1, 2])

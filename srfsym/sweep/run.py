@@ -78,7 +78,10 @@ _VOCABULARY = "vocabulary"
 _THEORY_KEYS = {"student": (str, ...), "teacher": (str, ...), "alpha0": (_NUMBER, ...),
                 "eta": (_NUMBER, ...), "lam": (_NUMBER, ...), "alpha": (_NUMBER, ...),
                 "beta": (_NUMBER, 1.0), "vocabulary": (_VOCABULARY, "1.0"),
-                "spectrum": (str, "mp"), "d": (int, None), "seed": (int, 0)}
+                "spectrum": (str, "mp"), "d": (int, None), "seed": (int, 0),
+                "loss": (str, "square"), "noise": (_NUMBER, 0.0), "bias": (bool, False)}
+#: theory keys left out of ``grid_id`` at their default (older sweeps keep their id)
+_LOSS_KEYS = ("loss", "noise", "bias")
 _SIMULATION_KEYS = {"student": (str, ...), "teacher": (str, ...), "alpha0": (_NUMBER, ...),
                     "eta": (_NUMBER, ...), "lam": (_NUMBER, ...), "alpha": (_NUMBER, ...),
                     "d": (int, ...), "beta": (_NUMBER, 1.0), "vocabulary": (_VOCABULARY, "1.0"),
@@ -92,7 +95,9 @@ _CHOICES = {"spectrum": ("mp", "sample"), "model": ("network", "srf")}
 #: table (``srfsym.cli.common.INPUT_COLUMNS + SRF_COLUMNS``: ``source``, the inputs, r, c, gamma)
 COLUMNS = ("source", "student", "teacher", "alpha0", "eta", "lam", "alpha", "beta", "r", "c",
            "gamma", "vocabulary", "spectrum", "d", "model", "n_test", "shared_first_layer", "seed",
-           "test_error", "train_error", "residual", "method", "seconds", "note", "grid_id")
+           "loss", "noise", "bias",
+           "test_error", "train_error", "classification_error", "train_loss", "residual",
+           "method", "seconds", "note", "grid_id")
 #: the columns that identify a row (a point, and a seed for simulations; r, c, gamma are
 #: computed from them)
 KEY_COLUMNS = tuple(c for c in COLUMNS[:COLUMNS.index("test_error")] if c not in ("r", "c",
@@ -210,6 +215,14 @@ def _check_value(table, key, v):
         raise SweepError(f"{where} must be a positive integer, got {v}")
     if key == "seed" and v < 0:
         raise SweepError(f"{where} must be >= 0, got {v}")
+    if key == "noise" and not (math.isfinite(float(v)) and v >= 0):
+        raise SweepError(f"{where} is a variance: it must be a finite number >= 0, got {v}")
+    if key == "loss":
+        from ..theory.losses import loss as make_loss
+        try:
+            make_loss(v)
+        except ValueError as exc:
+            raise SweepError(f"{where}: {exc}") from None
     if key in _CHOICES and v not in _CHOICES[key]:
         raise SweepError(f"{where} must be one of {', '.join(map(repr, _CHOICES[key]))}, "
                          f"got {v!r}")
@@ -229,7 +242,7 @@ def parse_spec(raw: dict) -> dict:
     ...                        "lam": 0.1, "alpha": [1, 2], "gamma": 1}})  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    srfsym.sweep.run.SweepError: [theory] unknown key 'gamma'; allowed: student, teacher, ..., seed
+    srfsym.sweep.run.SweepError: [theory] unknown key 'gamma'; allowed: student, teacher, ..., bias
     """
     if not isinstance(raw, dict):
         raise SweepError("a sweep description is a table with [theory] and/or [simulation]")
@@ -305,6 +318,10 @@ def grid_id(spec: dict) -> str:
     ...     "alpha0": 20.0, "eta": [3], "lam": 0.1, "alpha": [1.0], "beta": 1}}))
     True
     """
+    spec = {table: {k: v for k, v in body.items()
+                    if not (table == "theory" and k in _LOSS_KEYS
+                            and v == [_THEORY_KEYS[k][1]])}
+            for table, body in spec.items()}
     text = json.dumps(spec, sort_keys=True, default=repr)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -437,13 +454,18 @@ def _theory_rows(task):
     t0 = time.perf_counter()
     voc = vocabulary_of(task.get("vocabulary", "1.0"))
     if voc is not None:
+        if any(task.get(k, _THEORY_KEYS[k][1]) != _THEORY_KEYS[k][1] for k in _LOSS_KEYS):
+            raise SweepError("[theory] a readout vocabulary with loss, noise or bias is not "
+                             "available: the convex-loss fixed point is for the uniform "
+                             "readout (docs/theory.md (m))")
         return _theory_rows_vocabulary(task, voc, t0)
     sample = {} if task["spectrum"] == "mp" else {"d": task["d"], "seed": task["seed"]}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")           # what they say is in the notes below
         g = solve_grid(task["student"], task["teacher"], task["alpha0"], task["eta"],
                        task["alpha"], task["lam"], beta=task["beta"],
-                       spectrum=task["spectrum"], **sample)
+                       spectrum=task["spectrum"], **sample,
+                       **{k: task[k] for k in _LOSS_KEYS if k in task})
     each = (time.perf_counter() - t0) / g.converged.size
     # caveats (the mapping's notes, e.g. a non-odd activation) go into every row's note,
     # a failure into its own row's
@@ -457,12 +479,23 @@ def _theory_rows(task):
             rows.append(_row(task, alpha=a, lam=lam, r=g.r, c=g.c, gamma=g.gamma,
                              test_error=float(g.test_error[i, j]),
                              train_error=float(g.train_error[i, j]),
+                             **_classifier_values(g, i, j),
                              residual=float(g.residual[i, j]),
                              method=how if how == "failed" else
                              f"{how} ({g.nodes} kappa nodes{where})", seconds=each,
                              note="; ".join(([failed[a, lam]] if (a, lam) in failed else [])
                                             + caveats)))
     return rows
+
+
+def _classifier_values(g, i, j):
+    """``classification_error`` and ``train_loss`` of a convex-loss grid (else none)."""
+    out = {}
+    for key in ("classification_error", "train_loss"):
+        v = getattr(g, key, None)
+        if v is not None and math.isfinite(v[i, j]):
+            out[key] = float(v[i, j])
+    return out
 
 
 def _theory_rows_vocabulary(task, voc, t0):
@@ -537,6 +570,11 @@ def read_results(path) -> list:
         if reader.fieldnames and reader.fieldnames[0] == "kind":
             raise SweepError(f"{path} was written by an earlier srfsym (column 'kind', now "
                              "'source', with r, c, gamma added): use a new --out")
+        if tuple(reader.fieldnames) == tuple(c for c in COLUMNS if c not in (
+                *_LOSS_KEYS, "classification_error", "train_loss")):
+            raise SweepError(f"{path} was written by an earlier srfsym (without the columns "
+                             "loss, noise, bias, classification_error, train_loss): use a new "
+                             "--out")
         if tuple(reader.fieldnames) != COLUMNS:
             raise SweepError(f"{path} is not an srfsym sweep table (its columns are "
                              f"{', '.join(reader.fieldnames[:6])}...)")

@@ -160,9 +160,13 @@ def solve_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp"
         from .convex_fixed_point import solve_convex_srf
         if dps is not None or (vocabulary is not None and list(getattr(vocabulary, "letters",
                                                                         vocabulary)) != [1]):
-            raise ValueError("a loss other than the plain square loss (or label noise, or a "
-                             "bias) is solved in double precision with the uniform readout: "
-                             "no dps, no vocabulary")
+            raise ValueError(
+                "a loss other than the plain square loss (or label noise, or a bias) is solved "
+                "in double precision (numerical proximal step: no dps) with the uniform readout "
+                "only: with a vocabulary of K > 1 groups the channel's conjugates become K x K "
+                "matrices (weights mu1^(j) mu1^(k)), not implemented for a convex loss "
+                "(docs/theory.md (m)); use the square loss with a vocabulary, or the uniform "
+                "readout with a loss")
         return solve_convex_srf(student, teacher, r, c, gamma, lam, alpha, beta, spectrum,
                                 loss=loss, noise=noise, bias=bias,
                                 nodes=120 if nodes == "auto" else nodes, tol=tol,
