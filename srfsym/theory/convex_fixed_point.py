@@ -137,8 +137,10 @@ def solve_convex_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectr
         _separable_along_constant(C, lo, bias)
     x = _start(student, teacher, r, c, gamma, lam, alpha, beta, spec, nodes, start)
 
+    last = {}
+
     def G(x):       # the engine's sweep on (State, b0)
-        step = engine.channel.conjugates(State(*x[:7]), x[7])
+        step = last["step"] = engine.channel.conjugates(State(*x[:7]), x[7])
         try:
             new = engine.prior.overlaps(step.hats, step.m)
         except ValueError as exc:
@@ -158,7 +160,7 @@ def solve_convex_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectr
     q1, q2, V1, V2, theta, psi, m, b0 = x
     state = State(q1, q2, V1, V2, theta, psi, m)
     obs = C.observables(state, b0)
-    hat = C.conjugates(state, b0).hats
+    hat = last["step"].hats     # of the verifying sweep (at the fixed point to within tol)
     notes = [] if lo.convexity == "verified" else [f"loss convexity {lo.convexity}"]
     return ConvexResult(
         test_error=obs["test_error"], train_error=obs["train_error"], state=state, hats=hat, alpha=alpha, lam=lam,
