@@ -254,11 +254,16 @@ class ConvexChannel(Channel):
         vr = pt.varrho[None, :, None]
         delta = np.sqrt(self.rho ** 2 * (1 - vr ** 2) + self.noise)
         num = self.gamma * self.k[None, :, None] + self.threshold + self.rho * vr * uu
-        with np.errstate(divide="ignore", invalid="ignore"):
-            tau = np.where(delta > 0, num / np.where(delta > 0, delta, 1.0),
-                           np.sign(num) * np.inf)
-            zterm = np.where(delta > 0, self.rho * (1 - vr ** 2) / np.where(delta > 0, delta, 1.0)
-                             * _phi(np.where(np.isfinite(tau), tau, 0.0)), 0.0)
+        if np.all(delta > 0):       # the usual case: no masks over the node arrays
+            tau = num / delta
+            zterm = (self.rho * (1 - vr ** 2) / delta) * _phi(tau)
+        else:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                tau = np.where(delta > 0, num / np.where(delta > 0, delta, 1.0),
+                               np.sign(num) * np.inf)
+                zterm = np.where(delta > 0, self.rho * (1 - vr ** 2)
+                                 / np.where(delta > 0, delta, 1.0)
+                                 * _phi(np.where(np.isfinite(tau), tau, 0.0)), 0.0)
         Pp = ndtr(tau)
         Py = np.where(y > 0, Pp, 1 - Pp)
         Zp = vr * uu * Pp + zterm
