@@ -90,7 +90,8 @@ def main(argv=None):
     except Exception as exc:  # ConvergenceError and friends: say what, not a traceback
         from ..theory.fixed_point import ConvergenceError
         if isinstance(exc, ConvergenceError):
-            return _fail(real_stdout, f"{exc} (last residual {exc.residual})", 3)
+            return _fail(real_stdout, exc if exc.residual is None
+                         else f"{exc} (last residual {exc.residual})", 3)
         sys.stdout = real_stdout
         raise
     finally:

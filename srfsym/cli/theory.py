@@ -130,7 +130,7 @@ def cmd_bounds(args):
         head.update(alpha0=args.alpha0, eta=args.eta)
     else:
         r, c, gamma = args.r, args.c, 1.0 if args.gamma is None else args.gamma
-    with (status(f"bounds at {args.dps} digits (mpmath Gauss-Hermite quadrature, node count "
+    with (status(f"bounds at {args.dps} digits (mpmath kappa quadrature, node count "
                  "raised until two counts agree)") if args.dps else contextlib.nullcontext()):
         b = bounds(args.student, args.teacher, r, c, gamma, dps=args.dps, vocabulary=voc)
     row = table_row("bounds", args.student, args.teacher, **head, **b.to_dict(args.dps or 30))

@@ -25,7 +25,7 @@ from ..symbolic.cget import cget_coefficients, teacher_functions
 from ..symbolic.gaussian import (GAUSSIAN_HALF_WIDTH, gauss_hermite, gaussian_piecewise_rule,
                        trapezoid_mpmath)
 
-__all__ = ["ChannelData", "channel_data", "GroupChannelData", "group_channel_data", "gauss_hermite_mpmath", "validate_srf_parameters"]
+__all__ = ["ChannelData", "channel_data", "GroupChannelData", "group_channel_data", "gauss_hermite_mpmath", "validate_srf_parameters", "transition_cuts"]
 
 
 def validate_srf_parameters(r, c, gamma):
@@ -121,6 +121,44 @@ def _kappa_cuts(teacher, gamma, student=None, r=0.0, c=1.0):
                 cuts.add(k0)
     if not cuts:
         return ()
+    return tuple(sorted(k for k in cuts if abs(k) < _HALF_WIDTH))
+
+
+def transition_cuts(student, rs, cs, below=0.5):
+    """Graded kappa cuts for a student seen at a large spike strength.
+
+    As r -> oo, ``mu0(kappa) = E sigma(r kappa + sqrt(c) xi)`` tends to a step at kappa = 0
+    (and at each kink x0, to a step at x0/r): the coefficients change over a width
+    ``w = max(1, sqrt c)/|r|``, the r -> oo limit has its kinks at those points, and a
+    Gauss-Hermite rule needs O(r^2) nodes to resolve them.  Cutting at the centre and at
+    ``centre +- w 2^k`` (k = -2, -1, 0, 1, ...) out to the Gaussian half-width gives pieces
+    on which every coefficient is smooth on the scale of the piece, so Gauss-Legendre on each
+    piece converges geometrically whatever r is.  ``rs, cs``: the spike strengths and bulk
+    variances of the groups (one each for the uniform readout).  No cuts when every width is
+    above ``below`` (the Gauss-Hermite rule is then fine).
+
+    >>> cuts = transition_cuts("tanh", [30.0], [1.0])
+    >>> 0.0 in cuts and min(c for c in cuts if c > 0) == 1 / 120
+    True
+    >>> transition_cuts("tanh", [1.0], [1.0])
+    ()
+    """
+    act = activation(student)
+    cuts = set()
+    for r, c in zip(rs, cs):
+        r, c = float(r), float(c)
+        if r == 0:
+            continue
+        width = max(1.0, math.sqrt(c)) / abs(r)
+        if width >= below:
+            continue
+        for x0 in (0.0, *(float(k) for k in act.kinks)):
+            k0 = x0 / r
+            cuts.add(k0)
+            step = width / 4
+            while step < 2 * _HALF_WIDTH:
+                cuts |= {k0 - step, k0 + step}
+                step *= 2
     return tuple(sorted(k for k in cuts if abs(k) < _HALF_WIDTH))
 
 
@@ -329,13 +367,15 @@ class GroupChannelData:
 
 
 def group_channel_data(student, teacher, r, c, gamma, vocabulary=None, nodes=80, dps=None,
-                       kind="gauss-hermite") -> GroupChannelData:
+                       kind="gauss-hermite", extra_cuts=()) -> GroupChannelData:
     """:func:`channel_data` for every letter of a readout vocabulary, on one kappa rule.
 
     ``r, c`` are the uniform sRF parameters; group ``j`` gets spike ``r omega_j`` and bulk
     variance ``1 + omega_j^2 (c - 1)`` (:mod:`srfsym.step.vocabulary`).  The kappa rule has the
     cuts of every group.  For the uniform readout the single group is exactly
-    ``channel_data(student, teacher, r, c, gamma, nodes, dps, kind)``.
+    ``channel_data(student, teacher, r, c, gamma, nodes, dps, kind)``.  ``extra_cuts`` are
+    kappa cuts added to the rule's own (e.g. :func:`transition_cuts`); with them ``nodes``
+    is the total over the pieces.
 
     >>> g = group_channel_data("tanh", "sin", 1.134, 1.019, 1.0, [1, 2], nodes=60)
     >>> g.K, g.mu0.shape, g.group_r
@@ -347,6 +387,13 @@ def group_channel_data(student, teacher, r, c, gamma, vocabulary=None, nodes=80,
     from ..step.vocabulary import vocabulary as make_vocabulary
     voc = make_vocabulary(vocabulary)
     validate_srf_parameters(r, c, gamma)
+    if voc.is_uniform and extra_cuts:
+        st, te = activation(student), activation(teacher)
+        cuts = tuple(sorted(set(_kappa_cuts(te, float(gamma), st, float(r), float(c)))
+                            | {float(k) for k in extra_cuts}))
+        key = (r, c, gamma) if dps is not None else (float(r), float(c), float(gamma))
+        ch = _channel_data(st, te, *key, int(nodes), dps, kind, cuts)
+        return GroupChannelData((ch,), voc, ch.r, ch.c, (ch.r,), (ch.c,))
     if voc.is_uniform:
         ch = channel_data(student, teacher, r, c, gamma, nodes=nodes, dps=dps, kind=kind)
         return GroupChannelData((ch,), voc, ch.r, ch.c, (ch.r,), (ch.c,))
@@ -374,7 +421,7 @@ def group_channel_data(student, teacher, r, c, gamma, vocabulary=None, nodes=80,
     cuts = set()
     for rj, cj in zip(rs, cs):
         cuts |= set(_kappa_cuts(te, float(g), st, float(rj), float(cj)))
-    cuts = tuple(sorted(cuts))
+    cuts = tuple(sorted(cuts | {float(k) for k in extra_cuts}))
     groups = tuple(_channel_data(st, te, rj, cj, g, int(nodes), dps, kind, cuts)
                    for rj, cj in zip(rs, cs))
     return GroupChannelData(groups, voc, r, c, rs, cs)
