@@ -54,6 +54,7 @@ def build_parser():
 
 def main(argv=None):
     from ..symbolic.activations import ActivationError
+    from ..symbolic import gaussian
     from ..symbolic.gaussian import DivergentExpectationError, set_integrate_timeout
     ap = build_parser()
     args = ap.parse_args(argv)
@@ -70,6 +71,7 @@ def main(argv=None):
     handler = configure_feedback(args.quiet)
     real_stdout = sys.stdout
     sys.stdout = buffer = io.StringIO()   # stdout carries a complete result or nothing
+    integrate_timeout = gaussian.INTEGRATE_TIMEOUT   # restored: main() may run in-process
     try:
         _check_paths(args)
         if args.integrate_timeout is not None:
@@ -96,6 +98,7 @@ def main(argv=None):
         raise
     finally:
         handler.flush()
+        set_integrate_timeout(integrate_timeout)
     sys.stdout = real_stdout
     try:
         real_stdout.write(buffer.getvalue())

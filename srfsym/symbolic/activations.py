@@ -32,6 +32,8 @@ from functools import cached_property
 
 import sympy as sp
 
+from ..core.precision import workdps
+
 __all__ = [
     "X", "Activation", "ActivationError", "activation", "parse_activation",
     "REGISTRY", "registry_names",
@@ -222,7 +224,7 @@ def _check_real_line(expr, text: str) -> None:
     """
     import mpmath
     f = lambdify_mpmath(X, expr)
-    with mpmath.workdps(20):
+    with workdps(20):
         for x0 in _PROBES:
             try:
                 v = f(mpmath.mpf(x0))
@@ -405,7 +407,7 @@ def _is_zero(expr: sp.Expr):
 def _is_zero_numeric(expr) -> bool:
     import mpmath
     f = lambdify_mpmath(X, expr)
-    with mpmath.workdps(60):
+    with workdps(60):
         for x0 in _PROBES[1::2]:
             try:
                 v = f(mpmath.mpf(x0) + mpmath.mpf(1) / 7)

@@ -45,6 +45,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from ..core.precision import workdps
 from .activations import (X, lambdify_mpmath, lambdify_numpy, _kinks_of, piece_point,
                           resolve_branches)
 from .quadrature import (  # noqa: F401 - the numeric path, re-exported from here as before
@@ -162,7 +163,7 @@ class Expectation:
         """Evaluate at one point with mpmath at ``dps`` digits (returned as an mpf)."""
         check_dps(dps)
         _finite_location_scale(float(a), float(s))
-        with mpmath.workdps(dps + 10):
+        with workdps(dps + 10):
             a = _mpf(a)
             s = _mpf(s)
             self._check_conditions_mp(a, s)
@@ -172,7 +173,7 @@ class Expectation:
                 if "mp" not in self._evaluators:
                     self._evaluators["mp"] = lambdify_mpmath((A, S), self.expr)
                 val = self._evaluators["mp"](a, s)
-        with mpmath.workdps(dps):
+        with workdps(dps):
             return +val
 
     def certified(self, a, s, dps=30):
@@ -184,7 +185,7 @@ class Expectation:
             v = self.mpmath(a, s, dps=dps + 10)
             return v, abs(v) * mpmath.mpf(10) ** -(dps + 5)
         _finite_location_scale(float(a), float(s))
-        with mpmath.workdps(dps + 10):
+        with workdps(dps + 10):
             a, s = _mpf(a), _mpf(s)
             self._check_conditions_mp(a, s)
             return certified_expectation_mpmath(self._f_mpmath(), self.k, a, s, self.kinks, dps)
@@ -460,7 +461,7 @@ def _check_closed_form(expr, f, k, kinks, conditions=()):
               if all(bool(c.subs({A: a0, S: s0})) for c in conditions)][:2]
     if not points:
         return mpmath.inf
-    with mpmath.workdps(CHECK_DPS + 10):
+    with workdps(CHECK_DPS + 10):
         for a0, s0 in points:
             closed = sp.N(expr.subs({A: a0, S: s0}), CHECK_DPS + 10)
             if closed.has(sp.I) and abs(sp.im(closed)) > 10**(-CHECK_DPS):

@@ -30,6 +30,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from ..core.precision import workdps
 from .activations import X, Activation, activation, _is_zero
 from .gaussian import A, S, DivergentExpectationError, Expectation, gaussian_expectation
 from ..core.budget import LimitReached, limited
@@ -99,7 +100,7 @@ def _combine(name, template, parts: dict) -> Value:
             box = f(*[mpmath.iv.mpf([x - e, x + e]) for x, e in zip(vals, errs)])
         finally:
             mpmath.iv.dps = iv_dps
-        with mpmath.workdps(dps + 10):
+        with workdps(dps + 10):
             width = mpmath.mpf(box.b) - mpmath.mpf(box.a)
             return f(*vals), max(width, mpmath.mpf(10) ** -(dps + 8))
 
@@ -222,7 +223,7 @@ def hermite_coefficient_mpmath(f, k, dps=30):
     g = _he_times(f, k)
 
     def rule(h, wd, L):
-        with mpmath.workdps(wd):
+        with workdps(wd):
             n = int(mpmath.ceil(L / h))
             total = absolute = mpmath.mpf(0)
             for j in range(-n, n + 1):
@@ -235,7 +236,7 @@ def hermite_coefficient_mpmath(f, k, dps=30):
     def cut(wd):
         # |He_k(z)| phi(z) <= z^k phi(z) beyond the zeros: the range where z^k phi(z) is
         # within 10^-wd of its peak (at z = sqrt k), widened by the growth of f
-        with mpmath.workdps(20):
+        with workdps(20):
             peak = k / 2 * (mpmath.log(k) - 1) if k else 0
             L = 2 * mpmath.sqrt(k) + 5
             while (k * mpmath.log(L) - L * L / 2 + mpmath.log(abs(f(L)) + abs(f(-L)) + 1)
@@ -244,14 +245,14 @@ def hermite_coefficient_mpmath(f, k, dps=30):
             return L
 
     wd = 25
-    with mpmath.workdps(wd):
+    with workdps(wd):
         L = cut(wd)
         v, absolute = rule(mpmath.pi / (mpmath.sqrt(k) + 12), wd, L)
         extra = 0 if v == 0 else max(0, int(mpmath.ceil(mpmath.log10(absolute / abs(v)))))
     wd = dps + extra + 10
     for _attempt in range(3):   # cancellation beyond the first pass's digits: raise wd
         L = cut(wd)
-        with mpmath.workdps(wd):
+        with workdps(wd):
             tol = mpmath.mpf(10) ** -(dps + 2)
             h = mpmath.pi / (mpmath.sqrt(k) + mpmath.sqrt(2 * wd * mpmath.log(10)))
             for _ in range(3):
@@ -263,7 +264,7 @@ def hermite_coefficient_mpmath(f, k, dps=30):
             if abs(v1 - v2) <= tol * abs(v2) or v2 == 0:
                 break
             wd += int(mpmath.ceil(mpmath.log10(absolute / abs(v2)))) + 10
-    with mpmath.workdps(wd):
+    with workdps(wd):
         return +v2, abs(v1 - v2) + mpmath.mpf(10) ** -(wd - 5) * absolute
 
 

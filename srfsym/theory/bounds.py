@@ -40,6 +40,7 @@ from functools import lru_cache
 import mpmath
 import numpy as np
 
+from ..core.precision import workdps
 from .channel import group_channel_data, transition_cuts
 from ..symbolic.activations import activation
 from ..step.vocabulary import vocabulary as make_vocabulary
@@ -287,7 +288,7 @@ def _mpmath(student, teacher, r, c, gamma, dps, voc):
     while True:
         ch = group_channel_data(student, teacher, str(r), str(c), str(gamma), voc, nodes=K,
                                 dps=dps, extra_cuts=cuts)
-        with mpmath.workdps(dps + 10):
+        with workdps(dps + 10):
             cur = _all_projections(ch)
         if prev is not None:
             err = max(abs(a - b) for a, b in zip(cur[:3], prev[:3]))
@@ -359,7 +360,7 @@ def bounds(student, teacher, r, c, gamma=1.0, dps=None, nodes="auto", *,
                  float(gamma), K, node_error, vocabulary=voc, notes=notes)
     if dps is not None:
         (upper, lower, span, _, _), K, err = _mpmath(student, teacher, r, c, gamma, dps, voc)
-        with mpmath.workdps(dps):
+        with workdps(dps):
             upper = _tidy(+upper)
             span = _tidy(+span, upper)
             mp_values = {"upper": upper, "lower": _tidy(+lower, span),

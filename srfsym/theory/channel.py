@@ -20,6 +20,7 @@ from functools import lru_cache
 import mpmath
 import numpy as np
 
+from ..core.precision import workdps
 from ..symbolic.activations import activation
 from ..symbolic.cget import cget_coefficients, teacher_functions
 from ..symbolic.gaussian import (GAUSSIAN_HALF_WIDTH, gauss_hermite, gaussian_piecewise_rule,
@@ -88,7 +89,7 @@ def gauss_hermite_mpmath(n: int, dps: int):
             p_prev, p = p, x * p - k * p_prev
         return p, p_prev
 
-    with mpmath.workdps(dps + 20):
+    with workdps(dps + 20):
         nodes, last = _newton_nodes(z0, recurrence, lambda x, p, q: n * q, dps)
         weights = [mpmath.factorial(n) / (n * n * q**2) for _, q in last]
         total = mpmath.fsum(weights)
@@ -180,7 +181,7 @@ def gauss_legendre_mpmath(n: int, dps: int):
         return p, p_prev
 
     derivative = lambda x, p, q: n * (x * p - q) / (x * x - 1)   # noqa: E731
-    with mpmath.workdps(dps + 20):
+    with workdps(dps + 20):
         nodes, last = _newton_nodes(t0, recurrence, derivative, dps)
         weights = [2 / ((1 - x * x) * derivative(x, p, q)**2) for x, (p, q) in zip(nodes, last)]
     return tuple(nodes), tuple(weights)
@@ -192,7 +193,7 @@ def _trapezoid_mpmath(n: int, dps: int):
     (:func:`srfsym.symbolic.gaussian.trapezoid_mpmath`).  For integrands analytic in a strip of half-width tau it
     converges like exp(-2 pi tau / h), much faster than Gauss-Hermite when the integrand
     has complex poles near the real axis (1/(1 + V(kappa)) does)."""
-    with mpmath.workdps(dps + 15):
+    with workdps(dps + 15):
         h = 2 * (mpmath.sqrt(2 * (dps + 12) * mpmath.log(10)) + 2) / (n - 1)
     ks, ws = trapezoid_mpmath(h, dps)
     return tuple(ks), tuple(ws)
@@ -227,7 +228,7 @@ def kappa_rule(nodes: int, cuts=(), dps=None, kind="gauss-hermite"):
         return gaussian_piecewise_rule(edges, per)
     t, wt = gauss_legendre_mpmath(per, dps)
     ks, ws = [], []
-    with mpmath.workdps(dps + 15):
+    with workdps(dps + 15):
         norm = 1 / mpmath.sqrt(2 * mpmath.pi)
         for lo, hi in zip(edges[:-1], edges[1:]):
             lo, hi = mpmath.mpf(lo), mpmath.mpf(hi)
@@ -314,7 +315,7 @@ def _channel_data(student, teacher, r, c, gamma, nodes, dps, kind="gauss-hermite
     # the kappa integrals need absolute, not relative, accuracy: one working precision
     fco = co.mpmath(dps + 5, verify=False)
     fte = te.mpmath(dps + 5, verify=False)
-    with mpmath.workdps(dps + 10):
+    with workdps(dps + 10):
         r_, c_, g_ = (mpmath.mpf(str(v)) if not isinstance(v, mpmath.mpf) else v
                       for v in (r, c, gamma))
         cols = [fco(k, r_, c_) + fte(k, g_) for k in kappa]
@@ -411,7 +412,7 @@ def group_channel_data(student, teacher, r, c, gamma, vocabulary=None, nodes=80,
         from ..step.vocabulary import group_parameter_expressions
         e = group_parameter_expressions()
         fr, fc = (_mpmath_function(e["symbols"], e[k]) for k in ("spike_strength", "bulk_variance"))
-        with mpmath.workdps(int(dps) + 15):
+        with workdps(int(dps) + 15):
             r_, c_ = (v if isinstance(v, mpmath.mpf) else mpmath.mpf(str(v)) for v in (r, c))
             rs = tuple(+fr(mpmath.mpf(repr(w)), r_, c_) for w in voc.letters)
             cs = tuple(+fc(mpmath.mpf(repr(w)), r_, c_) for w in voc.letters)

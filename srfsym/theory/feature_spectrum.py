@@ -38,6 +38,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from ..core.precision import workdps
 from ..symbolic.activations import activation
 from .channel import channel_data, group_channel_data
 from .fixed_point import ConvergenceError, _anderson, _Problem
@@ -446,7 +447,7 @@ class FeatureSpectrum:
         start = (V0.g1 * self.nu, V0.s * self.nu)
         prev = None
         K = 60 + 4 * dps
-        with mpmath.workdps(dps + 10):
+        with workdps(dps + 10):
             zm = mpmath.mpc(z.real, z.imag)
             while True:
                 P = self._problem(K, dps=dps)

@@ -40,6 +40,7 @@ from typing import NamedTuple
 import mpmath
 import numpy as np
 
+from ..core.precision import workdps
 from .channel import ChannelData, channel_data, validate_srf_parameters
 from ..step.mapping import srf_mapping
 from ..core.values import MAX_SOLVER_DPS, check_dps
@@ -106,7 +107,7 @@ class _Problem(_Sweep):
             conv = lambda t: np.array(t, dtype=object)
             self.sqrt = mpmath.sqrt
             self._dps = int(ch.precision.split(":")[1])
-            with mpmath.workdps(self._dps + 10):   # convert at working precision, not 53 bits
+            with workdps(self._dps + 10):   # convert at working precision, not 53 bits
                 self.alpha, self.lam, self.beta = (
                     mpmath.mpf(str(v)) if not isinstance(v, mpmath.mpf) else v
                     for v in (alpha, lam, beta))
@@ -125,7 +126,7 @@ class _Problem(_Sweep):
             w = np.asarray(ch.weights, dtype=float)
             self.E = lambda values: np.dot(w, values).item()
         self._v_memo = None
-        with (mpmath.workdps(self._dps + 10) if self.mp else contextlib.nullcontext()):
+        with (workdps(self._dps + 10) if self.mp else contextlib.nullcontext()):
             self.mu1sq = self.mu1 * self.mu1
             self.kmu1 = self.kappa * self.mu1
             self.a_b = self.alpha / self.beta
@@ -658,7 +659,7 @@ def _solve_at(student, teacher, r, c, gamma, lam, alpha, beta, spec, K, tol, met
                 notes.append("scipy.optimize.root on (V1, V2)")
         state = _complete(P, float(V[0]), float(V[1]))
     elif method == "structured":
-        with mpmath.workdps(dps + 10):
+        with workdps(dps + 10):
             V1s, V2s = (mpmath.mpf(float(start.V1)), mpmath.mpf(float(start.V2)))
             f = lambda a, b: [x - y for x, y in zip(_v_map(P, (a, b)), (a, b))]
             V1, V2 = mpmath.findroot(f, (V1s, V2s), tol=mpmath.mpf(10) ** (-2 * dps))
@@ -672,7 +673,7 @@ def _solve_at(student, teacher, r, c, gamma, lam, alpha, beta, spec, K, tol, met
         state = State(*x)
     else:
         raise ValueError(f"unknown method {method!r}")
-    with mpmath.workdps((dps or 15) + 10):
+    with workdps((dps or 15) + 10):
         res, new = _residual(P, state)
         test, train = P.errors(state)
         hat, _ = P.hats(state)

@@ -36,6 +36,7 @@ import numpy as np
 import scipy.linalg
 import sympy as sp
 
+from ..core.precision import workdps
 from ..symbolic.activations import lambdify_mpmath, lambdify_numpy
 
 __all__ = [
@@ -324,7 +325,7 @@ def mp_stieltjes_pair(lam_prime, v1hat, c, beta, previous=None, dps=None):
         q = -(a1 + sq) / 2
         mt = _select_root(q / a2, -1 / q, previous)
         return mt, complex(rho_f(mt, v1hat, c, beta))
-    with mpmath.workdps(dps):
+    with workdps(dps):
         lam_prime, v1hat = mpmath.mpc(lam_prime), mpmath.mpc(v1hat)
         if v1hat == 0:
             return 1 / lam_prime, c / lam_prime
@@ -358,7 +359,7 @@ class EigenvalueSpectrum:
         if dps is None:
             S = lam_prime + v1hat * self.D
             return np.mean(1 / S), np.mean(self.D / S)
-        with mpmath.workdps(dps):
+        with workdps(dps):
             S = [lam_prime + v1hat * mpmath.mpf(float(x)) for x in self.D]
             return (mpmath.fsum(1 / s for s in S) / len(S),
                     mpmath.fsum(mpmath.mpf(float(x)) / s for x, s in zip(self.D, S)) / len(S))
@@ -551,7 +552,7 @@ class MarchenkoPastur:
         >>> mpmath.nstr(m.inv, 30)
         '2.0'
         """
-        with mpmath.workdps(dps):
+        with workdps(dps):
             lam = _to_mpf(lam_prime)
             v = _to_mpf(v1hat)
             reg = self._regime(float(lam), float(v))
@@ -562,7 +563,7 @@ class MarchenkoPastur:
         """``(E 1/S, E D/S)`` at complex ``lam_prime``, ``v1hat`` (:func:`mp_stieltjes_pair`)."""
         if dps is None:
             return mp_stieltjes_pair(lam_prime, v1hat, self.c, self.beta, previous)
-        with mpmath.workdps(dps):
+        with workdps(dps):
             return mp_stieltjes_pair(lam_prime, v1hat, _to_mpf(self._c_exact),
                                      _to_mpf(self._beta_exact), previous, dps)
 
@@ -952,7 +953,7 @@ class SampledSpectrum:
         >>> max(abs(float(y) / x - 1) for x, y in zip(a, b)) < 1e-13
         True
         """
-        with mpmath.workdps(dps):
+        with workdps(dps):
             lam = _to_mpf(lam_prime)
             v = _to_mpf(v1hat)
             self._check(float(lam), float(v))
