@@ -174,3 +174,40 @@ def test_shutil_copy_keeps_a_locked_file_readable(full, tmp_path):
         assert len(read_results(copy)) == 6 and len(done) == 6
     finally:
         fh.close()
+
+
+@pytest.mark.timeout(120)
+def test_a_dask_cluster_without_workers_stops_the_sweep(tmp_path):
+    """The last worker gone (here: none at all): a message after --timeout, not a hang."""
+    distributed = pytest.importorskip("distributed")
+    spec = parse_spec({"theory": THEORY})
+    out = tmp_path / "dask.csv"
+    with distributed.LocalCluster(n_workers=0, processes=False, protocol="tcp",
+                                  host="127.0.0.1", dashboard_address=None) as cluster:
+        t0 = time.monotonic()
+        with pytest.raises(ValueError, match="has had no worker for 3 s"):
+            run_sweep(spec, out, scheduler=cluster.scheduler_address, progress=False,
+                      timeout=3)
+        assert time.monotonic() - t0 < 60
+    assert len(_records(out)) == 1          # the header; a rerun resumes
+
+
+@pytest.mark.timeout(180)
+def test_a_dask_worker_that_dies_mid_sweep_stops_it(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    spec = parse_spec({"theory": THEORY})
+    out = tmp_path / "dask.csv"
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                  protocol="tcp", host="127.0.0.1",
+                                  dashboard_address=None) as cluster:
+        import threading
+
+        def kill():                          # the worker process dies while tasks run
+            time.sleep(1.0)
+            for w in list(cluster.workers.values()):
+                os.kill(w.process.process.pid, signal.SIGKILL)
+            cluster.scale(0)
+        threading.Thread(target=kill, daemon=True).start()
+        with pytest.raises(ValueError, match="no worker|task failed"):
+            run_sweep(spec, out, scheduler=cluster.scheduler_address, progress=False,
+                      timeout=3)

@@ -197,7 +197,8 @@ def warnings_once():
 
     with warnings.catch_warnings():
         warnings.simplefilter("always")
-        warnings.filterwarnings("ignore", category=DeprecationWarning)
+        for quiet in (DeprecationWarning, PendingDeprecationWarning, ImportWarning):
+            warnings.filterwarnings("ignore", category=quiet)   # the interpreter's, not ours
         warnings.showwarning = show
         yield
 

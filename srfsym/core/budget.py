@@ -41,23 +41,51 @@ _STATE = {"deadline": None, "seconds": None}
 SIMPLIFY_SECONDS = 4.0
 
 
+class _BudgetAlarm(BaseException):
+    """Raised by the budget's own interval timer at the deadline (a BaseException: library
+    code catching ``Exception`` cannot swallow it); :func:`time_budget` turns it into
+    :class:`BudgetExceeded`."""
+
+
+def _budget_alarm(signum, frame):
+    raise _BudgetAlarm()
+
+
 @contextmanager
 def time_budget(seconds):
     """Run the body under a deadline ``seconds`` from now (nested budgets: the tighter wins).
 
-    ``None`` means no limit.
+    ``None`` means no limit.  Steps that check the budget (quadrature loops, :func:`limited`
+    symbolic steps) stop with their own message; in the main thread an interval timer also
+    interrupts any other step at the deadline (:class:`BudgetExceeded`), so no step runs on
+    past it (except a single long C-level operation, which is interrupted when it returns).
     """
     if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, (int, float))
                                 or not seconds > 0):
         raise ValueError(f"the time budget must be a positive number of seconds, got {seconds!r}")
     old = dict(_STATE)
+    armed = False
     if seconds is not None:
         deadline = time.monotonic() + float(seconds)
         if old["deadline"] is None or deadline < old["deadline"]:
             _STATE["deadline"], _STATE["seconds"] = deadline, float(seconds)
+            if threading.current_thread() is threading.main_thread():
+                t0 = time.monotonic()
+                old_handler = signal.signal(signal.SIGALRM, _budget_alarm)
+                old_delay, _ = signal.setitimer(signal.ITIMER_REAL, float(seconds))
+                armed = True
     try:
         yield
+    except _BudgetAlarm:
+        raise BudgetExceeded(f"the computation gave no answer within the time limit of "
+                             f"{_STATE['seconds']:g} s (raise it with --time-limit)") from None
     finally:
+        if armed:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, old_handler)
+            if old_delay > 0:       # an enclosing budget's timer
+                signal.setitimer(signal.ITIMER_REAL,
+                                 max(old_delay - (time.monotonic() - t0), 1e-3))
         _STATE.update(old)
 
 

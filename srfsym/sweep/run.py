@@ -60,7 +60,7 @@ from dataclasses import dataclass, field
 from .results import COLUMNS, KEY_COLUMNS, _append, _open_results, read_results  # noqa: F401
 from .spec import (SweepError, grid_id, keys_help, load_spec, parse_spec,  # noqa: F401
                    vocabulary_of)
-from .tasks import (check_simulation_tasks, run_task, simulation_tasks, task_keys,
+from .tasks import (check_simulation_tasks, check_size, run_task, simulation_tasks, task_keys,
                     theory_tasks)
 
 __all__ = ["SweepError", "COLUMNS", "parse_spec", "load_spec", "grid_id", "theory_tasks",
@@ -114,16 +114,53 @@ def _dask_client(address, timeout):
                          f"({type(exc).__name__}: {exc})") from None
 
 
-def _start(pending, workers, client):
+def _dask_results(client, futures, timeout):
+    """Each future's rows as it finishes; a cluster left without a worker for ``timeout``
+    seconds (the last one died), a lost scheduler or a failed task stop the sweep with a
+    :class:`SweepError` instead of waiting forever."""
+    address = client.scheduler.address
+    left, alone, polled = list(futures), None, 0.0
+    while left:
+        done = [f for f in left if f.done()]
+        if not done:
+            time.sleep(0.1)
+        left = [f for f in left if f not in done]
+        for f in done:
+            try:
+                yield f.result()
+            except Exception as exc:    # noqa: BLE001 - KilledWorker, CancelledError, ...
+                raise SweepError(f"a task failed on the Dask cluster at {address} "
+                                 f"({type(exc).__name__}: {exc}); the finished rows are kept, "
+                                 "a rerun resumes") from None
+        if done:
+            alone = None
+            continue
+        if time.monotonic() - polled < 1.0:
+            continue
+        polled = time.monotonic()
+        try:
+            workers = len(client.nthreads())
+        except (OSError, TimeoutError) as exc:
+            raise SweepError(f"lost the Dask scheduler at {address} ({type(exc).__name__}); "
+                             "the finished rows are kept, a rerun resumes") from None
+        if workers:
+            alone = None
+        elif alone is None:
+            alone = time.monotonic()
+        elif time.monotonic() - alone > timeout:
+            raise SweepError(f"the Dask cluster at {address} has had no worker for "
+                             f"{timeout:g} s (--timeout): {len(left)} task(s) unfinished; the "
+                             "finished rows are kept, a rerun resumes")
+
+
+def _start(pending, workers, client, timeout=10):
     """Start the tasks; return an iterator over each task's rows as it finishes and a
     function that stops what is left (in-process, local pool or Dask)."""
     if not pending:
         return iter(()), lambda: None
     if client is not None:
-        from distributed import as_completed
         futures = [client.submit(run_task, t, pure=False) for t in pending]
-        return ((f.result() for f in as_completed(futures, loop=client.loop)),
-                lambda: client.cancel(futures))
+        return _dask_results(client, futures, timeout), lambda: client.cancel(futures)
     if workers == 1 or len(pending) == 1:
         return (run_task(t) for t in pending), lambda: None
     import multiprocessing
@@ -150,7 +187,8 @@ def run_sweep(spec: dict, out, *, workers=None, scheduler=None, progress=True,
 
     ``workers``: processes of the local pool (default: the cores available; 1 runs in this
     process).  ``scheduler``: address of a Dask scheduler (``tcp://host:port``) to run on
-    instead; ``timeout`` seconds to reach it.
+    instead; ``timeout`` seconds to reach it, and to wait while it has no worker (the sweep
+    stops with :class:`SweepError` when its last worker has gone for that long).
 
     >>> import tempfile, os
     >>> spec = parse_spec({"theory": {"student": "tanh", "teacher": "sin", "alpha0": 20,
@@ -171,6 +209,7 @@ def run_sweep(spec: dict, out, *, workers=None, scheduler=None, progress=True,
     if scheduler is not None and not (isinstance(scheduler, str) and "://" in scheduler):
         raise SweepError(f"--scheduler must be an address like tcp://HOST:PORT, got "
                          f"{scheduler!r}")
+    check_size(spec)                     # before anything is expanded
     gid = grid_id(spec)
     tasks = theory_tasks(spec) + simulation_tasks(spec)
     check_simulation_tasks(tasks)
@@ -188,7 +227,7 @@ def run_sweep(spec: dict, out, *, workers=None, scheduler=None, progress=True,
         skipped = sum(key in done for k in keys for key in k)
         where = (f"Dask scheduler {scheduler}" if scheduler else
                  f"{min(workers, max(1, len(pending)))} local process(es)")
-        results, stop = _start(pending, workers, client)   # before the progress bar's thread
+        results, stop = _start(pending, workers, client, timeout)   # before the progress bar's thread
         bar = None
         if progress:
             from tqdm.auto import tqdm

@@ -18,12 +18,56 @@ import time
 from .results import COLUMNS, KEY_COLUMNS
 from .spec import SweepError, _fmt, vocabulary_of
 
-__all__ = ["theory_tasks", "simulation_tasks", "check_simulation_tasks", "task_keys", "run_task"]
+__all__ = ["theory_tasks", "simulation_tasks", "check_simulation_tasks", "task_keys", "run_task",
+           "count_rows", "check_size", "MAX_ROWS"]
 
 
 def _product(table: dict, keys):
     for values in itertools.product(*(table[k] for k in keys)):
         yield dict(zip(keys, values))
+
+
+#: Most rows one sweep computes: beyond it the task list and the rows alone take gigabytes
+#: (about 2 kB per row in memory) before the first point is solved.
+MAX_ROWS = 1_000_000
+
+
+def count_rows(spec: dict) -> int:
+    """Rows of the sweep ``spec``, counted from the list lengths (nothing is expanded).
+
+    >>> from srfsym.sweep.spec import parse_spec
+    >>> count_rows(parse_spec({"simulation": {"student": "tanh", "teacher": "sin",
+    ...     "alpha0": 20, "eta": 3, "lam": 0.1, "alpha": [1, 2], "d": 40, "seeds": 5}}))
+    10
+    """
+    n = 0
+    t = spec.get("theory")
+    if t is not None:
+        for spectrum in t["spectrum"]:
+            skip = {"spectrum"} | ({"d", "seed"} if spectrum == "mp" else set())
+            n += math.prod(len(v) for k, v in t.items() if k not in skip)
+    s = spec.get("simulation")
+    if s is not None:
+        outer = math.prod(len(v) for k, v in s.items() if k not in ("seeds", "seed"))
+        n += outer * len(s["seed"]) * max(s["seeds"])
+    return n
+
+
+def check_size(spec: dict, max_rows=MAX_ROWS):
+    """Refuse a sweep of more than ``max_rows`` rows before expanding it.
+
+    >>> from srfsym.sweep.spec import parse_spec
+    >>> check_size(parse_spec({"theory": {"student": "tanh", "teacher": "sin", "alpha0": 20,
+    ...     "eta": 3, "lam": [0.1, 1.0], "alpha": list(range(1, 1001))}}), max_rows=1000)
+    Traceback (most recent call last):
+    ...
+    srfsym.sweep.spec.SweepError: the sweep has 2,000 rows, more than the 1,000 one sweep computes (the tasks and rows alone would take about 0.004 GB of memory): split it into several sweep files
+    """
+    n = count_rows(spec)
+    if n > max_rows:
+        raise SweepError(f"the sweep has {n:,} rows, more than the {max_rows:,} one sweep "
+                         f"computes (the tasks and rows alone would take about "
+                         f"{n * 2e-6:.3g} GB of memory): split it into several sweep files")
 
 
 def theory_tasks(spec: dict) -> list:

@@ -226,6 +226,7 @@ def _check_real_line(expr, text: str) -> None:
     f = lambdify_mpmath(X, expr)
     with workdps(20):
         for x0 in _PROBES:
+            _check_magnitude(expr, x0, text)
             try:
                 v = f(mpmath.mpf(x0))
             except (ZeroDivisionError, ValueError, OverflowError, TypeError):
@@ -244,6 +245,42 @@ def _check_real_line(expr, text: str) -> None:
     if poles is not sp.S.EmptySet and not isinstance(poles, sp.ConditionSet):
         raise ActivationError(f"{text!r} is singular at x in {poles} "
                               "(an activation must be finite on the whole line)")
+
+
+#: Largest binary exponent of a probe value (about 10^30000): ``exp(exp(exp(x)))`` at x = 10
+#: would otherwise build an integer with 10^9000 digits and never return.
+_MAX_MAGNITUDE_BITS = 100_000
+
+
+def _check_magnitude(expr, x0, text):
+    """Refuse values beyond 2^100000 at the probe ``x0`` before they are computed: when the
+    double-precision value overflows, the subexpressions are evaluated innermost first and the
+    first one beyond the limit is named (an outer ``exp`` of it is never attempted)."""
+    import math
+
+    import mpmath
+    import numpy as np
+    with np.errstate(all="ignore"):
+        try:
+            v = complex(lambdify_numpy(X, expr)(np.float64(x0)))
+        except (ZeroDivisionError, ValueError, OverflowError, TypeError, AttributeError):
+            v = complex(math.inf)
+    if math.isfinite(v.real) and math.isfinite(v.imag):
+        return
+    done = set()
+    for node in sp.postorder_traversal(expr):
+        if node in done or not node.has(X) or node.is_Atom:
+            continue
+        done.add(node)
+        try:
+            w = lambdify_mpmath(X, node)(mpmath.mpf(x0))
+        except (ZeroDivisionError, ValueError, OverflowError, TypeError):
+            return                  # the caller's probe names the problem
+        if mpmath.isfinite(w) and w != 0 and mpmath.mag(w) > _MAX_MAGNITUDE_BITS:
+            raise ActivationError(
+                f"{text!r} is too large at x = {x0:g}: {node} exceeds 10^30000 there, no "
+                "Gaussian expectation of it can be computed (it grows faster than the "
+                "Gaussian density decays)")
 
 
 # Functions whose kinks / jumps sit where their (first) argument vanishes.
@@ -359,7 +396,8 @@ def _collapse_dirac(expr: sp.Expr) -> sp.Expr:
             du = sp.diff(u, X)
             if roots is not None and all(du.subs(X, r) != 0 for r in roots):
                 rest = term / deltas[0]
-                term = sp.Add(*[sp.simplify(rest.subs(X, r) / sp.Abs(du.subs(X, r)))
+                from ..core.budget import simplify_limited
+                term = sp.Add(*[simplify_limited(rest.subs(X, r) / sp.Abs(du.subs(X, r)))
                                 * sp.DiracDelta(X - r) for r in roots])
         out += term
     return out
