@@ -41,14 +41,9 @@ _STATE = {"deadline": None, "seconds": None}
 SIMPLIFY_SECONDS = 4.0
 
 
-class _BudgetAlarm(BaseException):
-    """Raised by the budget's own interval timer at the deadline (a BaseException: library
-    code catching ``Exception`` cannot swallow it); :func:`time_budget` turns it into
-    :class:`BudgetExceeded`."""
-
-
 def _budget_alarm(signum, frame):
-    raise _BudgetAlarm()
+    raise BudgetExceeded(f"the computation gave no answer within the time limit of "
+                         f"{_STATE['seconds']:g} s (raise it with --time-limit)")
 
 
 @contextmanager
@@ -59,6 +54,7 @@ def time_budget(seconds):
     symbolic steps) stop with their own message; in the main thread an interval timer also
     interrupts any other step at the deadline (:class:`BudgetExceeded`), so no step runs on
     past it (except a single long C-level operation, which is interrupted when it returns).
+    The timer repeats every 0.5 s past the deadline until the body gives up control.
     """
     if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, (int, float))
                                 or not seconds > 0):
@@ -72,13 +68,11 @@ def time_budget(seconds):
             if threading.current_thread() is threading.main_thread():
                 t0 = time.monotonic()
                 old_handler = signal.signal(signal.SIGALRM, _budget_alarm)
-                old_delay, _ = signal.setitimer(signal.ITIMER_REAL, float(seconds))
+                # repeats: code that catches Exception (sympy does) gets it again
+                old_delay, _ = signal.setitimer(signal.ITIMER_REAL, float(seconds), 0.5)
                 armed = True
     try:
         yield
-    except _BudgetAlarm:
-        raise BudgetExceeded(f"the computation gave no answer within the time limit of "
-                             f"{_STATE['seconds']:g} s (raise it with --time-limit)") from None
     finally:
         if armed:
             signal.setitimer(signal.ITIMER_REAL, 0)

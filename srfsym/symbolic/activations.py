@@ -537,7 +537,19 @@ def _real_roots(arg: sp.Expr, node=None) -> set:
             "Max(Min(x, 1), -1))") from None
     if poly.is_zero:
         return set()
-    return {r for r in sp.real_roots(poly)}
+    try:
+        return {r for r in sp.real_roots(poly)}
+    except (NotImplementedError, sp.polys.polyerrors.DomainError):
+        pass                 # coefficients such as sqrt(2) (domain EX): closed-form roots
+    roots = sp.roots(poly)
+    if sum(roots.values()) != poly.degree():
+        where = f" of {node}" if node is not None else ""
+        raise ActivationError(
+            f"cannot locate the kinks{where}: the real roots of {arg} have no closed form "
+            f"over its coefficients ({poly.domain}); write the coefficients as integers or "
+            "fractions (e.g. 1.4142 for sqrt(2))")
+    return {r for r in roots if r.is_real is True or (
+        r.is_real is None and abs(sp.im(sp.N(r, 50))) < sp.Float(10) ** -40)}
 
 
 # --------------------------------------------------------------------------------------
