@@ -341,7 +341,9 @@ class Activation:
             return "odd"
         if _is_zero(flipped - self.expr):
             return "even"
-        return "neither"
+        # SymPy cannot always simplify piecewise forms (hard-tanh Max(Min(x, 1), -1)):
+        # sigma(x) +- sigma(-x) at 40 digits on the probe points decides then
+        return _numeric_parity(self.expr)
 
     @property
     def is_odd(self) -> bool:
@@ -401,6 +403,30 @@ def _collapse_dirac(expr: sp.Expr) -> sp.Expr:
                                 * sp.DiracDelta(X - r) for r in roots])
         out += term
     return out
+
+
+def _numeric_parity(expr) -> str:
+    """``'odd'`` / ``'even'`` when sigma(-x) = -+sigma(x) to 35 digits at every probe point
+    (and at irrational-looking offsets of them), else ``'neither'``.
+
+    >>> _numeric_parity(sp.Max(sp.Min(X, 1), -1)), _numeric_parity(sp.Abs(X - 1) + sp.Abs(X + 1))
+    ('odd', 'even')
+    """
+    import mpmath
+    f = lambdify_mpmath(X, expr)
+    found = {"odd": True, "even": True}
+    with workdps(40):
+        tol = mpmath.mpf(10) ** -35
+        for x0 in _PROBES:
+            for x in (mpmath.mpf(x0), mpmath.mpf(x0) + mpmath.mpf(1) / 7):
+                try:
+                    a, b = f(x), f(-x)
+                except (ZeroDivisionError, ValueError, OverflowError, TypeError):
+                    return "neither"
+                scale = max(1, abs(a), abs(b))
+                found["odd"] &= abs(a + b) <= tol * scale
+                found["even"] &= abs(a - b) <= tol * scale
+    return "odd" if found["odd"] else "even" if found["even"] else "neither"
 
 
 def _nested_kinks(expr) -> bool:

@@ -239,9 +239,12 @@ def _complete_square(Q, conditions):
     """e^{Q(z)} phi(z) = pref * phi((z - m)/sig)/sig. Returns (pref, m, sig)."""
     q0, q1, q2 = _poly_coeffs(sp.expand(Q), _Z, 2)
     prec = sp.expand(1 - 2 * q2)
-    if prec.is_number:
-        if prec.has(sp.I):
-            raise _NoRule("complex quadratic coefficient")
+    if prec.has(sp.I):
+        # e^{i b z^2} (sin z^2 = Im e^{i z^2}): the Gaussian integral continues analytically
+        # in q2 with the principal square root while Re(1 - 2 q2) > 0
+        if sp.re(prec).is_positive is not True:
+            raise _NoRule("complex quadratic coefficient without a positive real part")
+    elif prec.is_number:
         if not prec > 0:
             raise DivergentExpectationError(
                 f"E[e^(Q(z))] with Q = {Q} diverges: the quadratic term outgrows the Gaussian")
