@@ -31,8 +31,16 @@ The equations are stated in docs/theory.md; section letters such as (c) or (j.3)
 output refer to it."""
 
 
+class _Parser(argparse.ArgumentParser):
+    """Usage errors as one line, ``srfsym: error: <what> (srfsym CMD --help for ...)``: the
+    default prints the whole usage and, for the ``error`` command, ``srfsym error: error:``."""
+
+    def error(self, message):
+        self.exit(2, f"srfsym: error: {message} (see '{self.prog} --help')\n")
+
+
 def build_parser():
-    ap = argparse.ArgumentParser(prog="srfsym", description=DESCRIPTION, epilog=EPILOG,
+    ap = _Parser(prog="srfsym", description=DESCRIPTION, epilog=EPILOG,
                                  formatter_class=HelpFormatter)
     ap.add_argument("--version", action="version", version=f"srfsym {__version__}")
     ap.add_argument("-q", "--quiet", action="store_true",

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import math
 
-from .common import (SHARED_HELP, add_output, add_physics, emit_csv, emit_json, out, status,
-                     table_row, vocabulary_arg)
+from .common import (SHARED_HELP, add_output, add_physics, emit_csv, emit_json,
+                     non_negative_int, out, status, table_row, vocabulary_arg)
 
 
 def _theory(sim):
@@ -88,7 +88,7 @@ def register(sub):
     add_physics(p)
     p.add_argument("--d", type=int, required=True, help="input dimension")
     p.add_argument("--seeds", type=int, default=3, help="independent repetitions")
-    p.add_argument("--seed", type=int, default=0, help="master random seed")
+    p.add_argument("--seed", type=non_negative_int, default=0, help="master random seed")
     p.add_argument("--model", choices=["network", "srf"], default="network",
                    help="the two-layer network after the step, or the sRF model at the "
                         "formula's (r, c, gamma)")

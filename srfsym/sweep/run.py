@@ -91,7 +91,8 @@ class SweepSummary:
     def __str__(self):
         return "".join(f"repaired: {r}\n" for r in self.repairs) + (
                 f"{self.points} rows in the sweep: {self.skipped} already in {self.out}, "
-                f"{self.computed} computed ({self.failed} not converged: see their note) in "
+                f"{self.computed} computed ({self.failed} failed or not converged: see their "
+                f"note) in "
                 f"{self.seconds:.1f} s on {self.where}")
 
 

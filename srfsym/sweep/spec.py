@@ -231,6 +231,9 @@ def load_spec(path) -> dict:
             raw = tomllib.load(fh)
     except tomllib.TOMLDecodeError as exc:
         raise SweepError(f"{path} is not valid TOML: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise SweepError(f"{path} is not a TOML text file (byte {exc.start} is not UTF-8 "
+                         "text)") from None
     except OSError as exc:
         raise SweepError(f"cannot read {path}: {exc.strerror or exc}") from None
     return parse_spec(raw)

@@ -258,6 +258,34 @@ def _simulation_rows(task):
 
 def run_task(task: dict) -> list:
     """Compute one task; returns its rows (dicts of CSV text).  Runs in worker processes
-    (local pool or Dask): it takes and returns plain data only."""
-    return _theory_rows(task) if task["kind"] == "theory" else _simulation_rows(task)
+    (local pool or Dask): it takes and returns plain data only.
+
+    A task the library refuses (a learning rate whose mapping leaves the supported range, a
+    point that does not converge) gives rows marked ``failed`` whose note names the task's
+    parameters and the reason; the other tasks go on.
+    """
+    from ..theory.fixed_point import ConvergenceError
+    t0 = time.perf_counter()
+    try:
+        return _theory_rows(task) if task["kind"] == "theory" else _simulation_rows(task)
+    except SweepError:
+        raise
+    except (ConvergenceError, ValueError, ArithmeticError, MemoryError) as exc:
+        return _failed_rows(task, exc, time.perf_counter() - t0)
+
+
+def _failed_rows(task, exc, seconds):
+    """The rows of a task that failed as a whole, its parameters named in the note."""
+    skip = ("kind", "alpha", "lam", "seeds", "student", "teacher")
+    where = ", ".join(f"{k} = {_fmt(v)}" for k, v in task.items()
+                      if k not in skip and v is not None and _fmt(v) != "")
+    note = f"failed at {where}: {' '.join(str(exc).split()) or type(exc).__name__}"
+    nan = float("nan")
+    if task["kind"] == "theory":
+        pairs = [(a, lam, None) for a in task["alpha"] for lam in task["lam"]]
+    else:
+        pairs = [(a, task["lam"], label) for label in _seed_labels(task) for a in task["alpha"]]
+    return [_row(task, alpha=a, lam=lam, **({} if label is None else {"seed": label}),
+                 test_error=nan, train_error=nan, residual=nan, method="failed",
+                 seconds=seconds / len(pairs), note=note) for a, lam, label in pairs]
 

@@ -33,6 +33,7 @@ True
 """
 from __future__ import annotations
 
+import decimal
 import math
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -345,6 +346,8 @@ def bounds(student, teacher, r, c, gamma=1.0, dps=None, nodes="auto", *,
     """
     if dps is not None:
         check_dps(dps, MAX_SOLVER_DPS)
+    # Decimal parameters as decimal text (exact in the mpmath path, like solve accepts them)
+    r, c, gamma = (str(v) if isinstance(v, decimal.Decimal) else v for v in (r, c, gamma))
     voc = make_vocabulary(vocabulary)
     (upper, lower, span, b_up, b_low), K, node_error, notes = _double(student, teacher, r, c,
                                                                       gamma, nodes, voc)
