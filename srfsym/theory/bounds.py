@@ -487,10 +487,10 @@ def optimal_learning_rate_bounds(student, teacher, alpha0=math.inf, eta_max=20.0
         validate_srf_parameters(0.0, 1.0, gamma)
 
     @lru_cache(maxsize=None)
-    def at(eta, dps=None):
+    def at(eta, dps=None, nodes=135):
         r, c, g = (float(v) for v in along(eta))
         g = g if gamma is None else float(gamma)
-        return bounds(student, teacher, r, c, g, nodes=135, vocabulary=voc, dps=dps)
+        return bounds(student, teacher, r, c, g, nodes=nodes, vocabulary=voc, dps=dps)
 
     etas = np.linspace(eta_max / grid, eta_max, grid)
     found, notes = {}, []
@@ -523,8 +523,10 @@ def optimal_learning_rate_bounds(student, teacher, alpha0=math.inf, eta_max=20.0
                  "lower": (found["lower"][0], min(at_low.lower, at_up.lower))}
         notes.append(f"optimal learning rates found in double precision; the bounds at them "
                      f"computed at {dps} digits")
-    else:
-        at_up, at_low = at(found["upper"][0]), at(found["lower"][0])
+    else:   # the search runs on 135 nodes; the values reported are converged in the nodes
+        at_up, at_low = (at(found[k][0], None, "auto") for k in ("upper", "lower"))
+        found = {"upper": (found["upper"][0], at_up.upper),
+                 "lower": (found["lower"][0], min(at_low.lower, at_up.lower))}
     notes.extend(at_up.notes + [n for n in at_low.notes if n not in at_up.notes])
     return OptimalBounds(float(alpha0), found["upper"][1], found["upper"][0], found["lower"][1],
                          found["lower"][0], at_up, at_low, notes)
