@@ -211,3 +211,13 @@ def test_a_dask_worker_that_dies_mid_sweep_stops_it(tmp_path):
         with pytest.raises(ValueError, match="no worker|task failed"):
             run_sweep(spec, out, scheduler=cluster.scheduler_address, progress=False,
                       timeout=3)
+
+
+def test_a_file_with_every_row_twice_reads_and_resumes_once(full, tmp_path):
+    """What two unlocked sweeps left behind: each point once on reading, nothing recomputed."""
+    spec, out = full
+    lines = open(out).read().splitlines(keepends=True)
+    doubled = tmp_path / "doubled.csv"
+    doubled.write_text(lines[0] + "".join(lines[1:]) + "".join(lines[1:]))
+    assert _table(doubled) == _table(out)
+    assert run_sweep(spec, doubled, workers=1, progress=False).computed == 0

@@ -26,7 +26,8 @@ KEY_COLUMNS = COLUMNS[:COLUMNS.index("test_error")]
 
 def read_results(path) -> list:
     """The rows of a results CSV (dicts of text); a row cut short by an interrupted write
-    (too few fields, or its grid id cut: the start of another row's) is skipped."""
+    (too few fields, or its grid id cut: the start of another row's) is skipped, and a point
+    found twice is returned once."""
     with open(path, newline="") as fh:
         reader = csv.DictReader(fh)
         if reader.fieldnames is None:
@@ -37,7 +38,15 @@ def read_results(path) -> list:
         rows = [r for r in reader if None not in r and None not in r.values()]
     ids = {r["grid_id"] for r in rows}
     cut = {g for g in ids if any(h != g and h.startswith(g) for h in ids)}
-    return [r for r in rows if r["grid_id"] not in cut]
+    # a point written twice (two sweeps on one file before writers were locked out): the
+    # first copy (every task is deterministic, the copies agree)
+    seen, out = set(), []
+    for r in rows:
+        key = tuple(r[k] for k in KEY_COLUMNS)
+        if r["grid_id"] not in cut and key not in seen:
+            seen.add(key)
+            out.append(r)
+    return out
 
 
 def _lines(text):
