@@ -218,8 +218,8 @@ def cmd_bounds(args):
     else:
         r, c, gamma = args.r, args.c, 1.0 if args.gamma is None else args.gamma
     with (status(("" if steps == 1 else f"step {steps}/{steps}: ")
-                 + f"bounds at {args.dps} digits (mpmath Gauss-Hermite quadrature, node count "
-                 "raised from 60 by 1.5x until two counts agree)")
+                 + f"bounds at {args.dps} digits (mpmath kappa quadrature, node count "
+                 "raised until two counts agree)")
           if args.dps else contextlib.nullcontext()):
         b = bounds(args.student, args.teacher, r, c, gamma, dps=args.dps, vocabulary=voc)
     row = _zero_below_error(table_row("bounds", args.student, args.teacher, **head,
