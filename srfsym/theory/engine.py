@@ -90,7 +90,7 @@ class MomentPrior:
         return self.moments(self.lam + hat.V2hat, hat.V1hat)
 
     def overlaps(self, hat: Hats, m_new, frozen=None) -> State:
-        mom = self.freeze(hat) if frozen is None else frozen
+        mom = self.moments(self.lam + hat.V2hat, hat.V1hat) if frozen is None else frozen
         return prior_overlaps(hat, mom, self.sqrt_beta, m_new)
 
 
@@ -102,6 +102,16 @@ class Engine:
 
     def __init__(self, channel: Channel, prior):
         self.channel, self.prior = channel, prior
+        self._bind()
+
+    def _bind(self):
+        """The sides' methods as attributes of the engine (one call frame less per use, in
+        the solvers' inner loops); called again whenever a side is replaced."""
+        ch = self.channel
+        if ch.closed_variance:
+            self.hats, self.v_hats, self.m_update = ch.hats, ch.v_hats, ch.m_update
+            self.errors = ch.errors
+        self.overlaps = self.prior.overlaps
 
     def sweep(self, s: State) -> State:
         step = self.channel.conjugates(s)
@@ -372,21 +382,23 @@ def _complete_full(P: Engine, V1, V2, check=True):
     """
     ch, prior = P.channel, P.prior
     zm, zv, zero = ch.zeros(V1)
-    hat0, _ = P.hats(State(zm, zv, V1, V2, zv, zv, zv))
-    frozen = prior.freeze(hat0)
-    # psi does not depend on m, theta or q: the sweep at q = theta = psi = m = 0
-    psi = prior.overlaps(hat0, zv, frozen).psi
+    V1hat, V2hat, _ = P.v_hats(V1, V2)
+    frozen = prior.freeze(Hats(None, None, V1hat, V2hat, None, None))
+    sweeps = []
 
     def T_mt(x):
         m, th = ch.unpack_mean(x)
         hat, w_ = P.hats(State(zm, zv, V1, V2, th, zv, m))
         new = prior.overlaps(hat, ch.m_update(th, w_), frozen)
+        sweeps.append(new)
         return ch.pack_mean(new.m, new.theta)
 
     x, det_mt = _affine_fixed_point(T_mt, len(ch.pack_mean(zv, zv)), zero, check)
     m, theta = ch.unpack_mean(x)
     if ch.mean_vanishes():
         m = zv
+    # psi does not depend on m, theta or q: from T_mt's first evaluation (at all zeros)
+    psi = sweeps[0].psi
 
     def T_q(x):
         q1, q2 = ch.unpack_second(x)

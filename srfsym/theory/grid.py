@@ -92,6 +92,7 @@ class _GridProblem(Engine):
         sub.prior = copy.copy(self.prior)
         sub.prior.lam = self.prior.lam[idx, 0][:, None]
         sub.alpha = sub.channel.alpha
+        sub._bind()
         return sub
 
 
