@@ -79,7 +79,9 @@ the eleven real sums of :class:`~srfsym.theory.spectral.moments.SpectralMoments`
 ``z = x + i eps``).  The prior equations of docs/theory.md (f), (g) turn them into the order
 parameters (:func:`srfsym.theory.engine.prior_overlaps`); for K letters the block-Wishart
 equation of docs/theory.md (k.5), (k.7) does
-(:class:`~srfsym.theory.spectral.block_wishart.BlockWishartPrior`).
+(:class:`~srfsym.theory.spectral.block_wishart.BlockWishartPrior`).  Both priors answer
+``freeze(hats)`` (the resolvent solution at the conjugates' ``(V1hat, V2hat)``, reused while
+those are fixed) and ``overlaps(hats, m, frozen=None)`` (the order parameters).
 
 >>> from srfsym.theory.channel import channel_data
 >>> from srfsym.theory.square_channel import SquareLossChannel
