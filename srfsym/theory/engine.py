@@ -112,6 +112,7 @@ class Engine:
             self.hats, self.v_hats, self.m_update = ch.hats, ch.v_hats, ch.m_update
             self.errors = ch.errors
         self.overlaps = self.prior.overlaps
+        self.moments, self.lam = getattr(self.prior, "moments", None), self.prior.lam
 
     def sweep(self, s: State) -> State:
         step = self.channel.conjugates(s)
@@ -160,10 +161,10 @@ _START = State(0.1, 0.2, 3.0, 3.0, 0.5, 0.5, 1.5)   # the reference's starting p
 def _spectral_moments(P: _Problem, V1hat, V2hat, V):
     """Spectral sums at (lambda + V2hat, V1hat); a diverging resolvent is a ConvergenceError."""
     try:
-        return P.prior.moments(P.prior.lam + V2hat, V1hat)
+        return P.moments(P.lam + V2hat, V1hat)
     except ValueError as exc:
         raise ConvergenceError(
-            f"the resolvent diverges at lambda + V2hat = {float(P.prior.lam + V2hat):.3g} "
+            f"the resolvent diverges at lambda + V2hat = {float(P.lam + V2hat):.3g} "
             f"({exc}); with lambda = 0 and mu_star = 0 the ridgeless limit needs beta < 1",
             residual=float("inf"), iterate=V) from None
 
