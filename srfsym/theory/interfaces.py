@@ -36,7 +36,7 @@ with a trained output bias, ``b0``.  From them, per kappa node,
     b(kappa) = b0 + sum_j (mu0_j m_j + kappa mu1_j theta_j)
     the overlap of the prediction with the teacher's z:  sum_j mu1_j psi_j
 
-and the prediction given kappa is Gaussian with these moments (docs/theory.md (m.2)).
+and the prediction given kappa is Gaussian with these moments (the cGET of docs/theory.md (d)).
 
 What a channel returns
 ----------------------
