@@ -287,9 +287,15 @@ class StieltjesSolver:
         return StieltjesValue(z0, complex(s), complex(g1), K, float(err), it)
 
     def _ladder(self, z, start, tol):
+        """Raise the kappa nodes until two counts agree to ``tol``; every rung on the physical
+        branch (a rung warm-started from the previous one that lands elsewhere is redone by
+        continuation from above at its own node count: near the hard edge a coarse rule can
+        carry the warm start to another solution)."""
         prev, err = None, math.inf
         for K in NODE_LADDER:
             V, it = self._solve_at_nodes(K, z, start)
+            if z.imag > 0 and not self._physical(V, z):
+                V, it = self._descend(z, K)
             s = self._s_g1(V)[0]
             if prev is not None:
                 err = abs(s - prev) / abs(s)

@@ -213,36 +213,45 @@ def solve_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp"
         res = _solve_at(student, teacher, r, c, gamma, lam, alpha, beta, spec, int(nodes), tol,
                         method, None, start, max_iter)
     if dps is not None:
-        r_mp, c_mp, g_mp = (v if isinstance(v, (str, mpmath.mpf)) else repr(float(v))
-                            for v in exact)
-        spec_mp = make_spectrum(spectrum, beta=str(beta), c=c_mp, d=d, seed=seed,
-                                gamma=gamma) if spectrum == "mp" else spec
-        K = max(res.nodes, _mp_nodes(dps))
-        prev = None
-        while True:
-            mp_res = _solve_at(student, teacher, r_mp, c_mp, g_mp, str(lam), str(alpha), beta,
-                               spec_mp, K, tol, "structured", int(dps), res.state, max_iter)
-            if prev is not None:
-                change = abs(mp_res.mp_test_error - prev.mp_test_error)
-                if change < mpmath.mpf(10) ** (-(int(dps) - 3)):
-                    break
-                if K > 1000:
-                    mp_res.notes.append(
-                        f"kappa quadrature at {dps} digits: two node counts agree to "
-                        f"{mpmath.nstr(change, 2)} only; trust the test error to that level")
-                    break
-            prev = mp_res
-            K = int(K * 1.5)
-        mp_res.node_error = float(change)
-        from .spectrum import SampledSpectrum
-        if isinstance(spec_mp, SampledSpectrum):
-            mp_res.notes.append(
-                f"{type(spec_mp).__name__}: the sampled matrix's eigen-data are double precision; "
-                f"the {dps}-digit value is exact for those data, but describes the sampled "
-                "matrix itself only to ~1e-12 relative")
-        res = mp_res
+        res = _solve_mpmath(student, teacher, exact, lam, alpha, beta, spectrum, spec, d, seed,
+                            gamma, res, tol, int(dps), max_iter)
     res.spectrum = spectrum if isinstance(spectrum, str) else type(spectrum).__name__
     res.seconds = time.perf_counter() - t0
+    return res
+
+
+def _solve_mpmath(student, teacher, exact, lam, alpha, beta, spectrum, spec, d, seed, gamma,
+                  res, tol, dps, max_iter):
+    """The mpmath solve at ``dps`` digits from the double-precision result ``res``: the kappa
+    nodes raised until two counts agree to ``dps - 3`` digits."""
+    r_mp, c_mp, g_mp = (v if isinstance(v, (str, mpmath.mpf)) else repr(float(v))
+                        for v in exact)
+    spec_mp = make_spectrum(spectrum, beta=str(beta), c=c_mp, d=d, seed=seed,
+                            gamma=gamma) if spectrum == "mp" else spec
+    K = max(res.nodes, _mp_nodes(dps))
+    prev = None
+    while True:
+        mp_res = _solve_at(student, teacher, r_mp, c_mp, g_mp, str(lam), str(alpha), beta,
+                           spec_mp, K, tol, "structured", int(dps), res.state, max_iter)
+        if prev is not None:
+            change = abs(mp_res.mp_test_error - prev.mp_test_error)
+            if change < mpmath.mpf(10) ** (-(int(dps) - 3)):
+                break
+            if K > 1000:
+                mp_res.notes.append(
+                    f"kappa quadrature at {dps} digits: two node counts agree to "
+                    f"{mpmath.nstr(change, 2)} only; trust the test error to that level")
+                break
+        prev = mp_res
+        K = int(K * 1.5)
+    mp_res.node_error = float(change)
+    from .spectrum import SampledSpectrum
+    if isinstance(spec_mp, SampledSpectrum):
+        mp_res.notes.append(
+            f"{type(spec_mp).__name__}: the sampled matrix's eigen-data are double precision; "
+            f"the {dps}-digit value is exact for those data, but describes the sampled "
+            "matrix itself only to ~1e-12 relative")
+    res = mp_res
     return res
 
 

@@ -92,6 +92,7 @@ class _GridProblem(Engine):
         sub.prior = copy.copy(self.prior)
         sub.prior.lam = self.prior.lam[idx, 0][:, None]
         sub.alpha = sub.channel.alpha
+        sub._bind()
         return sub
 
 
@@ -342,6 +343,31 @@ def _choose_nodes(student, teacher, r, c, gamma, alphas, lams, beta, tol):
     return max(nodes), max(node_error), notes
 
 
+def _single_point_fallback(student, teacher, r, c, gamma, beta, spec, K, tol, max_iter, A, L,
+                           values, residual, ok, method):
+    """Hand the points the batch did not settle to the single-point solver (filling the
+    arrays in place); return the list of points that failed there too."""
+    failures = []
+    for n in np.flatnonzero(~ok):
+        a, lam = float(A.flat[n]), float(L.flat[n])
+        try:
+            res = solve_srf(student, teacher, r, c, gamma, lam, a, beta, spec, nodes=K,
+                            tol=tol, max_iter=max_iter)
+        except (ConvergenceError, ValueError) as exc:
+            # ValueError: a point the single-point solver refuses outright (lambda = 0 with
+            # alpha < beta has no unique solution); the grid's own inputs were checked above
+            last = getattr(exc, "residual", None)
+            last = last if last is not None else residual[n]
+            residual[n] = float(last) if last is not None else np.nan
+            failures.append({"alpha": a, "lam": lam, "residual": residual[n],
+                             "message": str(exc)})
+            method[n] = "failed"
+            continue
+        values[:, n] = (*res.state, res.test_error, res.train_error)
+        residual[n], ok[n], method[n] = res.residual, True, "single-point"
+    return failures
+
+
 def solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, spectrum="mp", *,
                d=None, seed=0, nodes="auto", tol=1e-10, mu0_correction=True,
                on_failure="report", max_iter=20000, chunk=65536) -> GridResult:
@@ -427,24 +453,8 @@ def solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, spectrum="
     method = np.where(ok, "grid-newton", "").astype(object)
 
     # 4. the points the batch did not settle: the single-point solver, else a failure
-    failures = []
-    for n in np.flatnonzero(~ok):
-        a, lam = float(A.flat[n]), float(L.flat[n])
-        try:
-            res = solve_srf(student, teacher, r, c, gamma, lam, a, beta, spec, nodes=K,
-                            tol=tol, max_iter=max_iter)
-        except (ConvergenceError, ValueError) as exc:
-            # ValueError: a point the single-point solver refuses outright (lambda = 0 with
-            # alpha < beta has no unique solution); the grid's own inputs were checked above
-            last = getattr(exc, "residual", None)
-            last = last if last is not None else residual[n]
-            residual[n] = float(last) if last is not None else np.nan
-            failures.append({"alpha": a, "lam": lam, "residual": residual[n],
-                             "message": str(exc)})
-            method[n] = "failed"
-            continue
-        values[:, n] = (*res.state, res.test_error, res.train_error)
-        residual[n], ok[n], method[n] = res.residual, True, "single-point"
+    failures = _single_point_fallback(student, teacher, r, c, gamma, beta, spec, K, tol, max_iter,
+                                      A, L, values, residual, ok, method)
     shape = A.shape
     out = GridResult(
         alphas=alphas, lams=lams, beta=beta,

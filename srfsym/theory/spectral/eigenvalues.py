@@ -48,8 +48,8 @@ class EigenvalueSpectrum(SpectralSide):
     """A given list of eigenvalues ``D_i`` of ``Omega`` (the finite-d variant), with optional
     spike projections ``F_i`` and teacher projections ``H_i`` (see the module text).
 
-    >>> [float(x) for x in EigenvalueSpectrum([1.0, 3.0]).stieltjes_pair(1.0, 1.0)]
-    [0.375, 0.625]
+    >>> tuple(float(x) for x in EigenvalueSpectrum([1.0, 3.0]).stieltjes_pair(1.0, 1.0))
+    (0.375, 0.625)
     """
 
     def __init__(self, eigenvalues, spike=None, teacher=None):
