@@ -79,7 +79,7 @@ def _rounded_up(err) -> str:
     err = mpmath.mpf(err)
     if err <= 0:
         return "0"
-    with mpmath.workdps(30):
+    with workdps(30):
         e = int(mpmath.floor(mpmath.log10(err))) - 1
         return mpmath.nstr(mpmath.ceil(err / mpmath.mpf(10) ** e) * mpmath.mpf(10) ** e, 2)
 

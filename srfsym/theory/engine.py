@@ -47,6 +47,7 @@ import numpy as np
 from .interfaces import Channel
 from .square_channel import SquareLossChannel
 from .state import ConvergenceError, Hats, State
+from ..core.precision import workdps
 
 __all__ = ["Engine", "MomentPrior", "prior_overlaps", "complete", "solve_general", "newton", "affine_fixed_point",
            "NODE_LADDER"]
@@ -74,7 +75,7 @@ class MomentPrior:
     def __init__(self, spectrum, lam, beta, dps=None, batch=False):
         self.spectrum = spectrum
         if dps is not None:
-            with mpmath.workdps(dps + 10):
+            with workdps(dps + 10):
                 self.lam, self.beta = (mpmath.mpf(str(v)) if not isinstance(v, mpmath.mpf)
                                        else v for v in (lam, beta))
                 self.sqrt_beta = mpmath.sqrt(self.beta)

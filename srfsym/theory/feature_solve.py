@@ -32,6 +32,7 @@ from .engine import _anderson
 from .spectral.block_wishart import block_wishart_map, block_wishart_parts
 from .square_channel import SquareLossChannel
 from .state import ConvergenceError
+from ..core.precision import workdps
 
 __all__ = ["StieltjesValue", "StieltjesSolver", "NODE_LADDER"]
 
@@ -358,7 +359,7 @@ class StieltjesSolver:
         start = (V0.g1 * self.nu, V0.s * self.nu)
         prev = None
         K = 60 + 4 * dps
-        with mpmath.workdps(dps + 10):
+        with workdps(dps + 10):
             zm = mpmath.mpc(z.real, z.imag)
             while True:
                 P = self._problem(K, dps=dps)

@@ -50,6 +50,7 @@ from .result import FixedPointResult, _fmt, _plain  # noqa: F401
 from .state import ConvergenceError, Hats, State
 from ..step.mapping import srf_mapping
 from ..core.values import MAX_SOLVER_DPS, check_dps
+from ..core.precision import workdps
 
 __all__ = ["State", "Hats", "ConvergenceError", "FixedPointResult", "LearningCurve",
            "sweep", "solve", "solve_srf", "learning_curve", "optimal_lambda", "make_spectrum"]
@@ -279,7 +280,7 @@ def _solve_at(student, teacher, r, c, gamma, lam, alpha, beta, spec, K, tol, met
                 notes.append("scipy.optimize.root on (V1, V2)")
         state = _complete(P, float(V[0]), float(V[1]))
     elif method == "structured":
-        with mpmath.workdps(dps + 10):
+        with workdps(dps + 10):
             V1s, V2s = (mpmath.mpf(float(start.V1)), mpmath.mpf(float(start.V2)))
             f = lambda a, b: [x - y for x, y in zip(_v_map(P, (a, b)), (a, b))]
             V1, V2 = mpmath.findroot(f, (V1s, V2s), tol=mpmath.mpf(10) ** (-2 * dps))
@@ -293,7 +294,7 @@ def _solve_at(student, teacher, r, c, gamma, lam, alpha, beta, spec, K, tol, met
         state = State(*x)
     else:
         raise ValueError(f"unknown method {method!r}")
-    with mpmath.workdps((dps or 15) + 10):
+    with workdps((dps or 15) + 10):
         res, new = _residual(P, state)
         test, train = P.errors(state)
         hat, _ = P.hats(state)

@@ -34,6 +34,7 @@ import numpy as np
 
 from .interfaces import Channel, ChannelStep
 from .state import Hats, State
+from ..core.precision import workdps
 
 __all__ = ["SquareLossChannel", "GroupSquareLossChannel", "PINV_RTOL"]
 
@@ -60,7 +61,7 @@ class SquareLossChannel(Channel):
             conv = lambda t: np.array(t, dtype=object)   # noqa: E731
             self.sqrt = mpmath.sqrt
             self._dps = int(ch.precision.split(":")[1])
-            with mpmath.workdps(self._dps + 10):   # convert at working precision, not 53 bits
+            with workdps(self._dps + 10):   # convert at working precision, not 53 bits
                 self.alpha, self.beta = (mpmath.mpf(str(v)) if not isinstance(v, mpmath.mpf)
                                          else v for v in (alpha, beta))
         else:
@@ -76,7 +77,7 @@ class SquareLossChannel(Channel):
             w = np.asarray(ch.weights, dtype=float)
             self.E = lambda values: np.dot(w, values).item()
         self._v_memo = None
-        with (mpmath.workdps(self._dps + 10) if self.mp else contextlib.nullcontext()):
+        with (workdps(self._dps + 10) if self.mp else contextlib.nullcontext()):
             self.mu1sq = self.mu1 * self.mu1
             self.kmu1 = self.kappa * self.mu1
             self.E_h2 = self.E(self.h2)
