@@ -79,7 +79,7 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 
 from ..symbolic.activations import Activation, activation
-from . import first_layer as _first_layer_module
+from ..step import realised as _realised_step
 from .first_layer import (BLOCK_ROWS, _as_seed_sequence, _blas_threads, _children, _chunk_rows,
                           _cores, _current_blas_threads, _network_step, _width, giant_step,
                           network_first_layer, sphere_rows, srf_first_layer)
@@ -94,22 +94,22 @@ __all__ = [
 
 #: Rough resident size of the interpreter with numpy, scipy and sympy imported.
 _BASELINE_BYTES = 0.35 * 2**30
-#: Tunables that live in :mod:`srfsym.simulation.first_layer`; setting one here sets it there.
+#: Tunables that live in :mod:`srfsym.step.realised`; setting one here sets it there.
 _FORWARDED = ("_CHUNK_BYTES",)
 
 
 class _ForwardingModule(types.ModuleType):
     """This module, with the step's tunables (:data:`_FORWARDED`) read and set in
-    :mod:`srfsym.simulation.first_layer` (where the step reads them)."""
+    :mod:`srfsym.step.realised` (where the step reads them)."""
 
     def __getattr__(self, name):
         if name in _FORWARDED:
-            return getattr(_first_layer_module, name)
+            return getattr(_realised_step, name)
         raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
 
     def __setattr__(self, name, value):
         if name in _FORWARDED:
-            setattr(_first_layer_module, name, value)
+            setattr(_realised_step, name, value)
             return
         super().__setattr__(name, value)
 
