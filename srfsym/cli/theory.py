@@ -7,9 +7,9 @@ import mpmath
 import numpy as np
 
 from .simulation import simulation_rows
-from .common import (SHARED_HELP, CLIError, add_output, add_physics, add_spectrum,
+from .common import (SHARED_HELP, CLIError, add_bulk, add_output, add_physics, add_spectrum,
                      add_vocabulary, emit_csv, emit_json, out, status, table_row,
-                     vocabulary_arg)
+                     vocabulary_arg, warn_if_isotropic_is_off)
 
 
 def _solve_kwargs(args):
@@ -20,6 +20,12 @@ def _solve_kwargs(args):
         if args.d < 2:
             raise CLIError(f"--d must be an integer >= 2 for --spectrum sample, got {args.d}")
         kw.update(d=args.d, seed=args.seed)
+    if getattr(args, "bulk", "isotropic") == "step":
+        if args.spectrum == "sample":
+            raise CLIError("--bulk step is its own finite-d spectrum: drop --spectrum sample")
+        if args.d is None or args.d < 2:
+            raise CLIError("--bulk step needs --d >= 2 (the dimension of the realised first layer)")
+        kw.update(bulk="step", d=args.d, seed=args.seed)
     return kw
 
 
@@ -49,7 +55,10 @@ def cmd_error(args):
         raise CLIError("give --lam, or --optimize-lambda to minimise the test error over lambda")
     where = (f" on a sampled d = {args.d} spectrum (W W^T diagonalised, docs/theory.md (h))"
              if args.spectrum == "sample" else "")
-    slow = args.spectrum == "sample" or args.dps or args.optimize_lambda
+    if args.bulk == "step":
+        where = f" on the step bulk realised at d = {args.d} (docs/theory.md (g.4))"
+    warn_if_isotropic_is_off(args)
+    slow = args.spectrum == "sample" or args.dps or args.optimize_lambda or args.bulk == "step"
     for a in args.alpha:
         with (status(f"fixed point at alpha = {a:g}" + where
                      + (", minimising over lambda" if args.optimize_lambda else "")
@@ -162,6 +171,7 @@ def cmd_curve(args):
     spacing = np.geomspace if args.log_alpha else np.linspace
     alphas = np.asarray(args.alpha if args.alpha else
                         spacing(args.alpha_min, args.alpha_max, args.points))
+    warn_if_isotropic_is_off(args)
     lc = learning_curve(args.student, args.teacher, args.alpha0, args.eta, args.lam, alphas,
                         beta=args.beta, progress=not (args.json or args.csv or args.quiet),
                         **_solve_kwargs(args))
@@ -262,6 +272,7 @@ def register(sub):
     p.add_argument("--optimize-lambda", action="store_true",
                    help="minimise the test error over lambda at each alpha")
     add_spectrum(p)
+    add_bulk(p)
     p.add_argument("--dps", type=int, default=None, help="also solve in mpmath at this precision")
     add_output(p)
     p.set_defaults(func=cmd_error)
@@ -298,6 +309,7 @@ def register(sub):
                        "simulation points.")
     add_physics(p, alpha_nargs="*")
     add_spectrum(p)
+    add_bulk(p)
     p.add_argument("--alpha-min", type=float, default=0.1, help="first alpha (without --alpha)")
     p.add_argument("--alpha-max", type=float, default=4.0, help="last alpha (without --alpha)")
     p.add_argument("--points", type=int, default=50,

@@ -42,7 +42,8 @@ import scipy.linalg
 from .spectrum import SpectralMoments, _FIELDS
 
 __all__ = ["StepEigenData", "StepBulkSpectrum", "step_eigen_data", "step_eigen",
-           "step_bulk_spectrum", "bulk_departure", "BULK_WARNING_THRESHOLD", "BULKS"]
+           "step_bulk_spectrum", "bulk_departure", "isotropic_bulk_warning",
+           "IsotropicBulkWarning", "BULK_WARNING_THRESHOLD", "BULKS"]
 
 #: The bulks of the trained first layer srfsym knows: ``"isotropic"`` (``c MP_beta``, docs/theory.md
 #: (g)) and ``"step"`` (the realised step at finite d, docs/theory.md (g.4)).
@@ -387,3 +388,47 @@ def bulk_departure(student, teacher, alpha0, eta, beta=1.0, d=400, seed=0) -> di
     return {"normalised_variance_step": nv, "normalised_variance_isotropic": iso,
             "relative_excess": excess, "d": int(d), "seed": seed, "seconds": data.seconds,
             "warn": bool(excess > BULK_WARNING_THRESHOLD)}
+
+
+class IsotropicBulkWarning(UserWarning):
+    """The isotropic bulk ``c MP_beta`` is far from the bulk the step makes (docs/theory.md (g.4))."""
+
+
+#: Work (flops of the step) of the check behind :func:`isotropic_bulk_warning`.
+_CHECK_FLOPS = 2e9
+
+
+def isotropic_bulk_warning(student, teacher, alpha0, eta, beta=1.0):
+    """Warn (:class:`IsotropicBulkWarning`) when the isotropic bulk is off; return the check's dict.
+
+    Runs :func:`bulk_departure` on one step at a dimension chosen so that the step costs at most
+    about 2e9 flops (``d <= 400``; skipped, returning ``None``, when that leaves ``d < 100``:
+    ``alpha0 beta`` above ~500, where the step's bulk is the isotropic one, docs/theory.md (g.4)).
+
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     out = isotropic_bulk_warning("tanh", "sin", 0.5, 5.0, beta=2.0)
+    >>> out["warn"], issubclass(w[0].category, IsotropicBulkWarning)
+    (True, True)
+    """
+    import warnings
+    from ..symbolic.activations import activation
+    if activation(student).has_dirac_derivative or not alpha0 or not eta:
+        return None
+    d = int(min(400, (_CHECK_FLOPS / (4 * float(alpha0) * float(beta))) ** (1 / 3)))
+    if d < 100:
+        return None
+    try:
+        out = bulk_departure(student, teacher, alpha0, eta, beta, d=d)
+    except (ValueError, ArithmeticError, MemoryError):   # a step that overflows: no verdict
+        return None
+    if out["warn"]:
+        warnings.warn(IsotropicBulkWarning(
+            f"the isotropic bulk (c MP_beta, the papers' model) is off here: the trained first "
+            f"layer's bulk has normalised variance m2/m1^2 - 1 = "
+            f"{out['normalised_variance_step']:.3g} against {out['normalised_variance_isotropic']:.3g}"
+            f" for c MP_beta ({out['relative_excess']:+.0%}, one step at d = {d}); the test "
+            f"error and the feature spectrum's tail move with it: use --bulk step "
+            f"(docs/theory.md (g.4))"), stacklevel=2)
+    return out
