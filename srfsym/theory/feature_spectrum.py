@@ -624,6 +624,8 @@ class FeatureSpectrum:
         digits)."""
         m = self.bulk_mean
         scale = 1.0 / m
+        if isinstance(self.bulk, EigenvalueSpectrum):
+            return self._right_edge_scan(m)
 
         def inside(x):
             self._warm = None
@@ -646,6 +648,30 @@ class FeatureSpectrum:
                 break
         self._warm = None
         return 0.5 * (lo + hi)
+
+    def _right_edge_scan(self, m) -> float:
+        """Right edge for a finite-d bulk (an eigenvalue array): its density can have gaps in the
+        tail and cold starts at tiny ``eps`` can settle on a non-physical root, so the density is
+        swept from the right with warm starts (as :meth:`density`) at ``eps = 1e-4`` times the
+        bulk mean (at 1e-7 the warm starts can stay on the zero-density root inside the
+        support) on a grid, then on a finer grid inside the last cell (about 4 digits)."""
+        top = float(np.max(self.bulk.D))
+        hi = max(m * (1 + self.nu) * (1 + math.sqrt(self.beta)) ** 2,
+                 (1 + self.nu) * (top * float(self._moments[3]) + float(self._moments[4]))) * 2
+        grid = np.linspace(hi, 0.0, 401)[:-1]
+        rho = self.density(grid, eps=1e-4 * m)
+        inside = np.nonzero(rho > 1e-6 / m)[0]
+        if inside.size == 0:
+            raise ConvergenceError("no bulk density found for the given eigenvalues",
+                                   residual=float("nan"), iterate=None)
+        k = int(inside[0])
+        if k == 0:
+            raise ConvergenceError(f"the bulk extends beyond {hi:.3g}: no right edge found",
+                                   residual=hi, iterate=None)
+        fine = np.linspace(grid[k - 1], grid[k], 101)
+        rho = self.density(fine, eps=1e-4 * m)
+        j = int(np.nonzero(rho > 1e-6 / m)[0][0])
+        return float(0.5 * (fine[j] + fine[max(j - 1, 0)]))
 
     def summary(self) -> dict:
         """The scalar characteristics as a dict (JSON-ready)."""
