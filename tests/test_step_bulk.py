@@ -12,6 +12,7 @@ from srfsym.simulation.spectrum_simulation import empirical_stieltjes
 from srfsym.step.realised import _children, network_first_layer
 from srfsym.theory.feature_spectrum import feature_spectrum
 from srfsym.theory.fixed_point import learning_curve, solve
+from srfsym.theory.grid import solve_grid
 from srfsym.theory.step_bulk import (IsotropicBulkWarning, StepBulkSpectrum, StepEigenData,
                                      bulk_departure, isotropic_bulk_warning, step_eigen,
                                      step_eigen_data)
@@ -128,6 +129,15 @@ def test_departure_and_warning():
         isotropic_bulk_warning("tanh", "sin", 0.5, 5.0, 2.0)
         assert issubclass(w[0].category, IsotropicBulkWarning) and "--bulk step" in str(w[0].message)
     assert isotropic_bulk_warning("sign(x)", "sin", 2.0, 3.0) is None    # no step for sign
+
+
+def test_grid_is_the_single_point_solve():
+    g = solve_grid("tanh", "sin", 2.0, 3.0, [0.5, 2.0], [0.1, 1.0], bulk="step", d=80, seed=2)
+    for i, a in enumerate([0.5, 2.0]):
+        for j, lam in enumerate([0.1, 1.0]):
+            one = solve("tanh", "sin", 2.0, 3.0, lam, a, bulk="step", d=80, seed=2)
+            assert g.test_error[i, j] == pytest.approx(one.test_error, rel=1e-9)
+    assert g.spectrum.startswith("step") and g.r == pytest.approx(one.r, rel=1e-14)
 
 
 @pytest.mark.parametrize("kw, match", [
