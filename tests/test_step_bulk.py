@@ -159,3 +159,19 @@ def test_no_step_no_step_bulk():
         step_eigen_data("tanh", "sin", 0.0, 3.0, d=30)
     with pytest.raises(ValueError, match="Dirac"):
         step_eigen_data("sign(x)", "sin", 2.0, 3.0, d=30)
+
+
+def test_cli_bulk_option(capsys):
+    from srfsym.cli import main
+    base = ["--student", "tanh", "--teacher", "sin", "--alpha0", "2", "--eta", "3", "--lam",
+            "0.1", "--alpha", "1"]
+    assert main(["error", *base, "--bulk", "step", "--d", "60", "--seed", "2"]) == 0
+    out = capsys.readouterr().out
+    want = solve("tanh", "sin", 2.0, 3.0, 0.1, 1.0, bulk="step", d=60, seed=2).test_error
+    assert f"test error = {want:.10g}" in out and "bulk 'step'" in out
+    assert main(["error", *base, "--bulk", "step"]) != 0
+    assert "--bulk step needs --d" in capsys.readouterr().err
+    # the isotropic bulk of the tail case draws the warning
+    assert main(["error", *base[:4], "--alpha0", "0.5", "--eta", "5", "--beta", "2", "--lam",
+                 "0.1", "--alpha", "1"]) == 0
+    assert "srfsym: warning: the isotropic bulk" in capsys.readouterr().err

@@ -201,6 +201,8 @@ def cmd_curve(args):
     else:
         out(f"sRF parameters: r = {mp.r:.8g}, c = {mp.c:.8g}, gamma = {mp.gamma:.8g}; "
              f"bounds: lower {b.lower:.8g}, upper {b.upper:.8g}, kernel {b.kernel:.8g}")
+        if args.bulk == "step":
+            out(f"  theory on the {lc.results[0].notes[-1]}")
         out(f"{'alpha':>10s} {'test error':>14s} {'train error':>14s}")
         for res in lc.results:
             out(f"{res.alpha:10.4g} {res.test_error:14.8g} {res.train_error:14.8g}")

@@ -827,6 +827,9 @@ def learning_curve(student, teacher, alpha0, eta, lam, alphas, beta=1.0, spectru
                 raise
             res = solve_srf(*args, a, beta, spectrum, nodes=nodes, **kwargs)
         res.mapping = mp
+        if step is not None:
+            res.notes.append(step[2])
+            res.spectrum = "step"
         results.append(res)
         start = res.state
     return LearningCurve(alphas, results)
@@ -877,6 +880,9 @@ def optimal_lambda(student, teacher, alpha0, eta, alpha, beta=1.0, spectrum="mp"
     lam = math.exp(opt.x)
     res = solve_srf(*args, lam, alpha, beta, spectrum, **kwargs)
     res.mapping = mp
+    if step is not None:
+        res.notes.append(step[2])
+        res.spectrum = "step"
     if min(opt.x - lo, hi - opt.x) < 1e-3:
         res.notes.append(f"the optimum lambda = {lam:.3g} sits at the edge of lam_range = "
                          f"{lam_range}: widen the range")
