@@ -114,8 +114,9 @@ def main():
     # E[(y-mu0)^2 |x|^2] = E[(y-mu0)^2 x_1^2] + (d - 1) m2 ; fluctuation of a mean of n0 vectors
     fluct_sq = (T4 + (D - 1) * M2 - mean_sq) / n0
     _step(n, "s = (1/n0) sum_i (y_i - mu0) x_i: |E s|^2 = mu1*^2 (Stein), and the fluctuation "
-             "has E|s - E s|^2 = (E[(y-mu0)^2 |x|^2] - |E (y-mu0) x|^2)/n0 with n0 = alpha0 d",
-          fluct_sq)
+             "has E|s - E s|^2 = (E[(y-mu0)^2 |x|^2] - |E (y-mu0) x|^2)/n0 with n0 = alpha0 d "
+             "and E[(y-mu0)^2 |x|^2] = T4 + (d - 1) m2, where T4 = E[(y-mu0)^2 x_1^2] (x_1 the "
+             "coordinate along theta_star; O(1), it drops out as d -> oo)", fluct_sq)
     fluct_lim = sp.limit(fluct_sq, D, sp.oo)
     assert fluct_lim == M2 / ALPHA0
     norm_s = sp.sqrt(mean_sq + fluct_lim)
@@ -131,7 +132,7 @@ def main():
     bulk_sq = ETA**2 / n0**2 * n0 * M2 * CHECKMU1_SQ * (D + B)
     _step(n, "Bulk Delta_k = (eta/n0) sum_i (y_i - mu0)(sigma'(u_ki) - mu1) x_i: only the "
              "diagonal survives, E|Delta_k|^2 = (eta^2/n0) E[(y-mu0)^2] E[(sigma' - mu1)^2] "
-             "E|x|^2 with |x|^2 = d + O(1)", bulk_sq)
+             "E|x|^2 with E|x|^2 = d + B, where B = O(1) (it drops out as d -> oo)", bulk_sq)
     bulk_lim = sp.limit(bulk_sq, D, sp.oo)
     assert _is_zero(bulk_lim - ETA**2 * M2 * CHECKMU1_SQ / ALPHA0)
     c_derived = 1 + bulk_lim
@@ -141,7 +142,8 @@ def main():
     # 4. = the library --------------------------------------------------------------------
     derived = {"spike_strength": r_derived, "bulk_variance": c_derived,
                "alignment": gamma_derived}
-    # the library also carries the row rescaling of a non-odd student (derived in step 7);
+    # the library also carries the row rescaling of a non-odd student (derived in the last
+    # step, "Student with mu0 != 0");
     # it vanishes with mu_He2 = 0, which holds for every odd student
     rescale = (1 + ETA * (MU0_STAR - MU0) * MU2H)**2 - 1
     for key, expr in derived.items():
@@ -149,7 +151,8 @@ def main():
         assert _is_zero(full - lib[key]), key
         assert _is_zero(expr.subs(M2, MU2_STAR) - lib_plain[key]), key
         assert _is_zero(full.subs({MU0: 0, MU2H: 0}) - lib_plain[key]), key
-    _step(n, "With m2 = mu2* - 2 mu0 mu0* + mu0^2 (and the row rescaling of step 7 for c) this is "
+    _step(n, "With m2 = mu2* - 2 mu0 mu0* + mu0^2 (and, for c, the row rescaling of a student "
+             "with mu0 != 0, derived in the last step) this is "
              "srfsym.step.mapping.mapping_expressions() (and with mu0 = mu_He2 = 0, or m2 = mu2*, the "
              "uncorrected reference form)   [asserted, symbolic zero]", sp.Tuple(*(lib[k] for k in derived)))
 
@@ -204,7 +207,7 @@ def main():
     print("    agreement within the loose tolerances; the slides' c = 1.11313 and the extra-mu1^2 "
           "c = 1.028215 are excluded   [asserted]")
 
-    # 7. students with mu0 != 0 --------------------------------------------------------------------
+    # 7. students with mu0 != 0 (the last printed step) --------------------------------------------------------------------
     c_full = (1 + ETA * (MU0_STAR - MU0) * MU2H)**2 + bulk_lim
     _step(n, "Student with mu0 != 0: the bulk Delta_k also has a row-specific MEAN, "
              "E[(y - mu0)(sigma'(u) - mu1) x] = E[y - mu0] E[sigma'(u) u] w0_k = (mu0* - mu0) "

@@ -43,7 +43,7 @@ from .theory.feature_spectrum import FeatureSpectrum, feature_spectrum
 from .core.values import Value
 from . import symbols
 
-__version__ = "0.1.0"
+from .core.version import __version__
 
 __all__ = ["Activation", "ActivationError", "activation", "parse_activation",
            "DivergentExpectationError", "gaussian_expectation", "set_integrate_timeout",

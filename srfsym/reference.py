@@ -119,18 +119,28 @@ def _fixed_point(cases):
     return rows
 
 
-def compute(quick: bool = False) -> dict:
-    """All reference tables (or the :data:`QUICK` subset) as JSON-ready dicts."""
-    from . import __version__
+def compute(quick: bool = False, step=None) -> dict:
+    """All reference tables (or the :data:`QUICK` subset) as JSON-ready dicts.  ``step``, if
+    given, is a context manager factory ``step(text)`` wrapped around each table (progress)."""
+    import contextlib
+
+    from .core.version import __version__
     g = GRID
     sel = (lambda key, items: [items[i] for i in QUICK[key]]) if quick else (lambda k, x: x)
-    tables = {
-        "constants": _constants(QUICK["constants"] if quick else g["constants"]["activations"]),
-        "cget": _cget(QUICK["cget"] if quick else g["cget"]["activations"], g["cget"]["points"]),
-        "mapping": _mapping(sel("mapping", g["mapping"]["cases"])),
-        "bounds": _bounds(sel("bounds", g["bounds"]["cases"])),
-        "fixed_point": _fixed_point(sel("fixed_point", g["fixed_point"]["cases"])),
+    jobs = {
+        "constants": lambda: _constants(QUICK["constants"] if quick
+                                        else g["constants"]["activations"]),
+        "cget": lambda: _cget(QUICK["cget"] if quick else g["cget"]["activations"],
+                              g["cget"]["points"]),
+        "mapping": lambda: _mapping(sel("mapping", g["mapping"]["cases"])),
+        "bounds": lambda: _bounds(sel("bounds", g["bounds"]["cases"])),
+        "fixed_point": lambda: _fixed_point(sel("fixed_point", g["fixed_point"]["cases"])),
     }
+    tables = {}
+    for i, (name, job) in enumerate(jobs.items(), 1):
+        with (step(f"table {i}/{len(jobs)}: {name} at {DPS} digits") if step
+              else contextlib.nullcontext()):
+            tables[name] = job()
     return {name: {"srfsym_version": __version__, "dps": DPS, "settings": g[name],
                    "values": table} for name, table in tables.items()}
 
@@ -139,14 +149,16 @@ def _dump(obj) -> str:
     return json.dumps(obj, indent=1, sort_keys=True) + "\n"
 
 
-def regenerate(out_dir, quick: bool = False) -> list:
-    """Write ``<out_dir>/<name>.json`` for every table; returns the paths written."""
+def regenerate(out_dir, quick: bool = False, step=None) -> list:
+    """Write ``<out_dir>/<name>.json`` for every table (each file complete or untouched:
+    written under a temporary name and renamed); returns the paths written."""
+    from .core.files import atomic_write
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = []
-    for name, content in compute(quick).items():
+    for name, content in compute(quick, step).items():
         p = out_dir / f"{name}.json"
-        p.write_text(_dump(content))
+        atomic_write(p, lambda tmp, text=_dump(content): Path(tmp).write_text(text))
         paths.append(p)
     return paths
 

@@ -206,29 +206,29 @@ def run(capsys, *argv):
 def test_cli_bounds_through_the_mapping(capsys):
     code, out, _ = run(capsys, "bounds", "--student", "tanh", "--teacher", "tanh", "--alpha0",
                        "0.5", "--eta", "1", "--json")
-    row = json.loads(out)
+    row = json.loads(out)["rows"][0]
     m = srf_mapping("tanh", "tanh", 1, 0.5)
     b = bounds("tanh", "tanh", m.r, m.c, m.gamma)
-    assert code == 0 and row["lower"] == b.lower and row["upper"] == b.upper
-    assert row["gamma"] == pytest.approx(0.56349, abs=1e-5) and row["lower"] < 0.05
+    assert code == 0 and row["lower_bound"] == b.lower and row["upper_bound"] == b.upper
+    assert row["gamma"] == pytest.approx(0.56349, abs=1e-5) and row["lower_bound"] < 0.05
 
 
 def test_cli_bounds_optimize_eta(capsys):
     code, out, _ = run(capsys, "bounds", "--student", "sin", "--teacher", "sin", "--alpha0", "2",
                        "--optimize-eta", "--json")
-    row = json.loads(out)
-    assert code == 0 and {"upper", "lower", "eta_upper", "eta_lower"} <= set(row)
+    row = json.loads(out)["rows"][0]
+    assert code == 0 and {"upper_bound", "lower_bound", "eta_upper", "eta_lower"} <= set(row)
     assert row["eta_upper"] == pytest.approx(1.712, abs=1e-3)
-    assert row["upper"] == pytest.approx(0.18498, abs=1e-5)
-    assert row["lower"] == pytest.approx(0.02090, abs=1e-5)
+    assert row["upper_bound"] == pytest.approx(0.18498, abs=1e-5)
+    assert row["lower_bound"] == pytest.approx(0.02090, abs=1e-5)
 
 
 def test_cli_bounds_float_equals_its_decimal_twin(capsys):
     code, out, _ = run(capsys, "bounds", "--student", "sin", "--teacher", "sin", "--r", "1.13",
                        "--c", "1.02", "--gamma", "0.9", "--dps", "30", "--json")
-    row = json.loads(out)
+    row = json.loads(out)["rows"][0]
     assert code == 0
-    for key in ("upper", "lower", "kernel"):
+    for key in ("upper_bound", "lower_bound", "kernel_baseline"):
         assert row[key] == float(row["decimal"][key]), key
 
 
@@ -253,9 +253,11 @@ def test_cli_curve_text_and_json_report_gamma_valid_bounds(capsys):
     assert code == 0
     import re
     lower = float(re.search(r"bounds: lower ([0-9.e-]+)", out).group(1))
-    errors = [float(line.split()[1]) for line in out.splitlines()[2:5]]
+    lines = out.splitlines()
+    head = next(i for i, line in enumerate(lines) if "test error" in line)
+    errors = [float(line.split()[1]) for line in lines[head + 1:head + 4]]
     assert len(errors) == 3 and lower <= min(errors) < 0.1
     code, out, _ = run(capsys, *argv, "--json")
-    rows = json.loads(out)["theory"]
+    rows = [r for r in json.loads(out)["rows"] if r["source"] == "theory"]
     assert all(r["lower_bound"] <= r["test_error"] for r in rows)
     assert rows[0]["lower_bound"] == pytest.approx(lower, rel=1e-7)

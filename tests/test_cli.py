@@ -35,7 +35,7 @@ def test_coefficients_tanh_30_digits(capsys):
 def test_mapping_json_matches_math_table(capsys):
     code, out, _ = run(capsys, "mapping", "--student", "tanh", "--teacher", "sin", "--eta", "3",
                        "--alpha0", "20", "--json")
-    data = json.loads(out)
+    data = json.loads(out)["rows"][0]
     assert code == 0
     assert float(data["spike_strength"]["value"]) == pytest.approx(1.13406, abs=5e-6)
     assert float(data["bulk_variance"]["value"]) == pytest.approx(1.018973, abs=5e-7)
@@ -56,16 +56,16 @@ def test_activation_report_user_expression(capsys):
 def test_error_and_bounds(capsys):
     code, out, _ = run(capsys, "error", "--student", "tanh", "--teacher", "sin", "--alpha0",
                        "20", "--eta", "3", "--lam", "0.1", "--alpha", "1", "2", "--json")
-    rows = json.loads(out)
+    rows = json.loads(out)["rows"]
     assert code == 0 and len(rows) == 2
     assert abs(rows[0]["test_error"] - 0.0415) / 0.0415 < 0.01
     assert rows[1]["test_error"] < rows[0]["test_error"]
     code, out, _ = run(capsys, "bounds", "--student", "sin", "--teacher", "sin", "--r", "1",
                        "--c", "1", "--json")
-    b = json.loads(out)
+    b = json.loads(out)["rows"][0]
     # r = c = 1: mu0(kappa) = e^{-1/2} sin(kappa) is proportional to the target: U = L = 0
-    assert abs(b["upper"]) < 1e-12 and abs(b["lower"]) < 1e-12
-    assert b["kernel"] == pytest.approx((1 - math.exp(-2)) / 2 - math.exp(-1), rel=1e-13)
+    assert abs(b["upper_bound"]) < 1e-12 and abs(b["lower_bound"]) < 1e-12
+    assert b["kernel_baseline"] == pytest.approx((1 - math.exp(-2)) / 2 - math.exp(-1), rel=1e-13)
 
 
 def test_curve_csv_and_plot(capsys, tmp_path):
@@ -89,7 +89,7 @@ def test_simulate_json_csv_and_text_are_the_library_call(capsys):
             "--seed", "3", "--n-test", "150", "--workers", "1"]
     code, out, _ = run(capsys, *argv, "--json")
     assert code == 0
-    got = json.loads(out)
+    got = json.loads(out)["details"]["simulation"]
     ref = simulate("tanh", "sin", 4.0, 2.0, 0.1, [0.5, 1.5], d=40, beta=0.75, seeds=2, seed=3,
                    n_test=150, workers=1)
     assert got["p"] == 30 and got["n_test"] == 150 and got["n"] == [20, 60]
@@ -103,7 +103,7 @@ def test_simulate_json_csv_and_text_are_the_library_call(capsys):
         ref.test_error[1], rel=1e-12)
     # the reference notebook's protocol: one first layer, seed 0's
     code, out, _ = run(capsys, *argv, "--shared-first-layer", "--json")
-    shared = json.loads(out)
+    shared = json.loads(out)["details"]["simulation"]
     assert code == 0 and shared["settings"]["shared_first_layer"] is True
     assert shared["r_emp"] == ref.r_emp.tolist()[:1]
     assert shared["test_error_per_seed"][0] == ref.test_error_per_seed[0].tolist()
@@ -118,8 +118,9 @@ def test_curve_with_simulation_overlay(capsys, tmp_path):
                        "--plot", str(png))
     assert code == 0 and png.stat().st_size > 1000
     got = json.loads(out)
-    assert [r["alpha"] for r in got["theory"]] == [0.5, 1.0, 2.0]
-    sim = got["simulation"]
+    assert [r["alpha"] for r in got["rows"] if r["source"] == "theory"] == [0.5, 1.0, 2.0]
+    assert [r["alpha"] for r in got["rows"] if r["source"] == "simulation"] == [1.0, 2.0]
+    sim = got["details"]["simulation"]
     assert sim["alphas"] == [1.0, 2.0] and sim["d"] == 40 and sim["p"] == 30
     assert sim["seeds"] == 2 and len(sim["test_error_per_seed"]) == 2
 
@@ -127,7 +128,7 @@ def test_curve_with_simulation_overlay(capsys, tmp_path):
 def test_curve_with_shared_first_layer_and_misuse(capsys):
     code, out, _ = run(capsys, "curve", *SIM_ARGS, "--alpha", "1", "--simulate", "--d-sim",
                        "40", "--seeds", "2", "--shared-first-layer", "--json")
-    sim = json.loads(out)["simulation"]
+    sim = json.loads(out)["details"]["simulation"]
     assert code == 0 and sim["settings"]["shared_first_layer"] is True
     assert len(sim["r_emp"]) == 1 and len(sim["test_error_per_seed"]) == 2
     for flags in (["--shared-first-layer"], ["--sim-alpha", "1"]):

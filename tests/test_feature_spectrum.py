@@ -170,15 +170,17 @@ def test_cli_spectrum_json(capsys):
     import json
     code, out, _ = run(capsys, "spectrum", "--student", "tanh", "--teacher", "sin", "--alpha0",
                        "20", "--eta", "3", "--z", "0.6+0.1j", "--z=-0.5+0.01j", "--json")
-    data = json.loads(out)
+    payload = json.loads(out)
+    data = payload["details"]["spectrum"]
     assert code == 0
     for key in ("outlier_per_p", "outlier_correction", "bulk_mean",
                 "bulk_normalised_variance", "right_edge"):
         assert isinstance(data[key], float), key
     fs = feature_spectrum("tanh", "sin", alpha0=20, eta=3)
-    assert [p["z"] for p in data["points"]] == [[0.6, 0.1], [-0.5, 0.01]]
+    rows = payload["rows"]
+    assert [[p["z_real"], p["z_imag"]] for p in rows] == [[0.6, 0.1], [-0.5, 0.01]]
     s = fs.stieltjes(0.6 + 0.1j)
-    assert data["points"][0]["stieltjes"] == [s.real, s.imag]
+    assert [rows[0]["s_real"], rows[0]["s_imag"]] == [s.real, s.imag]
     assert data["outlier_per_p"] == fs.outlier_per_p
 
 

@@ -293,7 +293,7 @@ def test_gelu_builtin_closed_forms_against_quadrature():
     for v, ref in ((hc.mu0, mu0), (hc.mu1, mu1), (hc.mu2, mu2), (hc.checkmu1_sq, check)):
         assert v.is_exact, v
         assert close(v.decimal(30), ref, 1e-29), v.name
-    assert "exp(-kappa**2*r**2/(2*(c + 1)))" in str(__import__("srfsym.symbolic.cget").cget.cget_coefficients("gelu").mu1)
+    assert "exp(-kappa**2*r**2/(2*(c + 1)))" in str(__import__("srfsym").symbolic.cget.cget_coefficients("gelu").mu1)
 
 
 def test_sigmoid_builtin_against_quadrature():

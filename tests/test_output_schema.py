@@ -27,7 +27,7 @@ def csv_rows(text):
 
 
 def test_mapping_json_has_numbers_not_strings(capsys):
-    data = json.loads(run(capsys, "mapping", *PAIR, "--json"))
+    data = json.loads(run(capsys, "mapping", *PAIR, "--json"))["rows"][0]
     assert list(data)[:len(LEADING)] == LEADING
     assert data["eta"] == 3.0 and data["alpha0"] == 20.0           # numbers, not "3"
     assert data["r"] == pytest.approx(1.13406, abs=5e-6)           # docs/theory.md (c) table
@@ -71,6 +71,7 @@ def test_simulate_shows_the_theory_beside_the_simulation(capsys):
     argv = ["simulate", *PAIR, "--lam", "0.1", "--alpha", "1", "2", "--d", "60", "--seeds", "2",
             "--n-test", "300", "--workers", "1"]
     data = json.loads(run(capsys, *argv, "--json"))
+    assert data["details"]["simulation"]["d"] == 60
     for row, a in zip(data["rows"], (1.0, 2.0)):
         ref = srfsym.solve("tanh", "sin", alpha0=20, eta=3, lam=0.1, alpha=a)
         assert row["alpha"] == a
@@ -79,3 +80,99 @@ def test_simulate_shows_the_theory_beside_the_simulation(capsys):
     text = run(capsys, *argv)
     assert "theory (d -> infinity" in text and "standard error over 2 seeds" in text
     assert f"{data['rows'][0]['theory_test_error']:.6f}" in text
+
+
+# ---------------------------------------------------------------------------------------
+# one documented schema (srfsym/cli/output_schema.json) for every subcommand and the sweep
+
+SMALL_SIM = ["--d", "60", "--seeds", "2", "--n-test", "300", "--workers", "1"]
+COMMANDS = {
+    "mapping": ["mapping", *PAIR],
+    "error": ["error", *PAIR, "--lam", "0.1", "--alpha", "1", "2"],
+    "bounds": ["bounds", "--student", "sin", "--teacher", "sin", "--r", "1", "--c", "1.2"],
+    "bounds-step": ["bounds", "--student", "tanh", "--teacher", "sin", "--alpha0", "2",
+                    "--eta", "3"],
+    "bounds-optimize": ["bounds", "--student", "tanh", "--teacher", "sin", "--alpha0", "2",
+                        "--optimize-eta", "--eta-max", "5"],
+    "curve": ["curve", *PAIR, "--lam", "0.1", "--alpha", "1", "2", "--simulate",
+              "--d-sim", "60", "--seeds", "2", "--sim-alpha", "1"],
+    "simulate": ["simulate", *PAIR, "--lam", "0.1", "--alpha", "1", *SMALL_SIM],
+    "spectrum": ["spectrum", *PAIR, "--z", "0.6+0.1j", "1+0.1j", "--simulate", "--d", "60",
+                 "--seeds", "2"],
+}
+
+
+@pytest.fixture(scope="module")
+def validator():
+    jsonschema = pytest.importorskip("jsonschema")
+    from srfsym.cli.common import schema_path
+    schema = json.loads(schema_path().read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_every_subcommand_json_validates_against_the_schema(name, capsys, validator):
+    argv = COMMANDS[name]
+    data = json.loads(run(capsys, *argv, "--json"))
+    errors = sorted(validator.iter_errors(data), key=str)
+    assert not errors, "\n".join(e.message for e in errors[:5])
+    meta = data["meta"]
+    assert meta["srfsym_version"] == srfsym.__version__ and meta["subcommand"] == argv[0]
+    assert meta["command"].startswith(f"srfsym --quiet {argv[0]} --student")
+    assert meta["parameters"]["student"] == argv[argv.index("--student") + 1]
+    for row in data["rows"]:
+        assert list(row)[:len(LEADING)] == LEADING, name
+        assert not {"upper", "lower", "kernel", "kind"} & set(row), name   # one name each
+    # the CSV has the same rows under the same names (spectrum has --csv too)
+    header = run(capsys, *argv, "--csv").splitlines()[0].split(",")
+    assert header[:len(LEADING)] == LEADING
+    assert set(header) <= {k for row in data["rows"] for k in row}
+
+
+def test_the_same_quantity_has_the_same_name_in_bounds_and_curve(capsys):
+    bounds = json.loads(run(capsys, "bounds", "--student", "tanh", "--teacher", "sin",
+                            "--alpha0", "20", "--eta", "3", "--json"))["rows"][0]
+    curve = json.loads(run(capsys, "curve", *PAIR, "--lam", "0.1", "--alpha", "1",
+                           "--json"))["rows"][0]
+    for key in ("upper_bound", "lower_bound", "kernel_baseline", "r", "c", "gamma"):
+        assert curve[key] == pytest.approx(bounds[key], rel=1e-12), key
+
+
+def test_sweep_table_has_the_leading_columns_and_its_rows_validate(tmp_path, validator):
+    from srfsym.sweep.run import COLUMNS, parse_spec, read_results, run_sweep
+    assert list(COLUMNS[:len(LEADING)]) == LEADING
+    spec = parse_spec({"theory": {"student": "tanh", "teacher": "sin", "alpha0": 20,
+                                  "eta": 3, "lam": 0.1, "alpha": [1.0, 2.0]},
+                       "simulation": {"student": "tanh", "teacher": "sin", "alpha0": 20,
+                                      "eta": 3, "lam": 0.1, "alpha": 1.0, "d": 40,
+                                      "seeds": 1, "n_test": 200}})
+    out = tmp_path / "s.csv"
+    run_sweep(spec, out, workers=1, progress=False)
+    rows = read_results(out)
+    assert {r["source"] for r in rows} == {"theory", "simulation"}
+    row_schema = {**validator.schema["$defs"]["row"], "$defs": validator.schema["$defs"]}
+    import jsonschema
+    for r in rows:
+        typed = {k: (None if v == "" else v if k in ("source", "student", "teacher", "model",
+                                                        "method", "note", "grid_id",
+                                                        "vocabulary", "spectrum", "seed")
+                     else int(v) if k in ("d", "n_test") else
+                     (v == "true") if k == "shared_first_layer" else float(v))
+                 for k, v in r.items()}
+        jsonschema.validate(typed, row_schema)
+        ref = srfsym.srf_mapping("tanh", "sin", 3, 20)      # r, c, gamma of the step
+        assert typed["r"] == pytest.approx(ref.r, rel=1e-12)
+        assert typed["gamma"] == pytest.approx(ref.gamma, rel=1e-12)
+
+
+def test_the_schema_file_ships_with_the_package():
+    try:
+        import tomllib
+    except ImportError:                     # Python 3.10
+        import tomli as tomllib
+    from pathlib import Path
+    project = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    assert "output_schema.json" in project["tool"]["setuptools"]["package-data"]["srfsym.cli"]
+    assert any(x.startswith("jsonschema") for x in project["project"]["optional-dependencies"]
+               ["test"])

@@ -21,7 +21,8 @@ ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 # README lines that compute for more than a few seconds (simulations, mpmath, optimisers)
-SLOW = ("--simulate", "--seeds", "--dps 30", "--optimize", "--spectrum sample", "derive ")
+SLOW = ("--simulate", "--seeds", "--dps 30", "--optimize", "--spectrum sample", "derive ",
+        "sweep ")
 
 
 def blocks(lang):
@@ -84,6 +85,7 @@ def test_python_block_runs(code, tmp_path):
 def test_cli_line_runs(line, tmp_path):
     argv = shlex.split(line, comments=True)
     assert argv[0] == "srfsym"
+    shutil.copytree(ROOT / "examples", tmp_path / "examples")     # files the lines read
     proc = subprocess.run([_srfsym()] + argv[1:], cwd=tmp_path, env=_env(),
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, f"{line}\n{proc.stderr[-3000:]}"

@@ -65,13 +65,13 @@ def test_rows_hold_the_library_values(full_sweep):
     spec, out = full_sweep
     rows = read_results(out)
     assert len(rows) == 12 and len({tuple(r[k] for k in KEY_COLUMNS) for r in rows}) == 12
-    th = [r for r in rows if r["kind"] == "theory" and r["eta"] == "3.0" and r["lam"] == "0.5"
+    th = [r for r in rows if r["source"] == "theory" and r["eta"] == "3.0" and r["lam"] == "0.5"
           and r["alpha"] == "2.0"]
     assert len(th) == 1 and th[0]["method"].startswith("grid-newton")
     ref = solve("tanh", "sin", 20, 3, 0.5, 2.0)
     assert abs(float(th[0]["test_error"]) - ref.test_error) < 1e-10
     assert abs(float(th[0]["train_error"]) - ref.train_error) < 1e-10
-    sim = sorted((r for r in rows if r["kind"] == "simulation" and r["seed"] == "1"),
+    sim = sorted((r for r in rows if r["source"] == "simulation" and r["seed"] == "1"),
                  key=lambda r: float(r["alpha"]))
     res = simulate("tanh", "sin", 20, 3, 0.1, [0.5, 2.0], d=40, seeds=1, seed=1, n_test=200,
                    workers=1)
@@ -98,7 +98,7 @@ def test_local_pool_gives_the_same_table(full_sweep, tmp_path):
     theory_only = {"theory": spec["theory"]}      # two tasks, one per worker process
     run_sweep(theory_only, out, workers=2, progress=False)
     expected = [{**r, "grid_id": grid_id(theory_only)} for r in _table(full)
-                if r["kind"] == "theory"]
+                if r["source"] == "theory"]
     assert _table(out) == expected
 
 
@@ -206,7 +206,7 @@ def test_plot_heat_map_optimal_lambda_and_error_bars(tmp_path, capsys):
     g = solve_grid("tanh", "sin", 20, 3, [0.5, 1.0, 3.0], [0.01, 0.1, 1.0, 10.0])
     assert line[:, 0].tolist() == [0.5, 1.0, 3.0]
     assert line[:, 1].tolist() == g.optimal_lambda()[0].tolist()
-    sims = [r for r in rows if r["kind"] == "simulation"]
+    sims = [r for r in rows if r["source"] == "simulation"]
     for a, mean, sem, n in simulation_means(sims, "alpha"):
         errs = [float(r["test_error"]) for r in sims if float(r["alpha"]) == a]
         assert n == 2 and mean == pytest.approx(statistics.fmean(errs), rel=1e-14)
@@ -215,12 +215,12 @@ def test_plot_heat_map_optimal_lambda_and_error_bars(tmp_path, capsys):
     theory_line = curve.lines[0].get_xydata()          # the theory at the simulations' lambda
     assert theory_line[:, 1].tolist() == g.test_error[:, 1].tolist()
     plt.close(fig)
-    # three swept theory parameters: the table is written, the plot refused with a reason
+    # three swept theory parameters: the plot is refused with a reason before any work
     grid.write_text(TOML)
     assert main(["sweep", str(grid), "--out", str(tmp_path / "r3.csv"), "--quiet",
                  "--workers", "1", "--plot", str(png)]) == 2
-    assert "this table sweeps eta, lam, alpha" in capsys.readouterr().err
-    assert len(read_results(tmp_path / "r3.csv")) == 12
+    assert "this sweep varies eta, lam, alpha: drop --plot" in capsys.readouterr().err
+    assert not (tmp_path / "r3.csv").exists()
 
 
 def test_sampled_spectrum_theory_rows(tmp_path):
@@ -269,14 +269,14 @@ def test_vocabulary_is_a_swept_parameter(tmp_path):
     rows = read_results(tmp_path / "v.csv")
     assert {r["vocabulary"] for r in rows} == {"1.0", "1.0,2.0", "1.0,3.0;0.7,0.3", "1.0,-1.0"}
     for r in rows:
-        if r["kind"] != "theory":
+        if r["source"] != "theory":
             continue
         letters, _, weights = r["vocabulary"].partition(";")
         voc = vocabulary([float(x) for x in letters.split(",")],
                          [float(x) for x in weights.split(",")] if weights else None)
         ref = solve("tanh", "sin", 20, 3, 0.1, float(r["alpha"]), vocabulary=voc)
         assert float(r["test_error"]) == pytest.approx(ref.test_error, rel=1e-9)
-    (sim,) = [r for r in rows if r["kind"] == "simulation"]
+    (sim,) = [r for r in rows if r["source"] == "simulation"]
     res = simulate("tanh", "sin", 20, 3, 0.1, [1.0], d=40, seeds=1, n_test=100, workers=1,
                    vocabulary=[1, -1], seed=0)
     assert float(sim["test_error"]) == pytest.approx(res.test_error[0], rel=1e-12)

@@ -271,9 +271,9 @@ def test_cli_bounds_with_a_vocabulary_json(capsys):
                         "--c", "1.019", "--gamma", "1", "--vocabulary", "1", "2", "--json")
     assert code == 0
     import json
-    data = json.loads(out)
+    data = json.loads(out)["rows"][0]
     ref = bounds("tanh", "sin", 1.134, 1.019, 1.0, vocabulary=[1, 2])
-    assert data["upper"] == ref.upper and data["lower"] == ref.lower
+    assert data["upper_bound"] == ref.upper and data["lower_bound"] == ref.lower
     assert data["vocabulary"] == {"letters": [1.0, 2.0], "weights": [0.5, 0.5]}
     assert len(data["b_upper"]) == 2 and len(data["r_groups"]) == 2
 
@@ -285,8 +285,7 @@ def test_cli_error_and_simulate_with_a_vocabulary(capsys):
                         "--weights", "0.3", "0.7", "--json")
     assert code == 0
     uniform = solve("tanh", "sin", 20, 3, 0.1, 1.0).test_error
-    rows = json.loads(out)
-    row = rows[0] if isinstance(rows, list) else rows["rows"][0]
+    row = json.loads(out)["rows"][0]
     assert row["test_error"] == pytest.approx(uniform, rel=1e-12)
     code, out, _ = _run(capsys, "simulate", "--student", "tanh", "--teacher", "sin", "--alpha0",
                         "2", "--eta", "1", "--lam", "0.1", "--alpha", "1", "--d", "60",
@@ -322,7 +321,7 @@ def test_cli_optimised_bounds_at_fixed_gamma_with_dps(capsys):
                         "2", "--optimize-eta", "--gamma", "1", "--eta-max", "4", "--dps", "20",
                         "--json")
     assert code == 0
-    row = json.loads(out)
+    row = json.loads(out)["rows"][0]
     # sin/sin at gamma = 1: U = 0 where r = 1, i.e. eta = 1 / A (docs/theory.md (l.3))
-    assert row["upper"] < 1e-15
+    assert row["upper_bound"] < 1e-15
     assert row["eta_upper"] == pytest.approx(2.1574, abs=2e-4)

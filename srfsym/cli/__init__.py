@@ -11,7 +11,7 @@ import argparse
 import io
 import sys
 
-from .. import __version__
+from ..core.version import __version__
 from . import activation, derive, reference, simulation, spectrum, sweep, theory
 from .common import (CLIError, HelpFormatter, configure_feedback, finish_parsers,
                      warnings_once)
@@ -57,6 +57,7 @@ def main(argv=None):
     from ..symbolic.gaussian import DivergentExpectationError, set_integrate_timeout
     ap = build_parser()
     args = ap.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)   # for the output's metadata
     if getattr(args, "cmd", None) in ("error", "simulate") and not args.alpha:
         ap.error("--alpha needs at least one value")
     if getattr(args, "cmd", None) == "curve" and not args.simulate:

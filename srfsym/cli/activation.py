@@ -6,11 +6,68 @@ import warnings
 import mpmath
 import sympy as sp
 
-from .common import (add_output, add_vocabulary, emit_csv, emit_json, out, status, table_row,
-                     vocabulary_arg)
+from .common import (add_output, add_vocabulary, emit_json, emit_output, out, status,
+                     table_row, vocabulary_arg)
 
 
 # activation / coefficients / mapping
+
+#: characters per line of the text reports (one screen wide)
+WIDTH = 100
+
+
+def _wrap(head, text, width=WIDTH, indent=None):
+    """``head + text`` broken at spaces into lines of at most ``width`` characters (a single
+    word longer than a line is broken too), continuation lines indented under ``text``."""
+    import textwrap
+    indent = " " * (len(head) if indent is None else indent)
+    return textwrap.wrap(text, width, initial_indent=head, subsequent_indent=indent,
+                         break_on_hyphens=False) or [head.rstrip()]
+
+
+def closed_form_lines(label, expr, width=WIDTH, indent=2):
+    """Lines showing ``label = expr`` one screen wide: short forms on one line with their
+    LaTeX; long ones with named common subexpressions (``where A = ..., B = ...``, SymPy's
+    ``cse``), their LaTeX left to ``--json``.
+
+    >>> import sympy as sp
+    >>> k = sp.Symbol("kappa")
+    >>> g, h = sp.exp(-k**2 / 7), sp.erf(k / sp.sqrt(7))
+    >>> print("\\n".join(closed_form_lines("f(kappa)", g * h + k * g * h**2, width=40)))
+      f(kappa) = A*B**2*kappa + A*B
+        where A = exp(-kappa**2/7)
+              B = erf(sqrt(7)*kappa/7)
+          (LaTeX of the whole form: --json)
+    """
+    pad = " " * indent
+    text = str(expr)
+    if len(pad) + len(label) + 3 + len(text) <= width:
+        lines = [f"{pad}{label} = {text}"]
+        latex = sp.latex(expr)
+        tab = f"{pad}{' ' * len(label)} "
+        if len(tab) + 9 + len(latex) <= width:
+            lines.append(f"{tab}  LaTeX: {latex}")
+        return lines
+    taken = {s.name for s in expr.free_symbols}
+    replacements, (reduced,) = sp.cse(expr, symbols=sp.numbered_symbols("cse", cls=sp.Dummy))
+    # short pieces (sqrt(2), c + 1, ...) read better in place than as a name
+    inline, kept = {}, []
+    for sym, sub in replacements:          # in dependency order
+        sub = sub.xreplace(inline)
+        if len(str(sub)) <= 12:
+            inline[sym] = sub
+        else:
+            kept.append((sym, sub))
+    letters = (n for n in (chr(c) for c in range(ord("A"), ord("Z") + 1)) if n not in taken)
+    rename = {sym: sp.Symbol(next(letters)) for sym, _ in kept}
+    replacements = [(rename[sym], sub.xreplace(rename)) for sym, sub in kept]
+    reduced = reduced.xreplace(inline).xreplace(rename)
+    lines = _wrap(f"{pad}{label} = ", str(reduced), width)
+    for i, (sym, sub) in enumerate(replacements):
+        head = f"{pad}  {'where' if i == 0 else '     '} {sym} = "
+        lines += _wrap(head, str(sub), width)
+    lines.append(f"{pad}    (LaTeX of the whole form: --json)")
+    return lines
 
 def cmd_activation(args):
     from ..symbolic.activations import activation
@@ -35,28 +92,36 @@ def cmd_activation(args):
                             "method": co.methods()[n], "how": co.how()[n]}
                         for n, e in co.expressions().items()}})
         return
-    out(f"activation {act.name}: sigma(x) = {act.expr}    LaTeX: {act.latex()}")
+    out(f"activation {act.name}:")
+    for line in closed_form_lines("sigma(x)", act.expr):
+        out(line)
     out(f"  parity: {act.parity}" + ("" if act.is_odd else
                                        "   (the one-step theory assumes an odd student)"))
-    out(f"  sigma'(x) = {act.derivative}")
+    for line in closed_form_lines("sigma'(x)", act.derivative):
+        out(line)
     if act.kinks:
         out(f"  kinks/jumps at x = {', '.join(str(k) for k in act.kinks)}")
     out("")
     out(f"Hermite constants (z ~ N(0,1)), {args.dps} digits:")
     for key, (v, text) in constants.items():
-        closed = f"  = {v.expr}   LaTeX: {v.latex()}" if v.expr is not None else ""
+        for line in _wrap(f"  {key:13s} = ", f"{text}   [{v.method}: {v.how}]", indent=18):
+            out(line)
         if v.good_digits(args.dps) < args.dps and text != "0":   # the rest is not printed
-            closed += (f"   (only {v.good_digits(args.dps)} digits verified: two independent "
-                       f"quadratures differ by {mpmath.nstr(v.abs_error(args.dps), 2)})")
-        out(f"  {key:12s} = {text}   [{v.method}: {v.how}]{closed}")
+            for line in _wrap(" " * 18, f"(only {v.good_digits(args.dps)} digits verified: two "
+                              "independent quadratures differ by "
+                              f"{mpmath.nstr(v.abs_error(args.dps), 2)})"):
+                out(line)
+        if v.expr is not None and not v.expr.is_Number:
+            for line in closed_form_lines(" " * 14, v.expr, indent=2):
+                out(line)
     out("")
     out("conditional coefficients (a = r kappa, s = sqrt(c)):")
     for n, e in co.expressions().items():
         if e is None:
             out(f"  {n}(kappa) : numeric ({co.how()[n]})")
         else:
-            out(f"  {n}(kappa) = {e}")
-            out(f"      LaTeX: {sp.latex(e)}")
+            for line in closed_form_lines(f"{n}(kappa)", e):
+                out(line)
 
 
 def cmd_coefficients(args):
@@ -121,11 +186,9 @@ def cmd_mapping(args):
                     r=m.r, c=m.c, gamma=m.gamma,
                     method=" ".join(sorted({v.method for v in m.values().values()})))
     if args.json:
-        emit_json({**row, **{k: v for k, v in detail.items()
-                             if k not in row and k not in ("eta", "alpha0")}})
-        return
-    if args.csv:
-        emit_csv([row])
+        row.update({k: v for k, v in detail.items() if k not in row and k not in ("eta",
+                                                                                  "alpha0")})
+    if emit_output(args, [row], notes=m.notes):
         return
     out(f"sRF mapping: student {m.student.name}, teacher {m.teacher.name}, "
          f"eta = {args.eta}, alpha0 = {args.alpha0}")

@@ -52,12 +52,60 @@ def _json_default(o):
     return str(o)
 
 
-#: The leading columns of every table srfsym writes (JSON rows and CSV), in this order: what
-#: produced the row (``source``: theory, simulation, mapping, bounds), the inputs as numbers,
-#: then the sRF parameters.  Tables of ``mapping``, ``error``, ``curve``, ``simulate`` and
-#: ``bounds`` therefore concatenate (``pandas.concat``) into one table.
+#: The leading columns of every table srfsym writes (JSON rows, CSV, the sweep's CSV), in this
+#: order: what produced the row (``source``: theory, simulation, mapping, bounds), the inputs as
+#: numbers, then the sRF parameters.  Tables of ``mapping``, ``error``, ``bounds``, ``curve``,
+#: ``simulate``, ``spectrum`` and ``sweep`` therefore concatenate (``pandas.concat``) into one
+#: table.  The whole output is described by ``srfsym/cli/output_schema.json``.
 INPUT_COLUMNS = ("source", "student", "teacher", "alpha0", "eta", "lam", "alpha", "beta")
 SRF_COLUMNS = ("r", "c", "gamma")
+
+#: identifier of the output schema (``"schema"`` of every ``--json`` output)
+SCHEMA_ID = "srfsym-output/1"
+
+
+def schema_path():
+    """The JSON Schema of the ``--json`` output of every subcommand (package data).
+
+    >>> import json; json.load(open(schema_path()))["properties"]["schema"]["const"]
+    'srfsym-output/1'
+    """
+    from pathlib import Path
+    return Path(__file__).with_name("output_schema.json")
+
+
+def metadata(args) -> dict:
+    """The one place for what produced an output: srfsym version, the command line, and the
+    parsed parameters (every option, defaults included)."""
+    import shlex
+
+    from ..core.version import __version__
+    skip = {"func", "argv", "json", "csv", "quiet", "cmd"}
+    params = {k: v for k, v in sorted(vars(args).items()) if k not in skip}
+    argv = getattr(args, "argv", None)
+    return {"srfsym_version": __version__, "subcommand": args.cmd,
+            "command": "srfsym" + ("" if argv is None else
+                                   " " + " ".join(shlex.quote(a) for a in argv)),
+            "parameters": params}
+
+
+def emit_output(args, rows, notes=(), warnings=(), details=None):
+    """Print ``rows`` in the shared schema: ``--json`` (the rows with metadata, notes and
+    warnings, see :data:`SCHEMA_ID`), or ``--csv`` (the rows).  Returns False when neither
+    was asked for (the caller prints text)."""
+    if getattr(args, "json", False):
+        payload = {"schema": SCHEMA_ID, "meta": metadata(args), "rows": list(rows),
+                   "notes": list(dict.fromkeys(notes)), "warnings": list(warnings)}
+        if details:
+            payload["details"] = details
+        emit_json(payload)
+        return True
+    if getattr(args, "csv", False):       # high-precision decimals as <column>_decimal
+        emit_csv([{**{k: v for k, v in row.items() if k != "decimal"},
+                   **{f"{k}_decimal": v for k, v in (row.get("decimal") or {}).items()}}
+                  for row in rows])
+        return True
+    return False
 
 
 def _number(v):
@@ -149,6 +197,10 @@ def finish_parsers(sub):
     """Give every subcommand parser the shared help formatter and its example epilog."""
     for name, parser in sub.choices.items():
         parser.formatter_class = HelpFormatter
+        # ``srfsym COMMAND ... -q`` is the global ``srfsym -q COMMAND``: one option, two places
+        parser.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
+                            help="same as srfsym -q: no progress bars or status lines "
+                                 "(default: off)")
         if name in EXAMPLES and not parser.epilog:
             parser.epilog = "example:\n" + "\n".join(
                 "  " + line for line in EXAMPLES[name].splitlines())
@@ -173,12 +225,38 @@ def configure_feedback(quiet: bool):
     return handler
 
 
+#: seconds between the "still running" lines of a long step
+HEARTBEAT = 5.0
+
+
 @contextlib.contextmanager
-def status(message: str):
-    """Say on stderr what is being computed; if it took more than 2 s, say how long."""
+def status(message: str, every: float | None = None):
+    """Say on stderr what is being computed; while it runs, after ``every`` seconds (default
+    :data:`HEARTBEAT`) and then at doubling intervals (at most a minute), that it still runs
+    and for how long; if it took more than 2 s, how long it took."""
+    import threading
     LOG.info(f"{message} ...")
     t0 = time.perf_counter()
-    yield
+    done = threading.Event()
+    every = HEARTBEAT if every is None else every
+
+    short = message.split(" (")[0]
+
+    def beat():
+        wait = every
+        while not done.wait(wait):          # 5, 10, 20, 40, 60, 60 ... s apart
+            LOG.info(f"{short}: still running, {time.perf_counter() - t0:.0f} s so far")
+            wait = min(2 * wait, 60.0)
+    ticker = None
+    if LOG.isEnabledFor(logging.INFO):
+        ticker = threading.Thread(target=beat, daemon=True, name="srfsym-status")
+        ticker.start()
+    try:
+        yield
+    finally:
+        done.set()
+        if ticker is not None:
+            ticker.join()
     dt = time.perf_counter() - t0
     if dt > 2:
         LOG.info(f"{message}: done in {dt:.1f} s")

@@ -9,7 +9,11 @@ stays editable text).  Not a subcommand module: the plotting parts of ``curve`` 
 """
 from __future__ import annotations
 
+import os
+import sys
 import textwrap
+
+from ..core.files import atomic_write
 
 
 def pyplot():
@@ -47,8 +51,28 @@ def caption(fig, notes, width=95):
 
 
 def save(fig, path, dpi=150):
-    """Save by extension; the bounding box includes the outside legend and the caption."""
+    """Save by extension; the bounding box includes the outside legend and the caption.  The
+    file is written under a temporary name in the same folder and renamed at the end: ``path``
+    is either the complete figure or untouched."""
     plt = pyplot()
-    with plt.rc_context({"svg.fonttype": "none", "pdf.fonttype": 42}):
-        fig.savefig(path, dpi=dpi, bbox_inches="tight")
-    plt.close(fig)
+    try:
+        with plt.rc_context({"svg.fonttype": "none", "pdf.fonttype": 42}):
+            atomic_write(path, lambda tmp: fig.savefig(
+                tmp, dpi=dpi, bbox_inches="tight", format=os.path.splitext(path)[1][1:] or "png"))
+    finally:
+        plt.close(fig)
+
+
+def draw(make_figure, path, what="figure"):
+    """Draw ``make_figure()`` and save it to ``path``; a failure costs only the figure: it is
+    reported on stderr (``srfsym: note: ...``, the results printed stay complete) and False
+    is returned."""
+    try:
+        save(make_figure(), path)
+        return True
+    except Exception as exc:      # a figure never costs the result
+        message = " ".join(str(exc).split()) or type(exc).__name__
+        print(f"srfsym: note: the {what} was not written to {path} ({message}); the results "
+              "are complete", file=sys.stderr)
+        pyplot().close("all")
+        return False

@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import math
 
-from .common import (SHARED_HELP, add_output, add_physics, emit_csv, emit_json, out, status,
-                     table_row, vocabulary_arg)
+from .common import (SHARED_HELP, add_output, add_physics, emit_output, out, status, table_row,
+                     vocabulary_arg)
+from ..sweep.agreement import Z_LIMIT, agreement_warnings, z_score  # noqa: F401 (re-exported)
 
 
 def _theory(sim):
@@ -45,6 +46,7 @@ def simulation_rows(sim, theory=None):
             theory_test_error=th.test_error, theory_train_error=th.train_error,
             model=sim.model, d=sim.d, p=sim.p, n=int(sim.n[j]), seeds=sim.seeds,
             shared_first_layer=bool(sim.settings.get("shared_first_layer", False))))
+        rows[-1]["z_score"] = z_score(rows[-1])
     return rows
 
 
@@ -58,22 +60,33 @@ def cmd_simulate(args):
                    vocabulary=vocabulary_arg(args))
     with status("the theory at the same parameters (docs/theory.md (f))"):
         rows = simulation_rows(res)
-    if args.json:
-        emit_json({**res.to_dict(), "rows": rows})
-    elif args.csv:
-        emit_csv(rows)
-    else:
+    warns = agreement_warnings(rows)
+    if not emit_output(args, rows, warnings=warns, details={"simulation": res.to_dict()}):
         out(res.summary())
-        out(f"  theory (d -> infinity, docs/theory.md (f)) beside the simulation "
-            f"(mean +- standard error over {res.seeds} seeds):")
-        out("  alpha     simulation            theory       (sim - theory)/s.e.")
-        for row in rows:
-            sem = row["test_error_sem"]
-            ok = sem is not None and sem == sem and sem > 0        # one seed: no error bar
-            z = f"{(row['test_error'] - row['theory_test_error']) / sem:+.1f}" if ok else ""
-            spread = f" +- {sem:.2g}" if ok else " (one seed)"
-            out(f"  {row['alpha']:<8.4g}  {row['test_error']:.6f}{spread}"
-                f"    {row['theory_test_error']:.6f}   {z}")
+        out(simulation_table(rows, res.seeds))
+        for line in warning_lines(warns):
+            out(line)
+
+
+def warning_lines(warns, width=100):
+    """The warnings as text lines, one screen wide."""
+    import textwrap
+    return [line for w in warns for line in textwrap.wrap(
+        w, width, initial_indent="  warning: ", subsequent_indent="    ")]
+
+
+def simulation_table(rows, seeds):
+    """Text table: simulation (mean +- s.e.) beside the theory, and the gap in s.e."""
+    lines = [f"  theory (d -> infinity, docs/theory.md (f)) beside the simulation "
+             f"(mean +- standard error over {seeds} seeds):",
+             "  alpha     simulation            theory       (sim - theory)/s.e."]
+    for row in rows:
+        z = z_score(row)
+        spread = f" +- {row['test_error_sem']:.2g}" if z is not None else " (one seed)"
+        flag = "" if z is None else f"{z:+.1f}" + ("  <- > 3 s.e." if abs(z) > Z_LIMIT else "")
+        lines.append(f"  {row['alpha']:<8.4g}  {row['test_error']:.6f}{spread}"
+                     f"    {row['theory_test_error']:.6f}   {flag}")
+    return "\n".join(lines)
 
 
 # ---------------------------------------------------------------------------------------

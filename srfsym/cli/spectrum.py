@@ -6,8 +6,8 @@ import math
 import mpmath
 import numpy as np
 
-from .common import (CLIError, add_bulk, add_vocabulary, emit_json, out, status, vocabulary_arg,
-                     warn_if_isotropic_is_off)
+from .common import (CLIError, add_bulk, add_output, add_vocabulary, emit_output, out, status,
+                     table_row, vocabulary_arg, warn_if_isotropic_is_off)
 
 
 def _parse_z(text):
@@ -52,9 +52,6 @@ def cmd_spectrum(args):
     zs = [_parse_z(z) for z in args.z] if args.z else None
     if args.simulate and args.r is not None:
         raise CLIError("--simulate needs the step (--teacher --alpha0 --eta), not --r --c")
-    if args.plot:
-        with open(args.plot, "ab"):     # a bad path fails now, not after the work
-            pass
     with status("deterministic equivalent of the feature spectrum (docs/theory.md (j.3))"):
         fs, fs0 = _spectra(args)
     from ..simulation.spectrum_simulation import DEFAULT_Z, simulate_feature_spectrum
@@ -63,12 +60,15 @@ def cmd_spectrum(args):
     summary = fs.summary()
     sim = sim0 = None
     if args.simulate:
-        with status(f"simulating the network's features: d = {args.d}, {args.seeds} seeds, "
-                    "eigenvalues of Phi^T Phi / n"):
+        n = 2 if args.plot else 1
+        with status(f"simulation 1/{n}: the trained network's features, d = {args.d}, "
+                    f"{args.seeds} seeds, eigenvalues of Phi^T Phi / n"):
             sim = simulate_feature_spectrum(args.student, args.teacher, args.alpha0, args.eta,
                                             args.d, args.beta, args.p_over_n, args.seeds, zs,
                                             vocabulary=fs.voc)
-            if args.plot:
+        if args.plot:
+            with status(f"simulation 2/2: the untrained network (eta = 0, one seed) for the "
+                        f"figure, d = {args.d}"):
                 sim0 = simulate_feature_spectrum(args.student, args.teacher, args.alpha0, 0.0,
                                                  args.d, args.beta, args.p_over_n, 1, zs,
                                                  vocabulary=fs.voc)
@@ -76,24 +76,11 @@ def cmd_spectrum(args):
     if args.dps is not None:
         with status(f"s(z) in mpmath at {args.dps} digits"):
             mp_vals = [fs.stieltjes_mpmath(z, args.dps) for z in zs]
-    if args.plot:
-        _plot(args, fs, fs0, sim, sim0)
-    if args.json:
-        points = []
-        for i, v in enumerate(values):
-            d = v.to_dict()
-            if mp_vals is not None:
-                d["decimal"] = [mpmath.nstr(mp_vals[i].real, args.dps),
-                                mpmath.nstr(mp_vals[i].imag, args.dps)]
-            if sim is not None:
-                m, e = sim.stieltjes_mean[i], sim.stieltjes_sem[i]
-                d["simulation"] = [m.real, m.imag]
-                d["simulation_sem"] = [e.real, e.imag]
-            points.append(d)
-        payload = {**summary, "points": points}
-        if sim is not None:
-            payload["simulation"] = {k: v for k, v in sim.to_dict().items() if k != "points"}
-        emit_json(payload)
+    rows = spectrum_rows(args, fs, zs, values, mp_vals, sim)
+    if emit_output(args, rows, notes=list(getattr(sim, "notes", []) or []),
+                   details={"spectrum": summary, **({} if sim is None else {"simulation": {
+                       k: v for k, v in sim.to_dict().items() if k != "points"}})}):
+        _plot_after(args, fs, fs0, sim, sim0)
         return
     out(f"feature spectrum of {fs.student.name} at r = {fs.r:.6g}, c = {fs.c:.6g}, "
         f"beta = p/d = {fs.beta:g}, p/n = {fs.nu:g}")
@@ -136,12 +123,62 @@ def cmd_spectrum(args):
             out("  top eigenvalue: " + ", ".join(f"{a:.2f}" for a in sim.top)
                 + "; predicted p M2hat + Delta: "
                 + ", ".join(f"{b:.2f}" for b in sim.top_predicted))
-    if args.plot:
+    if _plot_after(args, fs, fs0, sim, sim0):
         out(f"plot written to {args.plot}")
 
 
+def spectrum_rows(args, fs, zs, values, mp_vals, sim):
+    """Rows of the shared schema (cli/common.py): one per z for the theory, and with
+    ``--simulate`` one per z for the network (mean and standard error over seeds, the theory
+    beside it)."""
+    head = dict(alpha0=args.alpha0, eta=args.eta, beta=fs.beta, r=fs.r, c=fs.c)
+    teacher = args.teacher if args.teacher is not None else ""
+    rows = []
+    for i, (z, v) in enumerate(zip(zs, values)):
+        d = v.to_dict()
+        row = table_row("theory", fs.student.name, teacher, **head, p_over_n=fs.nu,
+                        z_real=z.real, z_imag=z.imag, s_real=v.s.real, s_imag=v.s.imag,
+                        g1_real=d["g1"][0], g1_imag=d["g1"][1], kappa_nodes=d["kappa_nodes"],
+                        relative_error_estimate=d["relative_error_estimate"])
+        if mp_vals is not None:
+            row["decimal"] = {"s_real": mpmath.nstr(mp_vals[i].real, args.dps),
+                              "s_imag": mpmath.nstr(mp_vals[i].imag, args.dps)}
+        rows.append(row)
+    if sim is not None:
+        for i, (z, v) in enumerate(zip(zs, values)):
+            m, e = sim.stieltjes_mean[i], sim.stieltjes_sem[i]
+            rows.append(table_row(
+                "simulation", fs.student.name, teacher, **head, p_over_n=fs.nu, z_real=z.real,
+                z_imag=z.imag, s_real=m.real, s_imag=m.imag, s_real_sem=e.real,
+                s_imag_sem=e.imag, theory_s_real=v.s.real, theory_s_imag=v.s.imag,
+                model=sim.model, d=sim.d, p=sim.p, n=sim.n, seeds=len(sim.eigenvalues)))
+    return rows
+
+
+def _plot_after(args, fs, fs0, sim, sim0):
+    """The figure, drawn after the results were printed (a failure costs only the figure)."""
+    if not args.plot:
+        return False
+    from .figures import draw
+    return draw(lambda: _plot(args, fs, fs0, sim, sim0), args.plot)
+
+
+def _outlier_title(spec, s):
+    """The giant-outlier line of a panel title (with a vocabulary: the leading order per
+    letter, the O(1) correction is derived for the uniform readout only)."""
+    if spec.K > 1:
+        return ("\ngiant outliers (off the plot): $p\\times$["
+                + ", ".join(f"{v:.3g}" for v in spec.outliers_per_p) + "]")
+    t = (f"\ngiant outlier (off the plot): $p\\times${spec.outlier_per_p:.3g} + "
+         f"{spec.outlier_correction:.3g}")
+    if s is not None:
+        t += (f" = {s.p * spec.outlier_per_p + spec.outlier_correction:.1f} at p = {s.p}"
+              f"; network {np.mean(s.top):.1f}")
+    return t
+
+
 def _plot(args, fs, fs0, sim, sim0):
-    from .figures import legend_below, pyplot, save
+    from .figures import legend_below, pyplot
     plt = pyplot()
     panels = [("trained", fs, sim)] + ([("untrained ($\\tilde\\eta$ = 0)", fs0, sim0)]
                                        if fs0 else [])
@@ -159,16 +196,27 @@ def _plot(args, fs, fs0, sim, sim0):
         ax.set_ylabel("density (bulk)")
         t = f"{title}: r = {spec.r:.3g}, c = {spec.c:.3g}"
         if spec.has_outlier:
-            t += (f"\ngiant outlier (off the plot): $p\\times${spec.outlier_per_p:.3g} + "
-                  f"{spec.outlier_correction:.3g}")
-            if s is not None:
-                t += (f" = {s.p * spec.outlier_per_p + spec.outlier_correction:.1f} at p = {s.p}"
-                      f"; network {np.mean(s.top):.1f}")
+            t += _outlier_title(spec, s)
         ax.set_title(t, fontsize=9)
         ax.set_ylim(0, min(ax.get_ylim()[1], 4 * float(np.max(spec.density(x[x > 0.1 * edge])))))
         legend_below(ax)
+    fig.suptitle(spectrum_title(args, fs), fontsize=10)
     fig.tight_layout()
-    save(fig, args.plot)
+    return fig
+
+
+def spectrum_title(args, fs):
+    """The figure's title: the pair and the step (or r, c), beta, p/n and the readout."""
+    if args.teacher is not None and args.alpha0 is not None:
+        head = (f"{fs.student.name} student, {args.teacher} teacher, $\\alpha_0$ = "
+                f"{args.alpha0:g}, $\\tilde\\eta$ = {args.eta:g}")
+    else:
+        head = f"{fs.student.name} student at r = {fs.r:.4g}, c = {fs.c:.4g}"
+    head += f", $\\beta$ = p/d = {fs.beta:g}, p/n = {fs.nu:g}"
+    if fs.K > 1:
+        head += ("; readout letters $\\omega$ = {" + ", ".join(f"{w:g}" for w in fs.voc.letters)
+                 + "}, $\\pi$ = {" + ", ".join(f"{p:.3g}" for p in fs.voc.weights) + "}")
+    return head
 
 
 def register(sub):
@@ -192,7 +240,7 @@ def register(sub):
                    "needs the = form: --z=-0.5+0.01j (default: seven points from -0.5+0.01j "
                    "to 2.5+0.3j)")
     p.add_argument("--dps", type=int, help="also evaluate s(z) with mpmath at this many digits")
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    add_output(p)
     p.add_argument("--plot", help="figure (.png, .pdf or .svg): theory density over the "
                                   "network's histogram, untrained beside trained")
     p.add_argument("--simulate", action="store_true",

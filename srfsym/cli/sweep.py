@@ -17,6 +17,9 @@ def cmd_sweep(args):
                            "folder")
     try:
         spec = load_spec(args.grid)
+        if args.plot is not None:      # a figure that cannot be drawn is refused before work
+            from ..sweep.plot import check_plottable
+            check_plottable(spec)
         summary = run_sweep(spec, args.out, workers=args.workers, scheduler=args.scheduler,
                             progress=not args.quiet, timeout=args.timeout)
     except SweepError as exc:
@@ -26,14 +29,12 @@ def cmd_sweep(args):
     except FileNotFoundError as exc:
         raise CLIError(f"cannot write --out {args.out}: {exc.strerror}") from None
     print(summary, file=sys.stderr)
-    if args.plot:
-        from ..sweep.plot import plot_sweep
-        try:
-            plot_sweep(read_results(args.out), args.plot)
-        except SweepError as exc:
-            raise CLIError(str(exc)) from None
-        out(f"plot: {args.plot}")
     out(f"results: {args.out}")
+    if args.plot:                      # a figure that fails costs only the figure (exit 0)
+        from ..sweep.plot import plot_sweep
+        from .figures import draw
+        if draw(lambda: plot_sweep(read_results(args.out)), args.plot):
+            out(f"plot: {args.plot}")
 
 
 def register(sub):
@@ -61,5 +62,4 @@ def register(sub):
     p.add_argument("--plot", metavar="FILE", default=None,
                    help="figure of the results (heat map for two swept parameters, curves "
                         "for one, simulation means with standard errors beside the theory)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar (default: shown)")
     p.set_defaults(func=cmd_sweep)

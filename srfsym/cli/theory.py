@@ -6,10 +6,10 @@ import contextlib
 import mpmath
 import numpy as np
 
-from .simulation import simulation_rows
+from .simulation import agreement_warnings, simulation_rows
 from .common import (SHARED_HELP, CLIError, add_bulk, add_output, add_physics, add_spectrum,
-                     add_vocabulary, emit_csv, emit_json, out, status, table_row,
-                     vocabulary_arg, warn_if_isotropic_is_off)
+                     add_vocabulary, emit_output, out, status, table_row, vocabulary_arg,
+                     warn_if_isotropic_is_off)
 
 
 def _solve_kwargs(args):
@@ -68,19 +68,75 @@ def cmd_error(args):
         start = res.state
         results.append(res)
         rows.append(_theory_row(args, res))
-    if args.json:
-        emit_json(rows)
-    elif args.csv:
-        emit_csv(rows)
-    else:
-        m = results[0].mapping
-        out(f"sRF parameters: r = {m.r:.10g}, c = {m.c:.10g}, gamma = {m.gamma:.10g}")
+    if not emit_output(args, rows, notes=[n for res in results for n in res.notes]):
+        out(srf_header(results[0].mapping, vocabulary_arg(args)))
         for res in results:
             out(str(res))
             for note in res.notes:
                 out(f"  note: {note}")
             if res.mp_test_error is not None:
                 out(f"  test error ({args.dps} digits) = {mpmath.nstr(res.mp_test_error, args.dps)}")
+
+
+def srf_header(m, voc, digits=10):
+    """The sRF parameters of a run, with the readout vocabulary's per-letter values when it is
+    not the uniform one (docs/theory.md (k))."""
+    text = (f"sRF parameters: r = {m.r:.{digits}g}, c = {m.c:.{digits}g}, "
+            f"gamma = {m.gamma:.{digits}g}")
+    if voc is None or voc.is_uniform:
+        return text + " (uniform readout)"
+    rj = ", ".join(f"{v:.6g}" for v in voc.group_spike_strengths(m.r))
+    cj = ", ".join(f"{v:.6g}" for v in voc.group_bulk_variances(m.c))
+    return (f"{text} (letter omega = 1)\nreadout {voc}\n  per letter: r_j = r omega_j = {rj}; "
+            f"c_j = 1 + omega_j^2 (c - 1) = {cj}")
+
+
+def _rename_bounds(d):
+    """Bounds keys in the shared schema's names (upper_bound, lower_bound, kernel_baseline)."""
+    names = {"upper": "upper_bound", "lower": "lower_bound", "kernel": "kernel_baseline"}
+    out = {names.get(k, k): v for k, v in d.items()}
+    if isinstance(out.get("decimal"), dict):
+        out["decimal"] = {names.get(k, k): v for k, v in out["decimal"].items()}
+    return out
+
+
+def _zero_below_error(row, b):
+    """A bound below its own error estimate (the last node change) is 0 in the row, its
+    decimal "0": the digits would be round-off."""
+    from ..core.values import below_error
+    for key, attr in (("upper_bound", "upper"), ("lower_bound", "lower"),
+                      ("spike_span_projection", "spike_span")):
+        if below_error(getattr(b, attr), b.node_error):
+            row[key] = 0.0
+            if isinstance(row.get("decimal"), dict) and key in row["decimal"]:
+                row["decimal"][key] = "0"
+    return row
+
+
+def bounds_text(b, dps=None):
+    """The text report of :class:`~srfsym.theory.bounds.Bounds`; a value below its error
+    estimate prints as ``0 (|x| < e)``."""
+    from ..core.values import shown_with_error
+    voc = ("" if b.vocabulary is None or b.vocabulary.is_uniform else f" with the {b.vocabulary}")
+    err = b.node_error
+
+    def show(x, digits=10):
+        return shown_with_error(x, err, digits)
+    lines = [f"bounds{voc} at r = {b.r:.6g}, c = {b.c:.6g}, gamma = {b.gamma:.6g}: "
+             f"lower = {show(b.lower)}, upper = {show(b.upper)}, kernel baseline = "
+             f"{show(b.kernel)}  [{b.precision}, {b.nodes} kappa nodes"
+             + ("" if err is None else f", last node change {err:.1e}") + "]"]
+    if b.vocabulary is not None and not b.vocabulary.is_uniform:
+        lines.append(f"  groups: r_j = "
+                     f"{', '.join(f'{v:.8g}' for v in b.vocabulary.group_spike_strengths(b.r))}"
+                     f"; c_j = "
+                     f"{', '.join(f'{v:.8g}' for v in b.vocabulary.group_bulk_variances(b.c))}")
+    lines.append(f"  spike-only projection on span{{mu0, kappa mu1}} = {show(b.spike_span)}"
+                 + ("" if b.gamma == 1 else "  (not a bound at gamma < 1)"))
+    names = {"upper": "upper_bound", "lower": "lower_bound", "kernel": "kernel_baseline"}
+    for k, v in (b.mp_values or {}).items():
+        lines.append(f"  {names.get(k, k):22s} = {show(v, dps)}   [{dps} digits]")
+    return "\n".join(lines)
 
 
 def _bounds_mode(args):
@@ -116,12 +172,8 @@ def cmd_bounds(args):
             opt = optimal_learning_rate_bounds(args.student, args.teacher, args.alpha0,
                                                eta_max=args.eta_max, vocabulary=voc,
                                                gamma=args.gamma, dps=args.dps)
-        row = table_row("bounds", args.student, args.teacher, **opt.to_dict())
-        if args.json:
-            emit_json(row)
-        elif args.csv:
-            emit_csv([row])
-        else:
+        row = table_row("bounds", args.student, args.teacher, **_rename_bounds(opt.to_dict()))
+        if not emit_output(args, [row], notes=opt.notes):
             out(str(opt))
             for key, b in (("upper", opt.at_upper), ("lower", opt.at_lower)):
                 out(f"  at eta_{key}: r = {b.r:.8g}, c = {b.c:.8g}, gamma = {b.gamma:.8g}")
@@ -130,33 +182,30 @@ def cmd_bounds(args):
                 out(f"  note: {note}")
         return
     head = {}
+    steps = 2 if mode == "eta" and args.dps else 1
     if mode == "eta":
-        m = srf_mapping(args.student, args.teacher, args.eta, args.alpha0)
-        if args.dps is None:
-            r, c, gamma = m.r, m.c, m.gamma
-        else:   # the mapping at the requested precision, not its double rounding
-            r, c, gamma = (v.decimal(args.dps + 10) for v in m.values().values())
+        with (status(f"step 1/{steps}: the mapping (r, c, gamma) at {args.dps + 10} digits "
+                     "(Hermite constants, quadrature where no closed form)")
+              if args.dps else contextlib.nullcontext()):
+            m = srf_mapping(args.student, args.teacher, args.eta, args.alpha0)
+            if args.dps is None:
+                r, c, gamma = m.r, m.c, m.gamma
+            else:   # the mapping at the requested precision, not its double rounding
+                r, c, gamma = (v.decimal(args.dps + 10) for v in m.values().values())
         head.update(alpha0=args.alpha0, eta=args.eta)
     else:
         r, c, gamma = args.r, args.c, 1.0 if args.gamma is None else args.gamma
-    with (status(f"bounds at {args.dps} digits (mpmath Gauss-Hermite quadrature, node count "
-                 "raised until two counts agree)") if args.dps else contextlib.nullcontext()):
+    with (status(("" if steps == 1 else f"step {steps}/{steps}: ")
+                 + f"bounds at {args.dps} digits (mpmath Gauss-Hermite quadrature, node count "
+                 "raised from 60 by 1.5x until two counts agree)")
+          if args.dps else contextlib.nullcontext()):
         b = bounds(args.student, args.teacher, r, c, gamma, dps=args.dps, vocabulary=voc)
-    row = table_row("bounds", args.student, args.teacher, **head, **b.to_dict(args.dps or 30))
-    if args.json:
-        emit_json(row)
-    elif args.csv:
-        emit_csv([row])
-    else:
-        out(str(b))
-        if voc is not None and not voc.is_uniform:
-            out(f"  groups: r_j = {', '.join(f'{v:.8g}' for v in voc.group_spike_strengths(b.r))}"
-                f"; c_j = {', '.join(f'{v:.8g}' for v in voc.group_bulk_variances(b.c))}")
-        out(f"  spike-only projection on span{{mu0, kappa mu1}} = {b.spike_span:.10g}"
-            + ("" if b.gamma == 1 else "  (not a bound at gamma < 1)"))
-        if b.mp_values:
-            for k, v in b.mp_values.items():
-                out(f"  {k:22s} = {mpmath.nstr(v, args.dps)}   [{args.dps} digits]")
+    row = _zero_below_error(table_row("bounds", args.student, args.teacher, **head,
+                                      **_rename_bounds(b.to_dict(args.dps or 30))), b)
+    if not emit_output(args, [row], notes=b.notes):
+        out(bounds_text(b, args.dps))
+        for note in b.notes:
+            out(f"  note: {note}")
 
 
 def cmd_curve(args):
@@ -189,26 +238,28 @@ def cmd_curve(args):
     # both bounds hold at this gamma (docs/theory.md (l.4))
     rows = [_theory_row(args, res, upper_bound=b.upper, lower_bound=b.lower,
                         kernel_baseline=b.kernel) for res in lc.results]
-    if args.plot:
-        _plot_curve(args, lc, b, sim)
-    if args.json:
-        payload = {"theory": rows}
-        if sim is not None:
-            payload["simulation"] = {**sim.to_dict(), "rows": simulation_rows(sim)}
-        emit_json(payload)
-    elif args.csv:
-        emit_csv(rows + (simulation_rows(sim) if sim is not None else []))
-    else:
-        out(f"sRF parameters: r = {mp.r:.8g}, c = {mp.c:.8g}, gamma = {mp.gamma:.8g}; "
-             f"bounds: lower {b.lower:.8g}, upper {b.upper:.8g}, kernel {b.kernel:.8g}")
+    sim_rows = simulation_rows(sim) if sim is not None else []
+    warns = agreement_warnings(sim_rows)
+    notes = [n for res in lc.results for n in res.notes]
+    if not emit_output(args, rows + sim_rows, notes=notes, warnings=warns,
+                       details=None if sim is None else {"simulation": sim.to_dict()}):
+        out(srf_header(mp, voc, 8))
+        out(f"bounds: lower {b.lower:.8g}, upper {b.upper:.8g}, kernel {b.kernel:.8g}")
         if args.bulk == "step":
-            out(f"  theory on the {lc.results[0].notes[-1]}")
+            out(f"theory on the {lc.results[0].notes[-1]}")
         out(f"{'alpha':>10s} {'test error':>14s} {'train error':>14s}")
         for res in lc.results:
             out(f"{res.alpha:10.4g} {res.test_error:14.8g} {res.train_error:14.8g}")
         if sim is not None:
+            from .simulation import simulation_table, warning_lines
             out(sim.summary())
-        if args.plot:
+            out(simulation_table(sim_rows, sim.seeds))
+            for line in warning_lines(warns):
+                out(line)
+    if args.plot:       # after the results: a figure that fails costs only the figure
+        from .figures import draw
+        if draw(lambda: curve_figure(args, lc, b, sim, warns), args.plot) and not (
+                args.json or args.csv):
             out(f"plot written to {args.plot}")
 
 
@@ -230,8 +281,20 @@ def curve_notes(alphas, test_error, b, lam):
     return notes
 
 
-def curve_figure(args, lc, b, sim):
-    """The learning-curve figure (theory, bounds, kernel baseline, simulation points)."""
+def curve_title(args, mapping, voc=None):
+    """Title of a learning-curve figure: the pair, the step, lambda and the readout."""
+    title = (f"{mapping.student.name} student, {mapping.teacher.name} teacher, "
+             f"$\\alpha_0$ = {args.alpha0:g}, $\\tilde\\eta$ = {args.eta:g}, "
+             f"$\\lambda$ = {args.lam:g}")
+    if voc is not None and not voc.is_uniform:
+        title += ("\nreadout letters $\\omega$ = {" + ", ".join(f"{w:g}" for w in voc.letters)
+                  + "}, $\\pi$ = {" + ", ".join(f"{p:.3g}" for p in voc.weights) + "}")
+    return title
+
+
+def curve_figure(args, lc, b, sim, warns=()):
+    """The learning-curve figure (theory, bounds, kernel baseline, simulation points); the
+    caption carries the notes and the warnings on the agreement with the simulation."""
     from .figures import caption, legend_right, pyplot, sem_label
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 3.8))
@@ -251,18 +314,12 @@ def curve_figure(args, lc, b, sim):
         ax.set_xscale("log")
     ax.set_xlabel(r"$\alpha = n/d$")
     ax.set_ylabel(r"test error $\varepsilon_g$")
-    ax.set_title(f"{lc.results[0].mapping.student.name} student, "
-                 f"{lc.results[0].mapping.teacher.name} teacher, $\\alpha_0$ = {args.alpha0:g}, "
-                 f"$\\tilde\\eta$ = {args.eta:g}", fontsize=10)
+    ax.set_title(curve_title(args, lc.results[0].mapping, vocabulary_arg(args)), fontsize=10)
     ax.grid(alpha=0.3, which="both")
     legend_right(ax)
-    caption(fig, curve_notes(lc.alphas, lc.test_error, b, args.lam))
+    caption(fig, curve_notes(lc.alphas, lc.test_error, b, args.lam)
+            + [w[0].upper() + w[1:] + "." for w in warns])
     return fig
-
-
-def _plot_curve(args, lc, b, sim):
-    from .figures import save
-    save(curve_figure(args, lc, b, sim), args.plot)
 
 
 def register(sub):

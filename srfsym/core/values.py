@@ -24,7 +24,8 @@ from typing import Callable
 import mpmath
 import sympy as sp
 
-__all__ = ["Value", "check_dps", "MAX_SOLVER_DPS", "UncertainValueError", "MIN_GOOD_DIGITS"]
+__all__ = ["Value", "check_dps", "MAX_SOLVER_DPS", "UncertainValueError", "MIN_GOOD_DIGITS",
+           "below_error", "shown_with_error"]
 
 
 class UncertainValueError(ValueError):
@@ -56,6 +57,43 @@ def check_dps(dps, maximum: int = 1000) -> int:
 
 #: Largest ``dps`` accepted by the fixed-point solver and the bounds.
 MAX_SOLVER_DPS = 300
+
+
+def below_error(x, err) -> bool:
+    """True when ``x`` is not larger than its own error bound ``err`` (``None``: no bound):
+    it is zero to every digit the computation can vouch for.
+
+    >>> below_error(1.2e-37, 2.1e-37), below_error(0.06, 2.1e-37), below_error(1e-40, None)
+    (True, False, False)
+    """
+    if err is None:
+        return False
+    x, err = mpmath.mpf(x), mpmath.mpf(err)
+    return bool(mpmath.isfinite(x) and mpmath.isfinite(err) and abs(x) <= err)
+
+
+def _rounded_up(err) -> str:
+    """``err`` with two significant digits, rounded up (a bound stays a bound)."""
+    err = mpmath.mpf(err)
+    if err <= 0:
+        return "0"
+    with mpmath.workdps(30):
+        e = int(mpmath.floor(mpmath.log10(err))) - 1
+        return mpmath.nstr(mpmath.ceil(err / mpmath.mpf(10) ** e) * mpmath.mpf(10) ** e, 2)
+
+
+def shown_with_error(x, err=None, digits: int = 10) -> str:
+    """``x`` with ``digits`` significant digits, or ``"0 (|x| < e)"`` when it is below its own
+    error bound ``err`` (round-off printed as digits would be noise, never a value).
+
+    >>> shown_with_error(1.2215e-37, 2.05e-37, 30)
+    '0 (|x| < 2.1e-37)'
+    >>> shown_with_error(0.06445291721025133, 2.05e-37, 6)
+    '0.0644529'
+    """
+    if below_error(x, err):
+        return f"0 (|x| < {_rounded_up(err)})"
+    return mpmath.nstr(mpmath.mpf(x) if not isinstance(x, mpmath.mpf) else x, digits)
 
 #: LaTeX of the names used for Values (others are shown as text)
 LATEX_NAMES = {"mu0": r"\mu_0", "mu1": r"\mu_1", "second_moment": r"\mathbb{E}\,\sigma^2",

@@ -19,12 +19,13 @@ import numpy as np
 
 from .run import SweepError
 
-__all__ = ["plot_sweep", "swept_parameters", "simulation_means"]
+__all__ = ["plot_sweep", "swept_parameters", "simulation_means", "check_plottable",
+           "sweep_title"]
 
 PARAMETERS = ("student", "teacher", "alpha0", "eta", "beta", "vocabulary", "lam", "alpha",
               "spectrum", "d",
               "model", "n_test", "shared_first_layer")
-_LABELS = {"alpha": r"$\alpha = n/d$", "lam": r"$\lambda$", "eta": r"$\eta$",
+_LABELS = {"alpha": r"$\alpha = n/d$", "lam": r"$\lambda$", "eta": r"$\tilde\eta$",
            "alpha0": r"$\alpha_0$", "beta": r"$\beta = p/d$", "d": "$d$"}
 _NUMERIC = {"alpha0", "eta", "beta", "lam", "alpha", "d", "n_test"}
 
@@ -64,6 +65,23 @@ def _axis(ax, p, which):
         getattr(ax, f"set_{which}scale")("log")
 
 
+def _edges(values, log):
+    """Cell edges around the grid values: midpoints (geometric on a log axis, so that no cell
+    reaches below 0 and the first and last rows are whole).
+
+    >>> _edges([0.01, 0.1, 1.0], True).round(4).tolist()
+    [0.0032, 0.0316, 0.3162, 3.1623]
+    """
+    v = np.log(np.asarray(values, float)) if log else np.asarray(values, float)
+    if v.size == 1:
+        mid, half = v, np.array([0.5 if log else 0.5 * max(abs(v[0]), 1.0)])
+        e = np.concatenate([mid - half, mid + half])
+    else:
+        inner = (v[1:] + v[:-1]) / 2
+        e = np.concatenate([[v[0] - (inner[0] - v[0])], inner, [v[-1] + (v[-1] - inner[-1])]])
+    return np.exp(e) if log else e
+
+
 def _heat_map(ax, fig, rows, sw):
     from matplotlib.colors import LogNorm
     x, y = ("alpha", next(p for p in sw if p != "alpha")) if "alpha" in sw else sw
@@ -77,7 +95,8 @@ def _heat_map(ax, fig, rows, sw):
         raise SweepError("no finite test error among the theory rows to plot")
     if 0.0 in ys and y == "lam":      # lambda = 0 cannot sit on a log axis
         raise SweepError("a heat map over lam needs lam > 0 (log axis)")
-    mesh = ax.pcolormesh(xs, ys, np.ma.masked_invalid(Z), shading="nearest",
+    mesh = ax.pcolormesh(_edges(xs, x == "lam"), _edges(ys, y == "lam"),
+                         np.ma.masked_invalid(Z), shading="flat",
                          norm=LogNorm(finite.min(), finite.max()), cmap="viridis")
     fig.colorbar(mesh, ax=ax, label="test error (theory)")
     _axis(ax, x, "x")
@@ -91,8 +110,11 @@ def _heat_map(ax, fig, rows, sw):
                    if _value(r, other) == v and np.isfinite(float(r["test_error"]))]
             best.append(min(col)[1] if col else np.nan)
         pts = (olist, best) if other == x else (best, olist)
-        ax.plot(*pts, "w-o", ms=3, lw=1.5, label=r"optimal $\lambda$ (grid minimum)")
-        ax.legend(fontsize=8, loc="best")
+        from matplotlib import patheffects
+        ax.plot(*pts, "w-o", ms=3, lw=1.5, mec="k", label=r"optimal $\lambda$ (grid minimum)",
+                path_effects=[patheffects.Stroke(linewidth=3, foreground="k"),
+                              patheffects.Normal()])
+        _legend_below(ax)
     nan = int(np.isnan(Z).sum())
     ax.set_title("test error" + (f" ({nan} points not converged, blank)" if nan else ""),
                  fontsize=10)
@@ -113,7 +135,54 @@ def _curve(ax, theory, sims, x):
                           f"(d = {', '.join(d)})")
     _axis(ax, x, "x")
     ax.set_ylabel("test error")
-    ax.legend(fontsize=8)
+    _legend_below(ax)
+
+
+def _legend_below(ax):
+    """The legend under the axes and their x label: outside the data."""
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), fontsize=8, frameon=False)
+
+
+_SYMBOLS = {"alpha0": r"$\alpha_0$", "eta": r"$\tilde\eta$", "lam": r"$\lambda$",
+            "beta": r"$\beta$", "alpha": r"$\alpha$", "d": "$d$"}
+
+
+def sweep_title(rows, swept=()) -> str:
+    """The pair and every parameter held fixed among ``rows`` (alpha0, eta-tilde, lambda, ...);
+    a parameter taking several values is named as swept.
+
+    >>> r = {"student": "tanh", "teacher": "sin", "alpha0": "20.0", "eta": "3.0", "lam": "0.1",
+    ...      "beta": "1.0", "vocabulary": "1.0", "alpha": "1.0"}
+    >>> print(sweep_title([r, {**r, "alpha": "2.0"}]))
+    tanh student, sin teacher, $\\alpha_0$ = 20, $\\tilde\\eta$ = 3, $\\lambda$ = 0.1, $\\beta$ = 1
+    """
+    def vals(p):
+        return sorted({r[p] for r in rows if r.get(p, "") != ""})
+    parts = [f"{' / '.join(vals('student'))} student, {' / '.join(vals('teacher'))} teacher"]
+    for p in ("alpha0", "eta", "lam", "beta"):
+        v = vals(p)
+        if len(v) == 1:
+            parts.append(f"{_SYMBOLS[p]} = {float(v[0]):g}")
+        elif v:
+            parts.append(f"{_SYMBOLS[p]} swept")
+    voc = vals("vocabulary")
+    if voc and voc != ["1.0"]:
+        parts.append("readout " + (voc[0].replace(";", " weights ") if len(voc) == 1
+                                   else "vocabulary swept"))
+    return ", ".join(parts)
+
+
+def _agreement_rows(theory, sims, x):
+    """Simulation means as rows of the shared schema, beside the theory at the same x."""
+    th = {_value(r, x): float(r["test_error"]) for r in theory}
+    out = []
+    for key, mean, sem, n in simulation_means(sims, x):
+        if key in th:
+            out.append({"source": "simulation", "alpha": key if x == "alpha" else
+                        float(sims[0]["alpha"]), "test_error": mean, "test_error_sem": sem,
+                        "theory_test_error": th[key], "seeds": n,
+                        "d": min(int(r["d"]) for r in sims)})
+    return out
 
 
 def _matching_theory(theory, sims, x):
@@ -126,6 +195,38 @@ def _matching_theory(theory, sims, x):
         if len(vals) == 1:
             fixed[p] = vals.pop()
     return [r for r in theory if all(_value(r, p) == v for p, v in fixed.items())]
+
+
+def _swept_in_spec(spec):
+    """The parameters each table of a parsed sweep description sweeps (seeds aside)."""
+    out = {}
+    for table, t in spec.items():
+        skip = {"seed", "seeds"} | ({"d"} if table == "theory" and t.get("spectrum") == ["mp"]
+                                   else set())
+        out[table] = [p for p in PARAMETERS if p in t and p not in skip
+                      and len({repr(v) for v in t[p]}) > 1]
+    return out
+
+
+def check_plottable(spec):
+    """Refuse, before any work, a sweep whose table :func:`plot_sweep` could not draw: more
+    than two swept theory parameters, or more than one swept simulation parameter.
+
+    >>> from srfsym.sweep.run import parse_spec
+    >>> check_plottable(parse_spec({"simulation": {"student": "tanh", "teacher": "sin",
+    ...     "alpha0": 20, "eta": [2, 3], "lam": 0.1, "alpha": [1, 2], "d": 40}}))
+    ...     # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    srfsym.sweep.run.SweepError: --plot draws one swept parameter ... this sweep varies eta, alpha: ...
+    """
+    for name, sw in _swept_in_spec(spec).items():
+        most = ("one or two swept parameters" if name == "theory"
+                else "one swept parameter (besides the seed)")
+        if len(sw) > (2 if name == "theory" else 1):
+            raise SweepError(f"--plot draws {most} for the {name} rows; this sweep varies "
+                             f"{', '.join(sw)}: drop --plot (and plot subsets of the CSV "
+                             "yourself) or sweep fewer parameters")
 
 
 def plot_sweep(rows, path=None):
@@ -146,8 +247,8 @@ def plot_sweep(rows, path=None):
     if path is not None:
         matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    theory = [r for r in rows if r["kind"] == "theory"]
-    sims = [r for r in rows if r["kind"] == "simulation"]
+    theory = [r for r in rows if r["source"] == "theory"]
+    sims = [r for r in rows if r["source"] == "simulation"]
     if not theory and not sims:
         raise SweepError("the results table is empty: nothing to plot")
     sw_t = swept_parameters(theory) if theory else []
@@ -165,18 +266,39 @@ def plot_sweep(rows, path=None):
         panels.append(("curve", x_sim))
     if len(sw_t) <= 1 and theory and (not sims or (sw_t and sw_t[0] != x_sim)):
         panels.append(("curve-theory", sw_t[0] if sw_t else "alpha"))
-    fig, axes = plt.subplots(1, len(panels), figsize=(5.5 * len(panels), 4.2), squeeze=False)
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.5 * len(panels), 4.6), squeeze=False)
+    warns = []
     for ax, (kind, what) in zip(axes[0], panels):
         if kind == "heat":
             _heat_map(ax, fig, theory, what)
         elif kind == "curve":
-            _curve(ax, _matching_theory(theory, sims, what), sims, what)
+            matching = _matching_theory(theory, sims, what)
+            _curve(ax, matching, sims, what)
+            held = [f"{_SYMBOLS[p]} = {_value(sims[0], p):g}" for p in ("alpha0", "eta", "lam")
+                    if p in sw_t and len({r[p] for r in sims}) == 1]
+            if held:
+                ax.set_title("simulations and theory at " + ", ".join(held), fontsize=10)
+            from .agreement import agreement_warnings
+            warns = agreement_warnings(_agreement_rows(matching, sims, what))
         else:
             _curve(ax, theory, [], what)
-    first = (theory or sims)[0]
-    fig.suptitle(f"{first['student']} / {first['teacher']}", fontsize=10)
+    fig.suptitle(sweep_title(rows), fontsize=10)
     fig.tight_layout()
+    if warns:
+        import textwrap
+        fig.text(0.01, -0.02, "\n".join(textwrap.fill(w[0].upper() + w[1:] + ".", 110)
+                                         for w in warns), ha="left", va="top", fontsize=8)
     if path is not None:
-        fig.savefig(path, dpi=120)
+        _save(fig, path)
         plt.close(fig)
     return fig
+
+
+def _save(fig, path):
+    """Save under a temporary name in the same folder, then rename: never a partial file."""
+    import os
+
+    from ..core.files import atomic_write
+    atomic_write(path, lambda tmp: fig.savefig(
+        tmp, dpi=120, bbox_inches="tight",
+        format=os.path.splitext(str(path))[1][1:].lower() or "png"))

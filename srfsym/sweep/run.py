@@ -23,7 +23,8 @@ list; the sweep is the cartesian product of the lists::
     seeds = 3
 
 Results form one tidy CSV table, one row per theory point and one per simulation point and
-seed (``kind`` says which), with the parameters as columns and ``test_error``,
+seed (``source`` says which), with the parameters and the sRF parameters ``r, c, gamma`` as
+columns (the leading columns are those of every srfsym table) and ``test_error``,
 ``train_error``, ``residual``, ``method`` (how the value was obtained), ``seconds`` and
 ``note``.  Theory points sharing everything but ``(alpha, lam)`` are one task, solved by
 :func:`srfsym.solve_grid` (the Marchenko-Pastur limit, or with ``spectrum = "sample"`` one
@@ -87,13 +88,15 @@ _SIMULATION_KEYS = {"student": (str, ...), "teacher": (str, ...), "alpha0": (_NU
 _TABLES = {"theory": _THEORY_KEYS, "simulation": _SIMULATION_KEYS}
 _CHOICES = {"spectrum": ("mp", "sample"), "model": ("network", "srf")}
 
-#: the columns of the results table, in order
-COLUMNS = ("kind", "student", "teacher", "alpha0", "eta", "beta", "vocabulary", "lam", "alpha",
-           "spectrum",
-           "d", "model", "n_test", "shared_first_layer", "seed", "test_error", "train_error",
-           "residual", "method", "seconds", "note", "grid_id")
-#: the columns that identify a row (a point, and a seed for simulations)
-KEY_COLUMNS = COLUMNS[:COLUMNS.index("test_error")]
+#: the columns of the results table, in order: the leading columns are those of every srfsym
+#: table (``srfsym.cli.common.INPUT_COLUMNS + SRF_COLUMNS``: ``source``, the inputs, r, c, gamma)
+COLUMNS = ("source", "student", "teacher", "alpha0", "eta", "lam", "alpha", "beta", "r", "c",
+           "gamma", "vocabulary", "spectrum", "d", "model", "n_test", "shared_first_layer", "seed",
+           "test_error", "train_error", "residual", "method", "seconds", "note", "grid_id")
+#: the columns that identify a row (a point, and a seed for simulations; r, c, gamma are
+#: computed from them)
+KEY_COLUMNS = tuple(c for c in COLUMNS[:COLUMNS.index("test_error")] if c not in ("r", "c",
+                                                                                  "gamma"))
 
 
 def keys_help() -> str:
@@ -324,7 +327,7 @@ def theory_tasks(spec: dict) -> list:
     for combo in _product(t, outer):
         if combo["spectrum"] == "mp":     # d and seed do not enter the deterministic limit
             combo.update(d=None, seed=None)
-        task = {"kind": "theory", **combo, "alpha": list(t["alpha"]), "lam": list(t["lam"])}
+        task = {"source": "theory", **combo, "alpha": list(t["alpha"]), "lam": list(t["lam"])}
         key = json.dumps(task, sort_keys=True)
         if key not in seen:
             seen.add(key)
@@ -349,7 +352,7 @@ def simulation_tasks(spec: dict) -> list:
             runs = [(seed, 1) for seed in sorted({root + i for root in s["seed"]
                                                   for i in range(n)})]
         for seed, seeds in runs:
-            task = {"kind": "simulation", **combo, "seed": seed, "seeds": seeds,
+            task = {"source": "simulation", **combo, "seed": seed, "seeds": seeds,
                     "alpha": list(s["alpha"])}
             key = json.dumps(task, sort_keys=True)
             if key not in seen:
@@ -372,7 +375,7 @@ def check_simulation_tasks(tasks, max_memory_gb=8.0):
     """
     from ..simulation.simulate import estimate_memory_gb
     for t in tasks:
-        if t["kind"] != "simulation":
+        if t["source"] != "simulation":
             continue
         where = f"[simulation] d = {t['d']}, alpha0 = {t['alpha0']!r}"
         if math.floor(min(t["alpha"]) * t["d"]) < 1:
@@ -418,7 +421,7 @@ def _row(task, **values):
 
 def task_keys(task) -> list:
     """The row keys (values of ``KEY_COLUMNS``) a task produces."""
-    if task["kind"] == "theory":
+    if task["source"] == "theory":
         pairs = [(a, lam) for a in task["alpha"] for lam in task["lam"]]
         rows = [_row(task, alpha=a, lam=lam) for a, lam in pairs]
     else:
@@ -451,7 +454,8 @@ def _theory_rows(task):
     for i, a in enumerate(task["alpha"]):
         for j, lam in enumerate(task["lam"]):
             how = g.method[i, j]
-            rows.append(_row(task, alpha=a, lam=lam, test_error=float(g.test_error[i, j]),
+            rows.append(_row(task, alpha=a, lam=lam, r=g.r, c=g.c, gamma=g.gamma,
+                             test_error=float(g.test_error[i, j]),
                              train_error=float(g.train_error[i, j]),
                              residual=float(g.residual[i, j]),
                              method=how if how == "failed" else
@@ -478,7 +482,8 @@ def _theory_rows_vocabulary(task, voc, t0):
                     warnings.simplefilter("ignore")
                     res = solve(task["student"], task["teacher"], task["alpha0"], task["eta"],
                                 lam, a, beta=task["beta"], vocabulary=voc)
-                rows.append(_row(task, alpha=a, lam=lam, test_error=res.test_error,
+                rows.append(_row(task, alpha=a, lam=lam, r=res.r, c=res.c, gamma=res.gamma,
+                                 test_error=res.test_error,
                                  train_error=res.train_error, residual=res.residual,
                                  method=f"{res.method} ({res.nodes} kappa nodes)",
                                  seconds=time.perf_counter() - t1,
@@ -503,7 +508,11 @@ def _simulation_rows(task):
     each = (time.perf_counter() - t0) / (len(task["alpha"]) * task["seeds"])
     method = f"simulation ({task['model']}, p = {res.p}" + (
         ", one first layer per root seed)" if task["shared_first_layer"] else ")")
-    return [_row(task, alpha=a, lam=task["lam"], seed=label,
+    if res.r is None:
+        from ..step.mapping import srf_mapping
+        m = srf_mapping(task["student"], task["teacher"], task["eta"], task["alpha0"])
+        res.r, res.c, res.gamma = m.r, m.c, m.gamma
+    return [_row(task, alpha=a, lam=task["lam"], seed=label, r=res.r, c=res.c, gamma=res.gamma,
                  test_error=float(res.test_error_per_seed[i, j]),
                  train_error=float(res.train_error_per_seed[i, j]), method=method, seconds=each)
             for i, label in enumerate(_seed_labels(task)) for j, a in enumerate(task["alpha"])]
@@ -512,7 +521,7 @@ def _simulation_rows(task):
 def run_task(task: dict) -> list:
     """Compute one task; returns its rows (dicts of CSV text).  Runs in worker processes
     (local pool or Dask): it takes and returns plain data only."""
-    return _theory_rows(task) if task["kind"] == "theory" else _simulation_rows(task)
+    return _theory_rows(task) if task["source"] == "theory" else _simulation_rows(task)
 
 
 # ======================================================================================
@@ -525,6 +534,9 @@ def read_results(path) -> list:
         reader = csv.DictReader(fh)
         if reader.fieldnames is None:
             return []
+        if reader.fieldnames and reader.fieldnames[0] == "kind":
+            raise SweepError(f"{path} was written by an earlier srfsym (column 'kind', now "
+                             "'source', with r, c, gamma added): use a new --out")
         if tuple(reader.fieldnames) != COLUMNS:
             raise SweepError(f"{path} is not an srfsym sweep table (its columns are "
                              f"{', '.join(reader.fieldnames[:6])}...)")

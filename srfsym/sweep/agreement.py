@@ -1,0 +1,69 @@
+"""Simulation against theory: where a finite-size simulation and the d -> infinity theory
+disagree by more than their error bar, and whether that error bar can be trusted.
+
+Used by ``srfsym simulate``, ``srfsym curve --simulate`` and the sweep figures; the rows are
+those of the shared output schema (``test_error``, ``test_error_sem``, ``theory_test_error``,
+``d``, ``seeds``, ``alpha``).
+"""
+from __future__ import annotations
+
+import math
+
+__all__ = ["Z_LIMIT", "FEW_SEEDS", "z_score", "agreement_warnings"]
+
+#: |simulation - theory| beyond this many standard errors is reported
+Z_LIMIT = 3.0
+#: fewer seeds than this: the standard error itself is too rough to judge by
+FEW_SEEDS = 5
+
+
+def z_score(row):
+    """(simulation - theory) / standard error of a simulation row (``None`` without an error
+    bar: one seed, or zero spread)."""
+    sem = row.get("test_error_sem")
+    if sem is None or not sem == sem or sem <= 0:
+        return None
+    return (row["test_error"] - row["theory_test_error"]) / sem
+
+
+def _nice_up(x):
+    """The smallest of 1, 2, 5 times a power of ten that is >= x."""
+    e = 10 ** math.floor(math.log10(x))
+    return int(next(m * e for m in (1, 2, 5, 10) if m * e >= x))
+
+
+def agreement_warnings(rows):
+    """Warnings on simulation rows against the theory: where |sim - theory| > 3 standard
+    errors, with the size d at which a gap falling like 1/d would be inside 3 s.e. (the
+    s.e. as it is now); with fewer than 5 seeds, that the standard error is itself rough.
+
+    >>> row = {"alpha": 1.0, "d": 300, "seeds": 2, "test_error": 0.30,
+    ...        "test_error_sem": 0.01, "theory_test_error": 0.25}
+    >>> for w in agreement_warnings([row]): print(w)  # doctest: +NORMALIZE_WHITESPACE
+    the simulation (d = 300) lies more than 3 standard errors from the theory at alpha = 1
+    (+5.0 s.e.): a finite-size gap; it shrinks roughly like 1/d, so d >= 500 would bring it
+    within 3 s.e. (more seeds alone do not)
+    the standard errors come from 2 seeds: with fewer than 5 the standard error is itself
+    unreliable (use --seeds 5 or more before judging the agreement)
+    """
+    out, bad, seeds = [], [], None
+    for row in rows:
+        if row.get("source") not in (None, "simulation"):
+            continue
+        seeds = row.get("seeds", seeds)
+        z = z_score(row)
+        if z is not None and abs(z) > Z_LIMIT:
+            bad.append((row, z))
+    if bad:
+        d = bad[0][0]["d"]
+        worst = max(abs(z) for _, z in bad)
+        where = ", ".join(f"{r['alpha']:.4g} ({z:+.1f} s.e.)" for r, z in bad)
+        out.append(f"the simulation (d = {d}) lies more than {Z_LIMIT:g} standard errors from "
+                   f"the theory at alpha = {where}: a finite-size gap; it shrinks roughly "
+                   f"like 1/d, so d >= {_nice_up(d * worst / Z_LIMIT)} would bring it within "
+                   f"{Z_LIMIT:g} s.e. (more seeds alone do not)")
+    if seeds is not None and 1 < seeds < FEW_SEEDS:
+        out.append(f"the standard errors come from {seeds} seeds: with fewer than {FEW_SEEDS} "
+                   f"the standard error is itself unreliable (use --seeds {FEW_SEEDS} or more "
+                   "before judging the agreement)")
+    return out
