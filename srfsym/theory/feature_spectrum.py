@@ -649,17 +649,31 @@ class FeatureSpectrum:
         self._warm = None
         return 0.5 * (lo + hi)
 
+    def _density_continued(self, x, eps):
+        """``Im s(x + i eps) / pi`` at each ``x``, each reached by continuation in ``eps`` from
+        ``Im z`` = the bulk mean (where the physical root is the only one) down to ``eps``: a finite-d
+        bulk (an eigenvalue array) has other roots near the real axis that warm starts along
+        ``x`` or cold starts can settle on."""
+        m = self.bulk_mean
+        ladder = np.geomspace(m, eps, max(2, int(round(math.log10(m / eps))) + 1))
+        out = np.empty(len(x))
+        for i, xi in enumerate(x):
+            self._warm = None
+            for e in ladder:
+                v = self.stieltjes_value(complex(xi, e), tol=1e-6)
+            out[i] = v.s.imag / math.pi
+        self._warm = None
+        return out
+
     def _right_edge_scan(self, m) -> float:
-        """Right edge for a finite-d bulk (an eigenvalue array): its density can have gaps in the
-        tail and cold starts at tiny ``eps`` can settle on a non-physical root, so the density is
-        swept from the right with warm starts (as :meth:`density`) at ``eps = 1e-4`` times the
-        bulk mean (at 1e-7 the warm starts can stay on the zero-density root inside the
-        support) on a grid, then on a finer grid inside the last cell (about 4 digits)."""
+        """Right edge for a finite-d bulk (an eigenvalue array): the density at ``eps = 1e-4``
+        times the bulk mean (:meth:`_density_continued`) on a grid from the right, then on a
+        finer grid inside the last cell (about 3-4 digits)."""
         top = float(np.max(self.bulk.D))
         hi = max(m * (1 + self.nu) * (1 + math.sqrt(self.beta)) ** 2,
                  (1 + self.nu) * (top * float(self._moments[3]) + float(self._moments[4]))) * 2
-        grid = np.linspace(hi, 0.0, 401)[:-1]
-        rho = self.density(grid, eps=1e-4 * m)
+        grid = np.linspace(hi, 0.0, 201)[:-1]
+        rho = self._density_continued(grid, 1e-4 * m)
         inside = np.nonzero(rho > 1e-6 / m)[0]
         if inside.size == 0:
             raise ConvergenceError("no bulk density found for the given eigenvalues",
@@ -668,8 +682,8 @@ class FeatureSpectrum:
         if k == 0:
             raise ConvergenceError(f"the bulk extends beyond {hi:.3g}: no right edge found",
                                    residual=hi, iterate=None)
-        fine = np.linspace(grid[k - 1], grid[k], 101)
-        rho = self.density(fine, eps=1e-4 * m)
+        fine = np.linspace(grid[k - 1], grid[k], 41)
+        rho = self._density_continued(fine, 1e-4 * m)
         j = int(np.nonzero(rho > 1e-6 / m)[0][0])
         return float(0.5 * (fine[j] + fine[max(j - 1, 0)]))
 
