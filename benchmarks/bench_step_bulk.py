@@ -106,8 +106,13 @@ def _ks_bulk(eigs, fs, outliers):
     eps = 1e-4 * fs.bulk_mean
     hi = max(fs.right_edge, lam[-1]) * 1.05
     x = np.concatenate([np.geomspace(1e-6 * hi, 0.02 * hi, 200), np.linspace(0.02 * hi, hi, 1300)[1:]])
-    # each point by continuation in eps (a finite-d bulk has spurious roots near the real axis)
-    rho = np.asarray(fs._density_continued(x, eps))
+    # a warm-started sweep from the right; if it lands on a spurious root of a finite-d bulk
+    # (negative density or mass far from 1), each point by continuation in eps instead (which is
+    # itself unreliable very close to the hard edge at 0: hence also the KS above 0.1 m1)
+    rho = np.asarray(fs.density(x, eps=eps, tol=1e-6))
+    mass = float(np.sum(0.5 * (rho[1:] + rho[:-1]) * np.diff(x)))
+    if np.any(rho < -1e-9) or not 0.9 < mass < 1.01:
+        rho = np.asarray(fs._density_continued(x, eps))
     seg = 0.5 * (rho[1:] + rho[:-1]) * np.diff(x)
     tail_th = np.concatenate([np.cumsum(seg[::-1])[::-1], [0.0]])
     # mass of the smoothed empirical law above x: mean over eigenvalues of the Cauchy tail
