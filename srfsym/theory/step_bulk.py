@@ -77,7 +77,7 @@ class StepEigenData:
         ``F_i = <u_i, W v>^2`` (``v = sqrt(d) vhat``); ``mean(F) -> c`` for an isotropic bulk.
     teacher_weights : ndarray (p,)
         ``H_i = <u_i, W zeta>^2`` (``zeta`` of norm ``sqrt(d)``); ``mean(H g(D)) -> mean(D g(D))``
-        for an isotropic bulk (docs/theory.md (g.2)).
+        for an isotropic bulk (docs/theory.md (g), item 2).
     d, p : int
     r, c, gamma : float
         Measured spike strength, bulk variance ``(1/p) tr Omega`` and signed alignment.
