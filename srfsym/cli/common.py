@@ -330,6 +330,23 @@ def add_spectrum(p):
                    help="random seed of the sampled spectrum")
 
 
+def add_bulk(p):
+    """``--bulk isotropic|step``: the bulk of the trained first layer (docs/theory.md (g), (g.4))."""
+    p.add_argument("--bulk", choices=["isotropic", "step"], default="isotropic",
+                   help="bulk of the trained first layer: 'isotropic' (c MP_beta, the papers' "
+                   "model; default) or 'step' (the first layer realised at dimension --d, seed "
+                   "--seed: the network of 'srfsym simulate --seed S --seeds 1')")
+
+
+def warn_if_isotropic_is_off(args):
+    """With the isotropic bulk, warn when the step's own bulk departs from it (docs/theory.md (g.4))."""
+    if getattr(args, "bulk", "isotropic") != "isotropic" or not args.alpha0 or not args.eta:
+        return
+    from ..theory.step_bulk import isotropic_bulk_warning
+    with status("checking the isotropic bulk against a realised step (docs/theory.md (g.4))"):
+        isotropic_bulk_warning(args.student, args.teacher, args.alpha0, args.eta, args.beta)
+
+
 SHARED_HELP = ("train one first layer and re-draw only the readout/test data per seed (the "
                 "reference notebook's protocol; error bars then omit the first layer's "
                 "fluctuations)")

@@ -329,6 +329,10 @@ def solve(student, teacher, alpha0, eta, lam, alpha, beta=1.0, spectrum="mp", *,
     Maps (student, teacher, eta, alpha0) to (r, c, gamma) with :func:`srf_mapping`
     and solves the fixed point with :func:`solve_srf` (keyword arguments pass through,
     e.g. ``vocabulary=[1, 2]`` for a readout vocabulary, docs/theory.md (k.7)).
+    ``bulk="step", d=D, seed=S`` (also for :func:`learning_curve`, :func:`optimal_lambda`)
+    replaces the isotropic bulk ``c MP_beta`` by the bulk of the first layer realised at
+    dimension ``D`` (the network of seed ``S``; its measured ``r, c, gamma`` on the channel
+    side): :mod:`srfsym.theory.step_bulk`, docs/theory.md (g.4).
 
     >>> res = solve("tanh", "sin", alpha0=0, eta=3, lam=0.1, alpha=2.0)  # plain RF
     >>> round(res.state.m, 12), round(res.state.theta, 12)
@@ -339,14 +343,52 @@ def solve(student, teacher, alpha0, eta, lam, alpha, beta=1.0, spectrum="mp", *,
     dps = kwargs.get("dps")
     if dps is not None:
         check_dps(dps, MAX_SOLVER_DPS)
-    if dps is None:
+    step = _step_bulk(student, teacher, alpha0, eta, beta, spectrum, kwargs)
+    if step is not None:
+        params, spectrum, note = step
+    elif dps is None:
         params = (mp.spike_strength, mp.bulk_variance, mp.alignment)
     else:  # the mapping at the working precision, not its double-precision image
         params = tuple(v.decimal(int(dps) + 10) for v in mp.values().values())
     res = solve_srf(student, teacher, *params, lam, alpha, beta, spectrum, **kwargs)
     res.mapping = mp
     res.notes.extend(mp.notes)
+    if step is not None:
+        res.notes.append(note)
+        res.spectrum = "step"
     return res
+
+
+def _step_bulk(student, teacher, alpha0, eta, beta, spectrum, kwargs):
+    """``((r, c, gamma), spectrum, note)`` for ``bulk="step"`` (docs/theory.md (g.4)), ``None``
+    for the isotropic bulk; pops ``bulk`` (and, for the step, ``d`` and ``seed``) from ``kwargs``."""
+    from .step_bulk import BULKS, step_bulk_spectrum
+    bulk = kwargs.pop("bulk", "isotropic")
+    if bulk not in BULKS:
+        raise ValueError(f"bulk must be one of {BULKS}, got {bulk!r}")
+    if bulk == "isotropic":
+        return None
+    if not (isinstance(spectrum, str) and spectrum == "mp"):
+        raise ValueError("bulk='step' is its own spectral back end (the realised first layer): "
+                         f"leave spectrum at 'mp', got {spectrum!r}")
+    if kwargs.get("vocabulary") is not None:
+        from ..step.vocabulary import vocabulary as make_vocabulary
+        if not make_vocabulary(kwargs["vocabulary"]).is_uniform:
+            raise ValueError("bulk='step' is available for the uniform readout only (the "
+                             "group prior of a vocabulary has no finite-d back end yet)")
+    d, seed = kwargs.pop("d", None), kwargs.pop("seed", 0)
+    if d is None:
+        raise ValueError("bulk='step' needs the dimension d of the realised first layer")
+    from ..core.checks import scalar_like
+    d = scalar_like("d", d)
+    if isinstance(d, float) and d.is_integer():
+        d = int(d)
+    spec = step_bulk_spectrum(student, teacher, float(alpha0), float(eta), d, float(beta), seed)
+    data = spec.data
+    note = (f"bulk 'step': the realised first layer at d = {data.d}, p = {data.p}, seed = {seed} "
+            f"(its measured r = {data.r:.6g}, c = {data.c:.6g}, gamma = {data.gamma:.6g}; "
+            "docs/theory.md (g.4))")
+    return (data.r, data.c, data.gamma), spec, note
 
 
 @dataclass
@@ -387,6 +429,9 @@ def learning_curve(student, teacher, alpha0, eta, lam, alphas, beta=1.0, spectru
     mp = srf_mapping(student, teacher, eta, alpha0, mu0_correction=kwargs.pop("mu0_correction",
                                                                              True))
     args = (student, teacher, mp.spike_strength, mp.bulk_variance, mp.alignment, lam)
+    step = _step_bulk(student, teacher, alpha0, eta, beta, spectrum, kwargs)
+    if step is not None:
+        args, spectrum = (student, teacher, *step[0], lam), step[1]
     if nodes == "auto":  # choose the kappa nodes at the ends of the curve, use the larger
         ends = {float(alphas.min()), float(alphas.max())}
         nodes = max(solve_srf(*args, a, beta, spectrum, nodes="auto", **kwargs).nodes
@@ -404,6 +449,9 @@ def learning_curve(student, teacher, alpha0, eta, lam, alphas, beta=1.0, spectru
                 raise
             res = solve_srf(*args, a, beta, spectrum, nodes=nodes, **kwargs)
         res.mapping = mp
+        if step is not None:
+            res.notes.append(step[2])
+            res.spectrum = "step"
         results.append(res)
         start = res.state
     return LearningCurve(alphas, results)
@@ -435,6 +483,9 @@ def optimal_lambda(student, teacher, alpha0, eta, alpha, beta=1.0, spectrum="mp"
     mu0_correction = kwargs.pop("mu0_correction", True)
     mp = srf_mapping(student, teacher, eta, alpha0, mu0_correction=mu0_correction)
     args = (student, teacher, mp.spike_strength, mp.bulk_variance, mp.alignment)
+    step = _step_bulk(student, teacher, alpha0, eta, beta, spectrum, kwargs)
+    if step is not None:
+        args, spectrum = (student, teacher, *step[0]), step[1]
     search = dict(kwargs, nodes=kwargs.get("nodes", 108), dps=None)   # the search in double
 
     def f(loglam):
@@ -455,6 +506,9 @@ def optimal_lambda(student, teacher, alpha0, eta, alpha, beta=1.0, spectrum="mp"
     lam = math.exp(opt.x)
     res = solve_srf(*args, lam, alpha, beta, spectrum, **kwargs)
     res.mapping = mp
+    if step is not None:
+        res.notes.append(step[2])
+        res.spectrum = "step"
     if min(opt.x - lo, hi - opt.x) < 1e-3:
         res.notes.append(f"the optimum lambda = {lam:.3g} sits at the edge of lam_range = "
                          f"{lam_range}: widen the range")

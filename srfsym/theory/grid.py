@@ -39,6 +39,7 @@ from .engine import (_NODE_LADDER, _START, Engine, MomentPrior, _complete_with_d
 from .fixed_point import make_spectrum, solve_srf
 from .square_channel import SquareLossChannel
 from .state import ConvergenceError, State
+from .fixed_point import _step_bulk
 from ..step.mapping import srf_mapping
 
 __all__ = ["GridResult", "solve_grid"]
@@ -370,7 +371,7 @@ def _single_point_fallback(student, teacher, r, c, gamma, beta, spec, K, tol, ma
 
 def solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, spectrum="mp", *,
                d=None, seed=0, nodes="auto", tol=1e-10, mu0_correction=True,
-               on_failure="report", max_iter=20000, chunk=65536) -> GridResult:
+               on_failure="report", max_iter=20000, chunk=65536, bulk="isotropic") -> GridResult:
     """Test and train error on every point of the grid ``alphas x lams`` at once.
 
     Same model and answer as :func:`srfsym.solve` (each entry equals the single-point
@@ -404,6 +405,9 @@ def solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, spectrum="
     chunk : int
         Points are solved in blocks of about ``chunk / nodes`` (speed only: the answer
         does not depend on it).
+    bulk : "isotropic" or "step"
+        ``"step"``: the bulk of the first layer realised at ``d`` from ``seed`` (with its
+        measured r, c, gamma), as :func:`srfsym.solve` (docs/theory.md (g.4)).
 
     >>> g = solve_grid("tanh", "sin", 20, 3, [0.5, 1.0, 2.0], [0.1], beta=2.0)
     >>> bool(np.all(np.diff(g.test_error[:, 0]) < 0))
@@ -426,6 +430,11 @@ def solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, spectrum="
     mp = srf_mapping(student, teacher, eta, alpha0, mu0_correction=mu0_correction)
     r, c, gamma = mp.spike_strength, mp.bulk_variance, mp.alignment
     notes = list(mp.notes)
+    step = _step_bulk(student, teacher, alpha0, eta, beta, spectrum,
+                      {"bulk": bulk, "d": d, "seed": seed})
+    if step is not None:
+        (r, c, gamma), step_spec, note = step
+        notes.append(note)
     node_error = None
     if nodes == "auto":
         nodes, node_error, more = _choose_nodes(student, teacher, r, c, gamma, alphas, lams,
@@ -434,7 +443,8 @@ def solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, spectrum="
     ch = channel_data(student, teacher, r, c, gamma, nodes=nodes)
     K = ch.nodes
     A, L = np.meshgrid(alphas, lams, indexing="ij")
-    spec = make_spectrum(spectrum, beta=beta, c=float(c), d=d, seed=seed, gamma=float(gamma))
+    spec = step_spec if step is not None else make_spectrum(spectrum, beta=beta, c=float(c), d=d,
+                                                             seed=seed, gamma=float(gamma))
     if not hasattr(spec, "moments_array"):
         raise ValueError(f"solve_grid needs spectrum 'mp' or 'sample', got {spectrum!r}")
     P = _GridProblem(ch, spec, A.ravel(), L.ravel(), beta)
@@ -464,7 +474,8 @@ def solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, spectrum="
         method=method.reshape(shape), r=float(r), c=float(c), gamma=float(gamma), nodes=K,
         tol=tol, seconds=0.0, iterations=iterations, node_error=node_error,
         failures=failures, notes=notes, mapping=mp,
-        spectrum=spectrum if spectrum == "mp" else f"sample (d = {int(d)}, seed = {seed})")
+        spectrum=(f"step (d = {int(d)}, seed = {seed})" if step is not None else
+                  spectrum if spectrum == "mp" else f"sample (d = {int(d)}, seed = {seed})"))
     out.seconds = time.perf_counter() - t0
     if failures:
         where = ", ".join(f"(alpha={f['alpha']:g}, lambda={f['lam']:g}: last residual "
