@@ -90,6 +90,6 @@ def test_cli_bounds_at_15_digits_large_r():
     out = run_cli("bounds", "--student", "tanh", "--teacher", "sin", "--r", "30", "--c", "1",
                   "--gamma", "1", "--dps", "15", "--json", timeout=140)
     assert out.returncode == 0, out.stderr
-    row = json.loads(out.stdout)
-    assert abs(float(row["decimal"]["upper"]) - ref_upper) < 1e-11
-    assert abs(float(row["decimal"]["lower"]) - ref_lower) < 1e-11
+    row = json.loads(out.stdout)["rows"][0]
+    assert abs(float(row["decimal"]["upper_bound"]) - ref_upper) < 1e-11
+    assert abs(float(row["decimal"]["lower_bound"]) - ref_lower) < 1e-11

@@ -4,6 +4,8 @@ mpmath quadratures."""
 import decimal
 
 import mpmath
+import re
+
 import pytest
 
 from srfsym.cli import main
@@ -57,8 +59,8 @@ def test_kink_at_an_algebraic_point_abs_cubed():
 def test_sqrt_abs_prints_what_exists_and_names_what_diverges(capsys):
     code, out, err = _cli(capsys, "activation", "sqrt(abs(x))")
     assert code == 0, err
-    assert "mu0          = 0.82217895866" in out
-    assert "checkmu1_sq  = inf" in out and "diverges" in out
+    assert re.search(r"mu0 +?= 0\.82217895866", out), out
+    assert re.search(r"checkmu1_sq +?= inf", out) and "diverges" in out
     assert _close(hermite_constants("sqrt(abs(x))").mu0, _gauss(lambda z: mpmath.sqrt(abs(z))))
 
 

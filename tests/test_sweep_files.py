@@ -84,7 +84,7 @@ def test_a_cut_inside_the_grid_id_is_named_not_another_grid(full, tmp_path, newl
 def test_a_torn_header_is_completed_and_a_foreign_file_is_left_alone(full, tmp_path):
     spec, out = full
     cut = tmp_path / "header.csv"
-    cut.write_text("kind,student,tea")
+    cut.write_text("source,student,tea")
     run_sweep(spec, cut, workers=1, progress=False)
     assert _table(cut) == _table(out)
     foreign = tmp_path / "notes.csv"
@@ -116,7 +116,7 @@ def test_a_second_sweep_on_the_same_file_is_refused(tmp_path):
                               "--workers", "1", "--quiet"], env=env,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        _wait_for(out, "kind,", first)
+        _wait_for(out, "source,", first)
         first.send_signal(signal.SIGSTOP)                     # it holds the file, paused
         second = run_cli("sweep", grid, "--out", out, "--workers", "1", "--quiet",
                          timeout=120)

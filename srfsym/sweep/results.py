@@ -112,6 +112,9 @@ def _repair(fh, path, text, gid):
     the rows already computed and what was repaired (messages)."""
     records, torn = _scan(text)
     header = ",".join(COLUMNS)
+    if records and tuple(records[0][2][:1]) == ("kind",):
+        raise SweepError(f"{path} was written by an earlier srfsym (column 'kind', now "
+                         "'source', with r, c, gamma added): use a new --out")
     if records and tuple(records[0][2]) != COLUMNS:
         raise SweepError(f"{path} is not an srfsym sweep table (its columns are "
                          f"{', '.join(records[0][2][:6])}...)")
