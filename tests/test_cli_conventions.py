@@ -68,7 +68,8 @@ def test_a_warning_is_printed_once_without_source_paths(capsys):
                          "2", "--eta", "1", "--lam", "0.1", "--alpha", "1", "2")
     assert code == 0
     warnings = [line for line in err.splitlines() if line.startswith("srfsym: warning:")]
-    assert len(warnings) == 1 and "not odd" in warnings[0]
+    # (relu's step bulk also departs from c MP_beta here: that warning is a different one)
+    assert len([w for w in warnings if "not odd" in w]) == 1
     assert ".py:" not in err and "Warning:" not in err
 
 

@@ -76,3 +76,15 @@ def test_density_near_the_hard_edge_is_branch_consistent():
     assert np.all(rho > 0)
     cold = fs.stieltjes_value(0.0071 + 1e-4j, warm_start=False, tol=1e-6).s.imag / math.pi
     assert abs(rho[0] - cold) < 1e-5 * cold
+
+
+def test_node_ladder_stays_on_the_physical_branch_at_the_hard_edge():
+    # notebook 07's failing point (eta = 20, z = 0.0071 + 1e-4 i): rules of 225-3800 nodes
+    # carried the warm start to a non-physical solution, so two rungs never agreed
+    fs = feature_spectrum("tanh", "sin", alpha0=20, eta=20)
+    z = 0.007094 + 1e-4j
+    v = fs.stieltjes_value(z, warm_start=False, tol=1e-6)
+    fine, _ = fs._descend(z, 12600)                 # a much finer trapezoid rule
+    s_fine = fs._s_g1(fine)[0]
+    assert abs(v.s - s_fine) < 1e-6 * abs(s_fine)
+    assert v.s.imag > 0 and (z * v.s).imag > 0

@@ -31,8 +31,16 @@ The equations are stated in docs/theory.md; section letters such as (c) or (j.3)
 output refer to it."""
 
 
+class _Parser(argparse.ArgumentParser):
+    """Usage errors as one line, ``srfsym: error: <what> (srfsym CMD --help for ...)``: the
+    default prints the whole usage and, for the ``error`` command, ``srfsym error: error:``."""
+
+    def error(self, message):
+        self.exit(2, f"srfsym: error: {message} (see '{self.prog} --help')\n")
+
+
 def build_parser():
-    ap = argparse.ArgumentParser(prog="srfsym", description=DESCRIPTION, epilog=EPILOG,
+    ap = _Parser(prog="srfsym", description=DESCRIPTION, epilog=EPILOG,
                                  formatter_class=HelpFormatter)
     ap.add_argument("--version", action="version", version=f"srfsym {__version__}")
     ap.add_argument("-q", "--quiet", action="store_true",
@@ -54,6 +62,7 @@ def build_parser():
 
 def main(argv=None):
     from ..symbolic.activations import ActivationError
+    from ..symbolic import gaussian
     from ..symbolic.gaussian import DivergentExpectationError, set_integrate_timeout
     ap = build_parser()
     args = ap.parse_args(argv)
@@ -71,6 +80,7 @@ def main(argv=None):
     handler = configure_feedback(args.quiet)
     real_stdout = sys.stdout
     sys.stdout = buffer = io.StringIO()   # stdout carries a complete result or nothing
+    integrate_timeout = gaussian.INTEGRATE_TIMEOUT   # restored: main() may run in-process
     try:
         _check_paths(args)
         if args.integrate_timeout is not None:
@@ -91,11 +101,13 @@ def main(argv=None):
     except Exception as exc:  # ConvergenceError and friends: say what, not a traceback
         from ..theory.fixed_point import ConvergenceError
         if isinstance(exc, ConvergenceError):
-            return _fail(real_stdout, f"{exc} (last residual {exc.residual})", 3)
+            return _fail(real_stdout, exc if exc.residual is None
+                         else f"{exc} (last residual {exc.residual})", 3)
         sys.stdout = real_stdout
         raise
     finally:
         handler.flush()
+        set_integrate_timeout(integrate_timeout)
     sys.stdout = real_stdout
     try:
         real_stdout.write(buffer.getvalue())

@@ -262,6 +262,23 @@ def status(message: str, every: float | None = None):
         LOG.info(f"{message}: done in {dt:.1f} s")
 
 
+def non_negative_int(text):
+    """argparse type of seeds: an integer >= 0 (argparse names the option in the message).
+
+    >>> non_negative_int("3")
+    3
+    """
+    import argparse
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") \
+            from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {value}")
+    return value
+
+
 @contextlib.contextmanager
 def warnings_once():
     """Show each distinct warning once, as ``srfsym: warning: ...`` (no source paths)."""
@@ -275,7 +292,8 @@ def warnings_once():
 
     with warnings.catch_warnings():
         warnings.simplefilter("always")
-        warnings.filterwarnings("ignore", category=DeprecationWarning)
+        for quiet in (DeprecationWarning, PendingDeprecationWarning, ImportWarning):
+            warnings.filterwarnings("ignore", category=quiet)   # the interpreter's, not ours
         warnings.showwarning = show
         yield
 
@@ -308,7 +326,25 @@ def add_spectrum(p):
                    help="deterministic Marchenko-Pastur (default) or a finite-d sample")
     p.add_argument("--d", type=int, help="dimension of the sampled spectrum (needed with "
                    "--spectrum sample)")
-    p.add_argument("--seed", type=int, default=0, help="random seed of the sampled spectrum")
+    p.add_argument("--seed", type=non_negative_int, default=0,
+                   help="random seed of the sampled spectrum")
+
+
+def add_bulk(p):
+    """``--bulk isotropic|step``: the bulk of the trained first layer (docs/theory.md (g), (g.4))."""
+    p.add_argument("--bulk", choices=["isotropic", "step"], default="isotropic",
+                   help="bulk of the trained first layer: 'isotropic' (c MP_beta, the papers' "
+                   "model; default) or 'step' (the first layer realised at dimension --d, seed "
+                   "--seed: the network of 'srfsym simulate --seed S --seeds 1')")
+
+
+def warn_if_isotropic_is_off(args):
+    """With the isotropic bulk, warn when the step's own bulk departs from it (docs/theory.md (g.4))."""
+    if getattr(args, "bulk", "isotropic") != "isotropic" or not args.alpha0 or not args.eta:
+        return
+    from ..theory.step_bulk import isotropic_bulk_warning
+    with status("checking the isotropic bulk against a realised step (docs/theory.md (g.4))"):
+        isotropic_bulk_warning(args.student, args.teacher, args.alpha0, args.eta, args.beta)
 
 
 SHARED_HELP = ("train one first layer and re-draw only the readout/test data per seed (the "

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 
-from .common import (SHARED_HELP, add_output, add_physics, emit_output, out, status, table_row,
+from .common import (SHARED_HELP, add_output, add_physics, emit_output, non_negative_int, out, status, table_row,
                      vocabulary_arg)
 from ..sweep.agreement import Z_LIMIT, agreement_warnings, z_score  # noqa: F401 (re-exported)
 
@@ -101,7 +101,7 @@ def register(sub):
     add_physics(p)
     p.add_argument("--d", type=int, required=True, help="input dimension")
     p.add_argument("--seeds", type=int, default=3, help="independent repetitions")
-    p.add_argument("--seed", type=int, default=0, help="master random seed")
+    p.add_argument("--seed", type=non_negative_int, default=0, help="master random seed")
     p.add_argument("--model", choices=["network", "srf"], default="network",
                    help="the two-layer network after the step, or the sRF model at the "
                         "formula's (r, c, gamma)")

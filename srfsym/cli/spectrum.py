@@ -6,8 +6,8 @@ import math
 import mpmath
 import numpy as np
 
-from .common import (CLIError, add_output, add_vocabulary, emit_output, out, status, table_row,
-                     vocabulary_arg)
+from .common import (CLIError, add_bulk, add_output, add_vocabulary, emit_output, out, status,
+                     table_row, vocabulary_arg, warn_if_isotropic_is_off)
 
 
 def _parse_z(text):
@@ -25,10 +25,25 @@ def _spectra(args):
     if args.r is not None or args.c is not None:
         if args.r is None or args.c is None or args.alpha0 is not None or args.eta is not None:
             raise CLIError("give either --r and --c, or --teacher, --alpha0 and --eta")
+        if args.bulk == "step":
+            raise CLIError("--bulk step needs the step (--teacher --alpha0 --eta), not --r --c")
         return feature_spectrum(args.student, r=args.r, c=args.c, **kw), None
     if args.teacher is None or args.alpha0 is None or args.eta is None:
         raise CLIError("give --teacher, --alpha0 and --eta (or --r and --c)")
-    trained = feature_spectrum(args.student, args.teacher, alpha0=args.alpha0, eta=args.eta, **kw)
+    if args.bulk == "step":
+        from ..theory.step_bulk import step_bulk_spectrum
+        if kw["vocabulary"] is not None:
+            raise CLIError("--bulk step is available for the uniform readout only")
+        with status(f"the step bulk: first layer realised at d = {args.d}, seed {args.seed} "
+                    "(docs/theory.md (g.4))"):
+            data = step_bulk_spectrum(args.student, args.teacher, args.alpha0, args.eta,
+                                      args.d, args.beta, args.seed).data
+        trained = feature_spectrum(args.student, r=data.r, c=data.c, spectrum=data.eigenvalues,
+                                   **kw)
+    else:
+        warn_if_isotropic_is_off(args)
+        trained = feature_spectrum(args.student, args.teacher, alpha0=args.alpha0, eta=args.eta,
+                                   **kw)
     untrained = feature_spectrum(args.student, args.teacher, alpha0=args.alpha0, eta=0.0, **kw)
     return trained, untrained
 
@@ -230,7 +245,11 @@ def register(sub):
                                   "network's histogram, untrained beside trained")
     p.add_argument("--simulate", action="store_true",
                    help="eigenvalues of finite networks beside the theory")
-    p.add_argument("--d", type=int, default=1000, help="input dimension of the simulation")
+    p.add_argument("--d", type=int, default=1000, help="input dimension of the simulation (and "
+                   "of the realised first layer with --bulk step)")
     p.add_argument("--seeds", type=int, default=4, help="seeds of the simulation (default 4)")
     add_vocabulary(p)
+    add_bulk(p)
+    p.add_argument("--seed", type=int, default=0, help="seed of the realised first layer with "
+                   "--bulk step")
     p.set_defaults(func=cmd_spectrum)

@@ -58,7 +58,8 @@ def register(sub):
     p.add_argument("--scheduler", metavar="ADDRESS", default=None,
                    help="run on a Dask distributed cluster, e.g. tcp://HOST:8786")
     p.add_argument("--timeout", type=float, default=10.0,
-                   help="seconds to reach the Dask scheduler (default 10)")
+                   help="seconds to reach the Dask scheduler, and to wait while it has no "
+                        "worker left (default 10)")
     p.add_argument("--plot", metavar="FILE", default=None,
                    help="figure of the results (heat map for two swept parameters, curves "
                         "for one, simulation means with standard errors beside the theory)")

@@ -7,8 +7,9 @@ import mpmath
 import numpy as np
 
 from .simulation import agreement_warnings, simulation_rows
-from .common import (SHARED_HELP, CLIError, add_output, add_physics, add_spectrum,
-                     add_vocabulary, emit_output, out, status, table_row, vocabulary_arg)
+from .common import (SHARED_HELP, CLIError, add_bulk, add_output, add_physics, add_spectrum,
+                     add_vocabulary, emit_output, out, status, table_row, vocabulary_arg,
+                     warn_if_isotropic_is_off)
 
 
 def add_loss(p):
@@ -48,6 +49,12 @@ def _solve_kwargs(args):
         if args.d < 2:
             raise CLIError(f"--d must be an integer >= 2 for --spectrum sample, got {args.d}")
         kw.update(d=args.d, seed=args.seed)
+    if getattr(args, "bulk", "isotropic") == "step":
+        if args.spectrum == "sample":
+            raise CLIError("--bulk step is its own finite-d spectrum: drop --spectrum sample")
+        if args.d is None or args.d < 2:
+            raise CLIError("--bulk step needs --d >= 2 (the dimension of the realised first layer)")
+        kw.update(bulk="step", d=args.d, seed=args.seed)
     return kw
 
 
@@ -80,7 +87,10 @@ def cmd_error(args):
         raise CLIError("give --lam, or --optimize-lambda to minimise the test error over lambda")
     where = (f" on a sampled d = {args.d} spectrum (W W^T diagonalised, docs/theory.md (h))"
              if args.spectrum == "sample" else "")
-    slow = args.spectrum == "sample" or args.dps or args.optimize_lambda
+    if args.bulk == "step":
+        where = f" on the step bulk realised at d = {args.d} (docs/theory.md (g.4))"
+    warn_if_isotropic_is_off(args)
+    slow = args.spectrum == "sample" or args.dps or args.optimize_lambda or args.bulk == "step"
     for a in args.alpha:
         with (status(f"fixed point at alpha = {a:g}" + where
                      + (", minimising over lambda" if args.optimize_lambda else "")
@@ -220,8 +230,8 @@ def cmd_bounds(args):
     else:
         r, c, gamma = args.r, args.c, 1.0 if args.gamma is None else args.gamma
     with (status(("" if steps == 1 else f"step {steps}/{steps}: ")
-                 + f"bounds at {args.dps} digits (mpmath Gauss-Hermite quadrature, node count "
-                 "raised from 60 by 1.5x until two counts agree)")
+                 + f"bounds at {args.dps} digits (mpmath kappa quadrature, node count "
+                 "raised until two counts agree)")
           if args.dps else contextlib.nullcontext()):
         b = bounds(args.student, args.teacher, r, c, gamma, dps=args.dps, vocabulary=voc,
                    bias=args.bias)
@@ -248,6 +258,7 @@ def cmd_curve(args):
     if not _plain_square(args) and args.simulate:
         raise CLIError("--simulate is for the ridge readout for now; with --loss, --noise or "
                        "--bias the curve is theory only (table, --json, --csv or --plot)")
+    warn_if_isotropic_is_off(args)
     lc = learning_curve(args.student, args.teacher, args.alpha0, args.eta, args.lam, alphas,
                         beta=args.beta, progress=not (args.json or args.csv or args.quiet),
                         **_solve_kwargs(args))
@@ -273,6 +284,8 @@ def cmd_curve(args):
                        details=None if sim is None else {"simulation": sim.to_dict()}):
         out(srf_header(mp, voc, 8))
         out(f"bounds: lower {b.lower:.8g}, upper {b.upper:.8g}, kernel {b.kernel:.8g}")
+        if args.bulk == "step":
+            out(f"theory on the {lc.results[0].notes[-1]}")
         cl = getattr(lc.results[0], "classification_error", None) is not None
         out(f"{'alpha':>10s} {'test error':>14s} {'train error':>14s}"
             + (f" {'class. error':>14s} {'train loss':>14s}" if cl else ""))
@@ -380,6 +393,7 @@ def register(sub):
                    help="minimise the test error over lambda at each alpha")
     add_spectrum(p)
     add_loss(p)
+    add_bulk(p)
     p.add_argument("--dps", type=int, default=None, help="also solve in mpmath at this precision")
     add_output(p)
     p.set_defaults(func=cmd_error)
@@ -420,6 +434,7 @@ def register(sub):
     add_physics(p, alpha_nargs="*")
     add_spectrum(p)
     add_loss(p)
+    add_bulk(p)
     p.add_argument("--alpha-min", type=float, default=0.1, help="first alpha (without --alpha)")
     p.add_argument("--alpha-max", type=float, default=4.0, help="last alpha (without --alpha)")
     p.add_argument("--points", type=int, default=50,

@@ -41,23 +41,58 @@ _STATE = {"deadline": None, "seconds": None}
 SIMPLIFY_SECONDS = 4.0
 
 
+def _budget_alarm(deadline, outer_handler, outer_at):
+    """The budget's SIGALRM handler; an enclosing timer that was due earlier (a test
+    runner's time-out) gets its own handler called at its time."""
+    def handler(signum, frame):
+        now = time.monotonic()
+        if outer_at is not None and now >= outer_at - 1e-3 and now < deadline \
+                and callable(outer_handler):
+            outer_handler(signum, frame)
+            signal.setitimer(signal.ITIMER_REAL, max(deadline - time.monotonic(), 1e-3), 0.5)
+            return
+        raise BudgetExceeded(f"the computation gave no answer within the time limit of "
+                             f"{_STATE['seconds']:g} s (raise it with --time-limit)")
+    return handler
+
+
 @contextmanager
 def time_budget(seconds):
     """Run the body under a deadline ``seconds`` from now (nested budgets: the tighter wins).
 
-    ``None`` means no limit.
+    ``None`` means no limit.  Steps that check the budget (quadrature loops, :func:`limited`
+    symbolic steps) stop with their own message; in the main thread an interval timer also
+    interrupts any other step at the deadline (:class:`BudgetExceeded`), so no step runs on
+    past it (except a single long C-level operation, which is interrupted when it returns).
+    The timer repeats every 0.5 s past the deadline until the body gives up control.
     """
     if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, (int, float))
                                 or not seconds > 0):
         raise ValueError(f"the time budget must be a positive number of seconds, got {seconds!r}")
     old = dict(_STATE)
+    armed = False
     if seconds is not None:
         deadline = time.monotonic() + float(seconds)
         if old["deadline"] is None or deadline < old["deadline"]:
             _STATE["deadline"], _STATE["seconds"] = deadline, float(seconds)
+            if threading.current_thread() is threading.main_thread():
+                t0 = time.monotonic()
+                pending = signal.getitimer(signal.ITIMER_REAL)[0]     # an enclosing timer
+                old_handler = signal.signal(signal.SIGALRM, _budget_alarm(
+                    deadline, signal.getsignal(signal.SIGALRM), t0 + pending if pending else None))
+                # repeats: code that catches Exception (sympy does) gets it again
+                first = min(float(seconds), pending) if pending else float(seconds)
+                old_delay, _ = signal.setitimer(signal.ITIMER_REAL, first, 0.5)
+                armed = True
     try:
         yield
     finally:
+        if armed:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, old_handler)
+            if old_delay > 0:       # an enclosing budget's timer
+                signal.setitimer(signal.ITIMER_REAL,
+                                 max(old_delay - (time.monotonic() - t0), 1e-3))
         _STATE.update(old)
 
 

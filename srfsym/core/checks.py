@@ -14,6 +14,8 @@ srfsym.core.checks.ParameterTypeError: eta must be a real number, got True (a bo
 """
 from __future__ import annotations
 
+import decimal
+import fractions
 import math
 import os
 
@@ -51,7 +53,8 @@ def real_scalar(name, value, *, allow_inf=False, allow_str=False) -> float:
             v = float(value)
         except ValueError:
             raise ParameterTypeError(f"{name} must be a real number, got {value!r}") from None
-    elif isinstance(value, (int, float, np.integer, np.floating)) or (
+    elif isinstance(value, (int, float, np.integer, np.floating, decimal.Decimal,
+                            fractions.Fraction)) or (
             hasattr(value, "is_real") and hasattr(value, "evalf")) or type(value).__name__ == "mpf":
         try:
             v = float(value)

@@ -24,6 +24,8 @@ from typing import Callable
 import mpmath
 import sympy as sp
 
+from .precision import workdps
+
 __all__ = ["Value", "check_dps", "MAX_SOLVER_DPS", "UncertainValueError", "MIN_GOOD_DIGITS",
            "below_error", "shown_with_error"]
 
@@ -77,7 +79,7 @@ def _rounded_up(err) -> str:
     err = mpmath.mpf(err)
     if err <= 0:
         return "0"
-    with mpmath.workdps(30):
+    with workdps(30):
         e = int(mpmath.floor(mpmath.log10(err))) - 1
         return mpmath.nstr(mpmath.ceil(err / mpmath.mpf(10) ** e) * mpmath.mpf(10) ** e, 2)
 
@@ -160,7 +162,7 @@ class Value:
             "resolved by quadrature)")
 
     def _evaluate(self, dps):
-        with mpmath.workdps(dps + 10):
+        with workdps(dps + 10):
             if self.expr is not None:
                 if self.expr.is_infinite:
                     return mpmath.inf
@@ -170,7 +172,7 @@ class Value:
                 if isinstance(val, tuple):   # (value, error estimate of two evaluations)
                     val, err = val
                     self._memo[("error", dps)] = mpmath.mpf(err)
-        with mpmath.workdps(dps):
+        with workdps(dps):
             return +val
 
     def abs_error(self, dps: int = 30):
@@ -186,7 +188,7 @@ class Value:
             return dps
         if val == 0 or abs(val) <= err:
             return 0
-        with mpmath.workdps(20):
+        with workdps(20):
             return int(max(0, min(dps, mpmath.floor(mpmath.log10(abs(val) / err)))))
 
     def __float__(self) -> float:

@@ -2,8 +2,11 @@
 
 This module runs the experiment of docs/theory.md (a) on actual random
 matrices and measures, from the trained first layer, the spiked-RF parameters
-of section (c).  It imports only :mod:`srfsym.symbolic.activations` and (for the default
-sRF parameters) :mod:`srfsym.step.mapping`.
+of section (c).  The pieces live beside it: :mod:`srfsym.simulation.first_layer` (W0, the
+giant step, the sRF weights), :mod:`srfsym.simulation.readout` (features and the ridge readout),
+:mod:`srfsym.simulation.result` (:class:`SimulationResult`, the measured sRF parameters); this
+module checks the arguments, runs the seeds and assembles the result (and re-exports the public
+names of the pieces).
 
 Two models share one ridge readout:
 
@@ -51,6 +54,11 @@ as float64) and is accumulated across chunks in float64; everything from
 rounding of ``W1 - W0`` is ~1e-6 relative, far below the O(d^-1/2) finite-size
 fluctuations that the simulation measures.
 
+Parallelism: BLAS is single-threaded in both modes of ``parallel`` (OpenBLAS's own threads,
+spinning at every small call, doubled the wall time on a loaded 2-core machine).  Measured on a
+shared 2-core machine (d = 2000, 3 seeds, other jobs running): ``"chunks"`` and ``"seeds"`` were
+within 5-25 % of each other, ``"seeds"`` ahead.
+
 Examples
 --------
 >>> from srfsym.simulation.simulate import simulate
@@ -62,17 +70,21 @@ Examples
 from __future__ import annotations
 
 import math
-import os
+import sys
 import threading
 import time
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
-from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+import types
+from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
-import scipy.linalg as sla
 
 from ..symbolic.activations import Activation, activation
+from ..step import realised as _realised_step
+from .first_layer import (BLOCK_ROWS, _as_seed_sequence, _blas_threads, _children, _chunk_rows,
+                          _cores, _current_blas_threads, _network_step, _width, giant_step,
+                          network_first_layer, sphere_rows, srf_first_layer)
+from .readout import _FEATURE_CHUNK_ROWS, _features_and_labels, ridge_readout
+from .result import (SimulationResult, empirical_group_parameters, empirical_srf_parameters)
 
 __all__ = [
     "SimulationResult", "simulate", "ridge_readout", "giant_step", "network_first_layer",
@@ -80,502 +92,33 @@ __all__ = [
     "BLOCK_ROWS",
 ]
 
-#: Rows of step data drawn by one generator (fixes the random stream independently of chunking).
-BLOCK_ROWS = 512
-#: Target size of the per-thread working set of one chunk of step samples.
-_CHUNK_BYTES = 192 * 2**20
-#: Rows of readout / test samples turned into features at a time.
-_FEATURE_CHUNK_ROWS = 512
 #: Rough resident size of the interpreter with numpy, scipy and sympy imported.
 _BASELINE_BYTES = 0.35 * 2**30
+#: Tunables that live in :mod:`srfsym.step.realised`; setting one here sets it there.
+_FORWARDED = ("_CHUNK_BYTES",)
 
 
-# --------------------------------------------------------------------------------------
-# small helpers
+class _ForwardingModule(types.ModuleType):
+    """This module, with the step's tunables (:data:`_FORWARDED`) read and set in
+    :mod:`srfsym.step.realised` (where the step reads them)."""
 
-def _cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not Linux
-        return os.cpu_count() or 1
+    def __getattr__(self, name):
+        if name in _FORWARDED:
+            return getattr(_realised_step, name)
+        raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
 
+    def __setattr__(self, name, value):
+        if name in _FORWARDED:
+            setattr(_realised_step, name, value)
+            return
+        super().__setattr__(name, value)
 
-def _apply(fn, z: np.ndarray) -> np.ndarray:
-    """Evaluate a lambdified activation on ``z``: a fresh writeable array of z's shape and dtype.
 
-    (Constant derivatives, e.g. of ``x``, lambdify to a Python scalar; the identity returns ``z``
-    itself, which must not be modified in place.)
-    """
-    return _as_array_like(fn(z), z)
-
-
-def _as_array_like(out, z: np.ndarray) -> np.ndarray:
-    out = np.asarray(out)
-    if out.shape != z.shape:
-        out = np.broadcast_to(out, z.shape)
-    if out.dtype != z.dtype or not out.flags.writeable or np.may_share_memory(out, z):
-        out = out.astype(z.dtype)
-    return out
-
-
-_JOINT_CACHE: dict = {}
-
-
-def _value_and_derivative(act: Activation):
-    """Evaluator ``z -> (sigma(z), sigma'(z))`` sharing common subexpressions (tanh once, not twice).
-
-    Dirac masses of sigma' are dropped, as in ``Activation.numpy_derivative``.
-    """
-    key = (act.expr,)
-    if key not in _JOINT_CACHE:
-        import sympy as sp
-        from ..symbolic.activations import X, lambdify_numpy
-        deriv = act.derivative.replace(sp.DiracDelta, lambda *args: sp.S.Zero)
-        fn = lambdify_numpy(X, (act.expr, deriv))
-
-        def both(z, fn=fn):
-            value, slope = fn(z)
-            return _as_array_like(value, z), _as_array_like(slope, z)
-        _JOINT_CACHE[key] = both
-    return _JOINT_CACHE[key]
-
-
-def _children(ss: np.random.SeedSequence, k: int) -> list:
-    """The first ``k`` children of ``ss``, independent of how often ``ss`` was spawned before."""
-    return [np.random.SeedSequence(ss.entropy, spawn_key=tuple(ss.spawn_key) + (i,),
-                                   pool_size=ss.pool_size) for i in range(k)]
-
-
-def _as_seed_sequence(seed) -> np.random.SeedSequence:
-    return seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
-
-
-def sphere_rows(rng: np.random.Generator, p: int, d: int, radius: float = 1.0) -> np.ndarray:
-    """``p`` i.i.d. rows uniform on the sphere of radius ``radius`` in R^d (float64).
-
-    Drawn as Gaussian rows, then normalised (docs/theory.md (a)).
-
-    >>> w = sphere_rows(np.random.default_rng(0), 3, 5, radius=2.0)
-    >>> np.allclose(np.linalg.norm(w, axis=1), 2.0)
-    True
-    """
-    w = rng.standard_normal((p, d))
-    w *= radius / np.linalg.norm(w, axis=1, keepdims=True)
-    return w
-
-
-# --------------------------------------------------------------------------------------
-# BLAS thread control (threadpoolctl)
-
-_CONTROLLER = None
-_controller_lock = threading.Lock()
-
-
-def _controller():
-    global _CONTROLLER
-    with _controller_lock:
-        if _CONTROLLER is None:      # scanning the loaded libraries once is enough
-            from threadpoolctl import ThreadpoolController
-            _CONTROLLER = ThreadpoolController()
-    return _CONTROLLER
-
-
-def _current_blas_threads() -> int | None:
-    """The smallest thread count of the loaded BLAS libraries now (``None`` if none found)."""
-    counts = [lib["num_threads"] for lib in _controller().select(user_api="blas").info()]
-    return min(counts) if counts else None
-
-
-@contextmanager
-def _blas_threads(n: int | None):
-    """Temporarily set the BLAS thread pools of this process to ``n`` (no-op if ``None``).
-
-    The setting is process-wide; nested uses on one thread restore correctly, but
-    :func:`simulate` must not run in several threads of one process at once (use
-    ``parallel="seeds"`` or separate processes).
-    """
-    if n is None:
-        yield
-        return
-    with _controller().limit(limits=int(n), user_api="blas"):
-        yield
-
-
-# --------------------------------------------------------------------------------------
-# ridge readout
-
-def ridge_readout(features: np.ndarray, y: np.ndarray, lam: float, form: str = "auto") -> np.ndarray:
-    r"""Ridge readout ``argmin_a sum_i (y_i - <a, phi_i>/sqrt(p))^2 + lam |a|^2`` (docs/theory.md (a)).
-
-    Parameters
-    ----------
-    features : ndarray, shape (n, p)
-        Feature matrix ``Phi`` (rows ``phi(x_i) = sigma(W1 x_i)``).
-    y : ndarray, shape (n,)
-        Labels.
-    lam : float
-        Ridge penalty (``>= 0``).  ``lam = 0`` returns the minimum-norm least-squares
-        solution (the ``lam -> 0+`` limit), via ``scipy.linalg.lstsq``.
-    form : {"auto", "primal", "dual"}
-        ``"primal"`` solves ``(Phi^T Phi/p + lam I_p) a = Phi^T y/sqrt(p)``; ``"dual"`` solves
-        ``(Phi Phi^T/p + lam I_n) u = y`` and returns ``a = Phi^T u/sqrt(p)``; ``"auto"``
-        takes the smaller system (primal iff ``p <= n``).  Both by Cholesky
-        (``cho_factor``/``cho_solve``), never an explicit inverse.
-
-    Returns
-    -------
-    ndarray, shape (p,)
-        ``hat a``.
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> phi, y = rng.standard_normal((6, 4)), rng.standard_normal(6)
-    >>> np.allclose(ridge_readout(phi, y, 0.3, "primal"), ridge_readout(phi, y, 0.3, "dual"))
-    True
-    """
-    features = np.asarray(features, dtype=float)
-    y = np.asarray(y, dtype=float)
-    n, p = features.shape
-    if y.shape != (n,):
-        raise ValueError(f"y must have shape ({n},), got {y.shape}")
-    if not lam >= 0:
-        raise ValueError(f"lam must be >= 0, got {lam}")
-    if form not in ("auto", "primal", "dual"):
-        raise ValueError(f"form must be 'auto', 'primal' or 'dual', got {form!r}")
-    sqp = math.sqrt(p)
-    if lam == 0:
-        return sla.lstsq(features / sqp, y, lapack_driver="gelsd", check_finite=False)[0]
-    if form == "auto":
-        form = "primal" if p <= n else "dual"
-    if form == "primal":
-        gram = features.T @ features
-        gram /= p
-        gram.flat[:: p + 1] += lam
-        rhs = features.T @ y / sqp
-        return sla.cho_solve(sla.cho_factor(gram, overwrite_a=True, check_finite=False), rhs,
-                             check_finite=False)
-    gram = features @ features.T
-    gram /= p
-    gram.flat[:: n + 1] += lam
-    u = sla.cho_solve(sla.cho_factor(gram, overwrite_a=True, check_finite=False), y,
-                      check_finite=False)
-    return features.T @ u / sqp
-
-
-# --------------------------------------------------------------------------------------
-# the giant step
-
-def _step_chunk(sig_dsig, sig_star, w0t: np.ndarray, x: np.ndarray, y: np.ndarray | None,
-                out: np.ndarray, omega: np.ndarray | None = None) -> np.ndarray:
-    """``out <- sum_i (y_i - f(x_i)) sigma'(W0 x_i) x_i^T`` over the rows of ``x`` (p x d);
-    with readout letters ``omega`` (one per neuron), ``f = (1/p) sum_k omega_k sigma`` (the
-    caller multiplies row k by omega_k)."""
-    z = x @ w0t                                           # (b, p) preactivations
-    if y is None:
-        y = _apply(sig_star, np.ascontiguousarray(x[:, 0]))
-    s, g = sig_dsig(z)
-    del z
-    if omega is None:
-        f = s.mean(axis=1)                                # f(x; a0, W0) = (1/p) sum_k sigma
-    else:
-        f = s @ omega.astype(s.dtype, copy=False) / s.shape[1]
-    del s
-    g *= (y - f).astype(g.dtype, copy=False)[:, None]
-    np.matmul(g.T, x, out=out)
-    return out
-
-
-def giant_step(student, W0: np.ndarray, X: np.ndarray, y: np.ndarray, eta: float,
-               chunk_rows: int = 4096, omega=None) -> np.ndarray:
-    r"""One giant gradient step of docs/theory.md (a) on given data; returns ``W1``.
-
-    ``w1_k = w0_k + (eta/n0) sum_i (y_i - f(x_i; a0, W0)) sigma'(<w0_k, x_i>) x_i`` with
-    ``a0 = 1/sqrt(p)`` and ``eta`` = the tilde-eta of docs/theory.md (a), computed in float64, ``chunk_rows``
-    samples at a time.
-
-    Parameters
-    ----------
-    student : str or Activation
-        sigma (its derivative must have no Dirac mass).
-    W0 : ndarray, shape (p, d)
-    X : ndarray, shape (n0, d)
-    y : ndarray, shape (n0,)
-    eta : float
-    omega : ndarray, shape (p,), optional
-        Readout letters (``a0_k = omega_k / sqrt(p)``, docs/theory.md (k.1)); the default is
-        the uniform readout ``omega_k = 1``.
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(1)
-    >>> W0, X = sphere_rows(rng, 4, 3), rng.standard_normal((10, 3))
-    >>> giant_step("tanh", W0, X, np.sin(X[:, 0]), 0.0).shape
-    (4, 3)
-    """
-    act = activation(student)
-    if act.has_dirac_derivative:
-        raise ValueError(f"student {act.name!r} has a Dirac mass in sigma' and cannot take a step")
-    W0 = np.asarray(W0, dtype=float)
-    X = np.asarray(X, dtype=float)
-    y = np.asarray(y, dtype=float)
-    n0 = X.shape[0]
-    if n0 == 0:
-        return W0.copy()
-    w0t = np.ascontiguousarray(W0.T)
-    acc = np.zeros_like(W0)
-    buf = np.empty_like(W0)
-    om = None if omega is None else np.asarray(omega, dtype=float)
-    for lo in range(0, n0, chunk_rows):
-        acc += _step_chunk(_value_and_derivative(act), None, w0t, X[lo:lo + chunk_rows],
-                           y[lo:lo + chunk_rows], buf, om)
-    acc *= eta / n0
-    if om is not None:
-        acc *= om[:, None]
-    acc += W0
-    return acc
-
-
-def _chunk_rows(d: int, p: int, itemsize: int) -> int:
-    per_row = (d + 5 * p) * itemsize
-    return BLOCK_ROWS * max(1, int(_CHUNK_BYTES // (per_row * BLOCK_ROWS)))
-
-
-def _network_step(student: Activation, teacher: Activation, W0: np.ndarray, n0: int, eta: float,
-                  ss_step: np.random.SeedSequence, dtype, threads: int, tick=None,
-                  omega=None) -> np.ndarray:
-    """W1 from W0 with n0 fresh samples drawn blockwise from ``ss_step`` (threaded over chunks)."""
-    if n0 == 0:
-        return W0.copy()
-    p, d = W0.shape
-    dtype = np.dtype(dtype)
-    n_blocks = -(-n0 // BLOCK_ROWS)
-    block_seqs = _children(ss_step, n_blocks)
-    rows = _chunk_rows(d, p, dtype.itemsize)
-    per_chunk = rows // BLOCK_ROWS
-    chunks = [list(range(lo, min(lo + per_chunk, n_blocks))) for lo in range(0, n_blocks, per_chunk)]
-    threads = max(1, min(threads, len(chunks)))
-    w0t = np.ascontiguousarray(W0.T, dtype=dtype)
-    sig_dsig, sig_star = _value_and_derivative(student), teacher.numpy
-
-    def work(my_chunks):
-        acc = np.zeros((p, d))
-        buf = np.empty((p, d), dtype=dtype)
-        x = np.empty((rows, d), dtype=dtype)
-        for blocks in my_chunks:
-            m = 0
-            for b in blocks:
-                nb = min(BLOCK_ROWS, n0 - b * BLOCK_ROWS)
-                np.random.default_rng(block_seqs[b]).standard_normal(out=x[m:m + nb], dtype=dtype)
-                m += nb
-            acc += _step_chunk(sig_dsig, sig_star, w0t, x[:m], None, buf, omega)
-            if tick is not None:
-                tick()
-        return acc
-
-    if threads == 1:
-        acc = work(chunks)
-    else:
-        # static round-robin assignment: a fixed summation order for a fixed thread count
-        with _blas_threads(1), ThreadPoolExecutor(threads) as pool:
-            parts = list(pool.map(work, [chunks[t::threads] for t in range(threads)]))
-        acc = parts[0]
-        for part in parts[1:]:
-            acc += part
-        del parts
-    acc *= eta / n0
-    if omega is not None:
-        acc *= np.asarray(omega, dtype=float)[:, None]
-    acc += W0
-    return acc
-
-
-def network_first_layer(student, teacher, alpha0: float, eta: float, d: int, beta: float = 1.0,
-                        seed=0, step_dtype="float32", workers: int | None = 1, omega=None):
-    r"""Initial and trained first layers ``(W0, W1)`` of docs/theory.md (a) for one seed.
-
-    Uses the same random streams as :func:`simulate` (``seed`` may be an int or a
-    ``numpy.random.SeedSequence``; the latter is what :func:`simulate` passes per seed).
-    ``omega``: readout letters, one per neuron (docs/theory.md (k.1)).
-
-    Examples
-    --------
-    >>> W0, W1 = network_first_layer("tanh", "sin", 0.0, 3.0, d=20)
-    >>> bool(np.array_equal(W0, W1))
-    True
-    """
-    student, teacher = activation(student), activation(teacher)
-    ss_init, ss_step, _, _, _ = _children(_as_seed_sequence(seed), 5)
-    p = _width(d, beta)
-    W0 = sphere_rows(np.random.default_rng(ss_init), p, d)
-    n0 = int(math.floor(alpha0 * d))
-    if n0 > 0 and student.has_dirac_derivative:
-        raise ValueError(f"student {student.name!r} has a Dirac mass in sigma' and cannot take a step")
-    with _blas_threads(1):        # parallel over sample chunks only, as in simulate
-        W1 = _network_step(student, teacher, W0, n0, eta, ss_step, step_dtype,
-                           workers or _cores(), omega=omega)
-    return W0, W1
-
-
-def srf_first_layer(r: float, c: float, gamma: float, d: int, beta: float = 1.0, seed=0,
-                    omega=None):
-    r"""Frozen sRF weights of docs/theory.md (c): ``(W_bulk, W_bulk + r 1 vhat^T, vhat)``.
-
-    Rows of ``W_bulk`` are uniform on the sphere of radius ``sqrt(c)``;
-    ``vhat = gamma e1 + sqrt(1 - gamma^2) e_perp`` with ``e_perp`` a uniformly random unit vector
-    orthogonal to ``e1``.  With readout letters ``omega`` (one per neuron, docs/theory.md
-    (k.1)) row k has spike ``r omega_k`` and bulk radius ``sqrt(1 + omega_k^2 (c - 1))``.
-
-    Examples
-    --------
-    >>> Wb, W, v = srf_first_layer(0.5, 1.2, 0.8, d=30)
-    >>> round(float(v[0]), 12), round(float(np.linalg.norm(v)), 12)
-    (0.8, 1.0)
-    """
-    ss_init, _, _, _, ss_misc = _children(_as_seed_sequence(seed), 5)
-    p = _width(d, beta)
-    Wb = sphere_rows(np.random.default_rng(ss_init), p, d, radius=math.sqrt(c))
-    e_perp = np.random.default_rng(ss_misc).standard_normal(d)
-    e_perp[0] = 0.0
-    e_perp /= np.linalg.norm(e_perp)
-    vhat = math.sqrt(max(0.0, 1.0 - gamma * gamma)) * e_perp
-    vhat[0] = gamma
-    if omega is None:
-        W = Wb + r * vhat[None, :]
-    else:
-        from ..step.vocabulary import group_parameter_expressions
-        import sympy as sp
-        e = group_parameter_expressions()
-        radius = sp.lambdify(e["symbols"], sp.sqrt(e["bulk_variance"]), modules="numpy")
-        om = np.asarray(omega, dtype=float)
-        Wb *= (radius(om, 0.0, c) / math.sqrt(c))[:, None]
-        W = Wb + r * om[:, None] * vhat[None, :]
-    return Wb, W, vhat
-
-
-# --------------------------------------------------------------------------------------
-# measured sRF parameters
-
-def _top_singular_values(A, B, k: int = 3) -> np.ndarray:
-    """Top ``k`` singular values of ``(B - A)/sqrt(p)`` (ARPACK for large matrices)."""
-    p, d = A.shape
-    D = B - A
-    D /= math.sqrt(p)
-    out = np.zeros(k)
-    if min(p, d) <= max(64, 2 * k + 2):
-        s = np.linalg.svd(D, compute_uv=False)
-    elif not np.any(D):
-        return out
-    else:
-        from scipy.sparse.linalg import svds
-        v0 = np.random.default_rng(2024).standard_normal(min(p, d))  # fixed start: reproducible
-        try:
-            s = svds(D, k=k, v0=v0, return_singular_vectors=False)
-        except Exception:  # pragma: no cover - ARPACK trouble; fall back to the dense SVD
-            s = np.linalg.svd(D, compute_uv=False)
-    s = np.sort(np.abs(s))[::-1][:k]
-    out[: s.size] = s
-    return out
-
-
-def empirical_srf_parameters(W0: np.ndarray, W1: np.ndarray, theta=None, n_singular: int = 3) -> dict:
-    r"""sRF parameters measured on a first layer, as in the verification table of docs/theory.md (c).
-
-    ``r_emp = |(1/p) sum_k (w1_k - w0_k)|``, ``vhat_emp`` = that mean direction normalised,
-    ``gamma_emp = |<vhat_emp, theta>|`` (``theta = e1`` by default),
-    ``c_emp = (1/p) sum_k |(I - vhat vhat^T) w1_k|^2`` and the top singular values of
-    ``(W1 - W0)/sqrt(p)``.  If the mean update vanishes (``alpha0 = 0``), ``vhat`` and
-    ``gamma_emp`` are NaN and ``c_emp`` is the mean squared row norm of ``W1``.
-
-    Returns
-    -------
-    dict
-        keys ``r``, ``c``, ``gamma``, ``vhat`` (ndarray), ``singular_values`` (ndarray).
-
-    Examples
-    --------
-    >>> Wb, W, v = srf_first_layer(0.7, 1.0, 0.9, d=40, seed=1)
-    >>> e = empirical_srf_parameters(Wb, W)
-    >>> round(e["r"], 10), round(e["gamma"], 10)
-    (0.7, 0.9)
-    """
-    W0 = np.asarray(W0, dtype=float)
-    W1 = np.asarray(W1, dtype=float)
-    p, d = W1.shape
-    mean_update = W1.mean(axis=0) - W0.mean(axis=0)
-    r = float(np.linalg.norm(mean_update))
-    sq_norms = float(np.einsum("ij,ij->", W1, W1))
-    if r > 0:
-        vhat = mean_update / r
-        if theta is None:
-            theta = np.zeros(d)
-            theta[0] = 1.0
-        theta = np.asarray(theta, dtype=float)
-        gamma = float(abs(vhat @ theta))
-        proj = W1 @ vhat
-        c = (sq_norms - float(proj @ proj)) / p
-    else:
-        vhat = np.full(d, np.nan)
-        gamma = float("nan")
-        c = sq_norms / p
-    sv = _top_singular_values(W0, W1, n_singular)
-    return {"r": r, "c": c, "gamma": gamma, "vhat": vhat, "singular_values": sv}
-
-
-def empirical_group_parameters(W0: np.ndarray, W1: np.ndarray, omega, theta=None) -> dict:
-    r"""Per-letter sRF parameters measured on a first layer trained with readout letters
-    ``omega`` (one per neuron; docs/theory.md (k.6)).
-
-    ``vhat`` is the top right singular vector of ``W1 - W0`` (the mean update vanishes for a
-    symmetric vocabulary), signed so that ``sum_k omega_k <w1_k - w0_k, vhat> > 0``;
-    group j's spike is the mean over its neurons of ``<w1_k - w0_k, vhat>`` (it carries the
-    letter's sign), its bulk variance the mean of ``|(I - vhat vhat^T) w1_k|^2``;
-    ``gamma = |<vhat, theta>|``.
-
-    Returns
-    -------
-    dict
-        ``letters``, ``r`` (per letter), ``c`` (per letter), ``gamma``, ``vhat``.
-
-    Examples
-    --------
-    >>> om = np.repeat([1.0, 2.0], 20)
-    >>> Wb, W, v = srf_first_layer(0.7, 1.0, 0.9, d=40, seed=1, omega=om)
-    >>> e = empirical_group_parameters(Wb, W, om)
-    >>> [round(x, 10) for x in e["r"]], round(e["gamma"], 10)
-    ([0.7, 1.4], 0.9)
-    """
-    W0 = np.asarray(W0, dtype=float)
-    W1 = np.asarray(W1, dtype=float)
-    om = np.asarray(omega, dtype=float)
-    p, d = W1.shape
-    D = W1 - W0
-    _, _, vt = np.linalg.svd(D, full_matrices=False) if min(p, d) <= 2000 else (None, None, None)
-    if vt is None:  # pragma: no cover - large: ARPACK
-        from scipy.sparse.linalg import svds
-        _, _, vt = svds(D, k=1, v0=np.random.default_rng(2024).standard_normal(min(p, d)))
-    vhat = vt[0]
-    proj = D @ vhat
-    if float(om @ proj) < 0:
-        vhat, proj = -vhat, -proj
-    if theta is None:
-        theta = np.zeros(d)
-        theta[0] = 1.0
-    gamma = float(abs(vhat @ np.asarray(theta, dtype=float)))
-    w1v = W1 @ vhat
-    bulk = np.einsum("ij,ij->i", W1, W1) - w1v * w1v
-    letters = list(dict.fromkeys(om.tolist()))
-    r = [float(np.mean(proj[om == w])) for w in letters]
-    c = [float(np.mean(bulk[om == w])) for w in letters]
-    return {"letters": letters, "r": r, "c": c, "gamma": gamma, "vhat": vhat}
+sys.modules[__name__].__class__ = _ForwardingModule
 
 
 # --------------------------------------------------------------------------------------
 # memory estimate
-
-def _width(d: int, beta: float) -> int:
-    return int(round(beta * d))
-
 
 def estimate_memory_gb(model: str, alpha0: float, alphas, d: int, beta: float = 1.0,
                        n_test: int = 5000, lam: float = 1.0, workers: int = 1,
@@ -614,160 +157,10 @@ def estimate_memory_gb(model: str, alpha0: float, alphas, d: int, beta: float = 
     return procs * (max(step, stats, readout) + _BASELINE_BYTES) / 2**30
 
 
+
+
 # --------------------------------------------------------------------------------------
-# the simulation
-
-@dataclass
-class SimulationResult:
-    """Outcome of :func:`simulate` (errors per alpha; measured sRF parameters per seed).
-
-    Arrays ``*_per_seed`` have one row per seed; ``test_error`` etc. are means over seeds and
-    ``*_sem`` the standard errors of those means (``std(ddof=1)/sqrt(seeds)``, NaN for one seed).
-    For ``model="network"``, ``r_emp``, ``c_emp``, ``gamma_emp`` (per seed; a single entry
-    with ``shared_first_layer``) and ``singular_values`` (seeds x 3, or 1 x 3) are measured on ``W1 - W0``; for ``model="srf"`` on
-    ``W - W_bulk = r 1 vhat^T`` and ``W``.  ``r``, ``c``, ``gamma`` are the sRF parameters used
-    (``model="srf"``) or ``None``.
-    """
-
-    model: str
-    student: str
-    teacher: str
-    d: int
-    p: int
-    beta: float
-    alpha0: float
-    eta: float
-    lam: float
-    n0: int
-    alphas: np.ndarray
-    n: np.ndarray
-    n_test: int
-    seeds: int
-    seed: int
-    test_error: np.ndarray
-    test_error_sem: np.ndarray
-    train_error: np.ndarray
-    train_error_sem: np.ndarray
-    test_error_per_seed: np.ndarray
-    train_error_per_seed: np.ndarray
-    r_emp: np.ndarray
-    c_emp: np.ndarray
-    gamma_emp: np.ndarray
-    singular_values: np.ndarray
-    r: float | None = None
-    c: float | None = None
-    gamma: float | None = None
-    wall_time: float = float("nan")
-    settings: dict = field(default_factory=dict)
-    vocabulary: dict | None = None
-    r_emp_groups: np.ndarray | None = None
-    c_emp_groups: np.ndarray | None = None
-
-    @property
-    def r_emp_mean(self) -> float:
-        return float(np.mean(self.r_emp))
-
-    @property
-    def c_emp_mean(self) -> float:
-        return float(np.mean(self.c_emp))
-
-    @property
-    def gamma_emp_mean(self) -> float:
-        return float(np.mean(self.gamma_emp))
-
-    @property
-    def singular_values_mean(self) -> np.ndarray:
-        return np.mean(self.singular_values, axis=0)
-
-    def to_dict(self) -> dict:
-        """JSON-ready dict (arrays as lists, NaN as ``None``)."""
-        def clean(v):
-            if isinstance(v, np.ndarray):
-                return clean(v.tolist())
-            if isinstance(v, (list, tuple)):
-                return [clean(u) for u in v]
-            if isinstance(v, dict):
-                return {k: clean(u) for k, u in v.items()}
-            if isinstance(v, (float, np.floating)):
-                v = float(v)
-                return None if math.isnan(v) else v
-            if isinstance(v, np.integer):
-                return int(v)
-            return v
-        out = clean(asdict(self))
-        out.update(r_emp_mean=clean(self.r_emp_mean), c_emp_mean=clean(self.c_emp_mean),
-                   gamma_emp_mean=clean(self.gamma_emp_mean),
-                   singular_values_mean=clean(self.singular_values_mean))
-        return out
-
-    def summary(self) -> str:
-        """A few human-readable lines."""
-        head = (f"{self.model} sim: sigma={self.student}, sigma*={self.teacher}, d={self.d}, "
-                f"p={self.p}, alpha0={self.alpha0:g} (n0={self.n0}), eta={self.eta:g}, "
-                f"lam={self.lam:g}, {self.seeds} seed(s), n_test={self.n_test}, "
-                f"{self.wall_time:.1f} s")
-        lines = [head]
-        if self.settings.get("shared_first_layer"):
-            lines.append("  one first layer shared by all seeds: the +- are readout/test "
-                         "sampling only")
-        if self.model == "srf":
-            lines.append(f"  sRF parameters used: r={self.r:.6g}, c={self.c:.6g}, "
-                         f"gamma={self.gamma:.6g}")
-        sem = (lambda a: "" if a.size < 2 else f" +- {np.std(a, ddof=1)/math.sqrt(a.size):.2g}")
-        if self.vocabulary is not None:
-            lines.append(f"  readout vocabulary: letters {self.vocabulary['letters']}, "
-                         f"weights {self.vocabulary['weights']}")
-            for j, w in enumerate(self.vocabulary["letters"]):
-                lines.append(f"    letter {w:g}: spike r_j={np.mean(self.r_emp_groups[:, j]):.6f}"
-                             f"{sem(self.r_emp_groups[:, j])}, bulk c_j="
-                             f"{np.mean(self.c_emp_groups[:, j]):.6f}"
-                             f"{sem(self.c_emp_groups[:, j])}")
-        lines.append(f"  measured: r={self.r_emp_mean:.6f}{sem(self.r_emp)}, "
-                     f"c={self.c_emp_mean:.6f}{sem(self.c_emp)}, "
-                     f"gamma={self.gamma_emp_mean:.6f}{sem(self.gamma_emp)}, "
-                     f"top sv of dW/sqrt(p)={np.array2string(self.singular_values_mean, precision=4)}")
-        lines.append("  alpha      n     test error             train error")
-        pm = (lambda e: f" +- {e:.2g}" if np.isfinite(e) else "")   # one seed: no error bar
-        for j, a in enumerate(self.alphas):
-            lines.append(f"  {a:<8.4g}{self.n[j]:>6d}   {self.test_error[j]:.6f}"
-                         f"{pm(self.test_error_sem[j])}    {self.train_error[j]:.6f}"
-                         f"{pm(self.train_error_sem[j])}")
-        if not np.all(np.isfinite(self.test_error_sem)):
-            lines.append("  (one seed: no standard error; use seeds >= 2 for error bars)")
-        return "\n".join(lines)
-
-
-def _features_and_labels(sig, sig_star, W: np.ndarray, ss: np.random.SeedSequence, n: int,
-                         threads: int = 1):
-    """Draw ``n`` samples x ~ N(0, I_d); return ``Phi = sigma(X W^T)`` (n x p) and ``y``.
-
-    Rows come in blocks of :data:`_FEATURE_CHUNK_ROWS`, one generator (child of ``ss``) per block,
-    so the result does not depend on ``threads`` (blocks are spread over threads, BLAS single
-    threaded inside them).
-    """
-    p, d = W.shape
-    wt = W.T
-    phi = np.empty((n, p))
-    y = np.empty(n)
-    starts = list(range(0, n, _FEATURE_CHUNK_ROWS))
-    seqs = _children(ss, len(starts))
-
-    def work(indices):
-        for i in indices:
-            lo = starts[i]
-            hi = min(n, lo + _FEATURE_CHUNK_ROWS)
-            x = np.random.default_rng(seqs[i]).standard_normal((hi - lo, d))
-            phi[lo:hi] = _apply(sig, x @ wt)
-            y[lo:hi] = _apply(sig_star, np.ascontiguousarray(x[:, 0]))
-
-    threads = max(1, min(threads, len(starts)))
-    if threads == 1:
-        work(range(len(starts)))
-    else:
-        with _blas_threads(1), ThreadPoolExecutor(threads) as pool:
-            list(pool.map(work, [range(t, len(starts), threads) for t in range(threads)]))
-    return phi, y
-
+# one seed
 
 def _first_layer(task: dict, ss: np.random.SeedSequence, student: Activation,
                  teacher: Activation):
@@ -877,6 +270,209 @@ def _positive_int(name, value, minimum):
     return int(value)
 
 
+# --------------------------------------------------------------------------------------
+# checking the arguments (before any work)
+
+def _check_sizes(a: dict) -> None:
+    """Model, sizes, penalties and run options of :func:`simulate`, normalised in place."""
+    if a["model"] not in ("network", "srf"):
+        raise ValueError(f"model must be 'network' or 'srf', got {a['model']!r}")
+    d = a["d"] = _positive_int("d", a["d"], 2)
+    alpha0 = a["alpha0"] = _finite_real("alpha0", a["alpha0"])
+    if alpha0 < 0:
+        raise ValueError(f"alpha0 must be >= 0, got {alpha0}")
+    eta = a["eta"] = _finite_real("eta", a["eta"])
+    if abs(eta) > 1e100:
+        raise ValueError(f"eta = {eta:g} is too large (limit 1e100): the stepped weights "
+                         "(~eta) overflow double precision in the features and measured r, c")
+    lam = a["lam"] = _finite_real("lam", a["lam"])
+    if lam < 0:
+        raise ValueError(f"lam must be >= 0, got {lam}")
+    beta = a["beta"] = _finite_real("beta", a["beta"])
+    if beta <= 0:
+        raise ValueError(f"beta must be > 0, got {beta}")
+    p = a["p"] = _width(d, beta)
+    if p < 1:
+        raise ValueError(f"beta * d must give a width p >= 1, got beta={beta}, d={d}")
+    alpha = a["alpha"]
+    alphas = np.atleast_1d(np.asarray(alpha, dtype=object))
+    if alphas.ndim != 1 or alphas.size == 0:
+        raise ValueError(f"alpha must be a positive number or a non-empty list of them, got {alpha!r}")
+    alphas = a["alphas"] = np.array([_finite_real("alpha", v) for v in alphas], dtype=float)
+    if np.any(alphas <= 0):
+        raise ValueError(f"alpha must be > 0, got {alpha!r}")
+    ns = a["ns"] = np.floor(alphas * d).astype(int)
+    if np.any(ns < 1):
+        raise ValueError(f"alpha * d must be >= 1 (n = floor(alpha d) samples), got alpha={alpha!r}, d={d}")
+    a["seeds"] = _positive_int("seeds", a["seeds"], 1)
+    a["n_test"] = _positive_int("n_test", a["n_test"], 1)
+    seed = a["seed"]
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    a["workers"] = _positive_int("workers", _cores() if a["workers"] is None else a["workers"], 1)
+    if a["parallel"] not in ("chunks", "seeds"):
+        raise ValueError(f"parallel must be 'chunks' or 'seeds', got {a['parallel']!r}")
+    if not isinstance(a["shared_first_layer"], (bool, np.bool_)):
+        raise ValueError(f"shared_first_layer must be True or False, got {a['shared_first_layer']!r}")
+    if np.dtype(a["step_dtype"]) not in (np.float32, np.float64):
+        raise ValueError(f"step_dtype must be float32 or float64, got {a['step_dtype']!r}")
+    a["max_memory_gb"] = _finite_real("max_memory_gb", a["max_memory_gb"])
+
+
+def _check_model(a: dict) -> None:
+    """Activations, vocabulary, ``n0`` and the sRF parameters of :func:`simulate`, in place."""
+    from ..step.vocabulary import vocabulary as make_vocabulary, check_student
+    voc = a["voc"] = make_vocabulary(a["vocabulary"])
+    check_student(a["student"], voc)
+    a["omega"] = None if voc.is_uniform else voc.neuron_letters(a["p"])
+    student_act, teacher_act = a["student_act"], a["teacher_act"] = (activation(a["student"]),
+                                                                    activation(a["teacher"]))
+    _require_second_moment(teacher_act)
+    alpha0, d = a["alpha0"], a["d"]
+    n0 = a["n0"] = int(math.floor(alpha0 * d))
+    if alpha0 > 0 and n0 < 1:
+        raise ValueError(f"alpha0 * d must be >= 1 when alpha0 > 0 (n0 = floor(alpha0 d)), "
+                         f"got alpha0={alpha0}, d={d}")
+    if a["model"] == "network":
+        if any(a[k] is not None for k in ("r", "c", "gamma")):
+            raise ValueError("r, c, gamma are parameters of model='srf'; the network measures them")
+        if n0 > 0 and student_act.has_dirac_derivative:
+            raise ValueError(f"student {student_act.name!r} has a Dirac mass in its derivative: "
+                             "it cannot take the gradient step (alpha0 > 0); use model='srf' or "
+                             "alpha0=0")
+    else:
+        _srf_parameters(a)
+
+
+def _srf_parameters(a: dict) -> None:
+    """``r, c, gamma`` of ``model="srf"``: checked, the missing ones from the step mapping."""
+    r, c, gamma = a["r"], a["c"], a["gamma"]
+    for name, v in (("r", r), ("c", c), ("gamma", gamma)):
+        if v is not None:
+            _finite_real(name, v)
+    if gamma is not None and not -1.0 <= float(gamma) <= 1.0:
+        raise ValueError(f"gamma must lie in [-1, 1], got {gamma}")
+    if c is not None and not float(c) > 0:
+        raise ValueError(f"c must be > 0, got {c}")
+    if any(v is None for v in (r, c, gamma)):
+        if a["alpha0"] > 0 and a["student_act"].has_dirac_derivative:
+            raise ValueError(f"student {a['student_act'].name!r} has a Dirac mass in its derivative, "
+                             "so the step mapping is undefined: pass r, c and gamma explicitly")
+        from ..step.mapping import srf_mapping
+        mp = srf_mapping(a["student"], a["teacher"], a["eta"], a["alpha0"])
+        r = mp.spike_strength if r is None else r
+        c = mp.bulk_variance if c is None else c
+        gamma = mp.alignment if gamma is None else gamma
+    r, c, gamma = a["r"], a["c"], a["gamma"] = float(r), float(c), float(gamma)
+    if not -1.0 <= gamma <= 1.0:
+        raise ValueError(f"gamma must lie in [-1, 1], got {gamma}")
+    if not c > 0:
+        raise ValueError(f"c must be > 0, got {c}")
+
+
+def _check_cost(a: dict) -> None:
+    """Refuse, up front, a run over the memory limit or the step-work limit."""
+    workers, seeds, parallel = a["workers"], a["seeds"], a["parallel"]
+    est = a["memory_estimate"] = estimate_memory_gb(
+        a["model"], a["alpha0"], a["alphas"], a["d"], a["beta"], a["n_test"], a["lam"],
+        workers if parallel == "chunks" else min(workers, seeds), parallel, a["step_dtype"])
+    if est > a["max_memory_gb"]:
+        raise ValueError(f"estimated peak memory {est:.2f} GB exceeds max_memory_gb="
+                         f"{a['max_memory_gb']:g}; reduce d, alpha, n_test or workers, or raise "
+                         "max_memory_gb")
+    alpha0, d = a["alpha0"], a["d"]
+    flops = alpha0 * d * 4.0 * d * a["p"] * seeds
+    if a["model"] == "network" and flops > MAX_STEP_FLOPS:
+        raise ValueError(f"the gradient step with alpha0 = {alpha0:g} uses n0 = alpha0 d = "
+                         f"{alpha0 * d:.3g} samples: about {flops:.2g} floating-point operations "
+                         f"({flops / 1e10 / 3600:.2g} core-hours at 10 GFLOP/s) over {seeds} "
+                         f"seed(s); refused up front (limit {MAX_STEP_FLOPS:.0e}): reduce alpha0 or d")
+
+
+# --------------------------------------------------------------------------------------
+# running the seeds and assembling the result
+
+def _progress_bar(a: dict):
+    """A tqdm bar counting step chunks and readouts (``"chunks"``) or seeds (``"seeds"``)."""
+    from tqdm.auto import tqdm
+    if a["parallel"] != "chunks":
+        return tqdm(total=a["seeds"], desc="simulate", unit="seed")
+    rows = _chunk_rows(a["d"], a["p"], np.dtype(a["step_dtype"]).itemsize)
+    n0 = a["n0"]
+    n_chunks = -(-n0 // rows) if (a["model"] == "network" and n0 > 0) else 0
+    layers = 1 if a["shared_first_layer"] else a["seeds"]
+    return tqdm(total=layers * n_chunks + a["seeds"] * len(a["ns"]), desc="simulate", unit="step")
+
+
+def _run_seeds(a: dict, base: dict, seed_seqs: list, bar) -> list:
+    """One :func:`_run_seed` per seed, in processes (``parallel="seeds"``) or in turn."""
+    workers, seeds = a["workers"], a["seeds"]
+    lock = threading.Lock()
+
+    def tick():
+        with lock:
+            bar.update(1)
+
+    chunk_tick = tick if (bar is not None and a["parallel"] == "chunks") else None
+    if a["shared_first_layer"]:
+        with _blas_threads(1):
+            base["first_layer"] = _first_layer(dict(base, threads=workers, tick=chunk_tick),
+                                               seed_seqs[0], a["student_act"], a["teacher_act"])
+    if a["parallel"] == "seeds" and workers > 1 and seeds > 1:
+        tasks = [dict(base, seed_sequence=s, threads=1, blas_threads=1, serial_blas_threads=1)
+                 for s in seed_seqs]
+        out = [None] * seeds
+        with ProcessPoolExecutor(min(workers, seeds)) as pool:
+            futures = {pool.submit(_run_seed, t): i for i, t in enumerate(tasks)}
+            from concurrent.futures import as_completed
+            for fut in as_completed(futures):
+                out[futures[fut]] = fut.result()
+                if bar is not None:
+                    bar.update(1)
+        return out
+    out = []
+    for s in seed_seqs:
+        task = dict(base, student=a["student_act"], teacher=a["teacher_act"], seed_sequence=s,
+                    threads=workers, blas_threads=1, tick=chunk_tick)
+        out.append(_run_seed(task))
+        if bar is not None and a["parallel"] == "seeds":
+            bar.update(1)
+    return out
+
+
+def _sem(a: np.ndarray) -> np.ndarray:
+    if a.shape[0] < 2:
+        return np.full(a.shape[1:], np.nan)
+    return a.std(axis=0, ddof=1) / math.sqrt(a.shape[0])
+
+
+def _result(a: dict, out: list, wall_time: float) -> SimulationResult:
+    """The :class:`SimulationResult` of the per-seed outputs ``out``."""
+    layers = out[:1] if a["shared_first_layer"] else out    # one entry per distinct first layer
+    test = np.array([o["test"] for o in out])
+    train = np.array([o["train"] for o in out])
+    voc = a["voc"]
+    return SimulationResult(
+        model=a["model"], student=a["student_act"].name, teacher=a["teacher_act"].name, d=a["d"],
+        p=a["p"], beta=a["beta"], alpha0=a["alpha0"], eta=a["eta"], lam=a["lam"], n0=a["n0"],
+        alphas=a["alphas"], n=a["ns"], n_test=a["n_test"], seeds=a["seeds"], seed=int(a["seed"]),
+        test_error=test.mean(axis=0), test_error_sem=_sem(test),
+        train_error=train.mean(axis=0), train_error_sem=_sem(train),
+        test_error_per_seed=test, train_error_per_seed=train,
+        r_emp=np.array([o["r"] for o in layers]), c_emp=np.array([o["c"] for o in layers]),
+        gamma_emp=np.array([o["gamma"] for o in layers]),
+        singular_values=np.array([o["sv"] for o in layers]),
+        r=a["r"], c=a["c"], gamma=a["gamma"], wall_time=wall_time,
+        vocabulary=None if voc.is_uniform else voc.to_dict(),
+        r_emp_groups=None if voc.is_uniform else np.array([o["r_groups"] for o in layers]),
+        c_emp_groups=None if voc.is_uniform else np.array([o["c_groups"] for o in layers]),
+        settings={"workers": a["workers"], "parallel": a["parallel"],
+                  "step_dtype": np.dtype(a["step_dtype"]).name,
+                  "memory_estimate_gb": a["memory_estimate"],
+                  "shared_first_layer": bool(a["shared_first_layer"]),
+                  "first_layer_reused_across_alpha": True, "test_set_reused_across_alpha": True})
+
+
 def simulate(student, teacher, alpha0: float, eta: float, lam: float, alpha, d: int,
              beta: float = 1.0, seeds: int = 3, n_test: int = 5000, model: str = "network",
              r: float | None = None, c: float | None = None, gamma: float | None = None,
@@ -923,15 +519,11 @@ def simulate(student, teacher, alpha0: float, eta: float, lam: float, alpha, d: 
     max_memory_gb : float
         Refuse (``ValueError``) if :func:`estimate_memory_gb` exceeds this.
     parallel : {"chunks", "seeds"}
-        ``"chunks"`` (default): seeds one after another; the step's sample chunks and the
-        readout/test feature blocks are spread over ``workers`` threads.  ``"seeds"``: seeds in
-        ``min(workers, seeds)`` processes, one thread each.  BLAS is single-threaded in both
-        (OpenBLAS's own threads, spinning at every small call, doubled the wall time on a loaded
-        2-core machine).  Both give the same numbers (up to the order of float sums).
-        ``"chunks"`` keeps every core busy whatever the number of seeds and needs the least
-        memory; ``"seeds"`` has no serial part (ridge solve, ARPACK) and wins when ``seeds`` is a
-        multiple of ``workers``.  Measured on a shared 2-core machine (d = 2000, 3 seeds, other
-        jobs running): the two were within 5-25 % of each other, ``"seeds"`` ahead.
+        ``"chunks"`` (default): seeds one after another, the step's sample chunks and the
+        feature blocks spread over ``workers`` threads (least memory).  ``"seeds"``: seeds in
+        ``min(workers, seeds)`` processes, one thread each (no serial part; wins when ``seeds`` is
+        a multiple of ``workers``).  BLAS is single-threaded in both; both give the same numbers
+        up to the order of float sums (see the module doc for measured timings).
     step_dtype : {"float32", "float64"}
         Floating type of the step's matrix products (accumulated in float64 either way).
     shared_first_layer : bool
@@ -967,180 +559,25 @@ def simulate(student, teacher, alpha0: float, eta: float, lam: float, alpha, d: 
     (1,)
     """
     t_start = time.perf_counter()
-    # ---------------- validation (before any work) ----------------
-    if model not in ("network", "srf"):
-        raise ValueError(f"model must be 'network' or 'srf', got {model!r}")
-    d = _positive_int("d", d, 2)
-    alpha0 = _finite_real("alpha0", alpha0)
-    if alpha0 < 0:
-        raise ValueError(f"alpha0 must be >= 0, got {alpha0}")
-    eta = _finite_real("eta", eta)
-    if abs(eta) > 1e100:
-        raise ValueError(f"eta = {eta:g} is too large (limit 1e100): the stepped weights "
-                         "(~eta) overflow double precision in the features and measured r, c")
-    lam = _finite_real("lam", lam)
-    if lam < 0:
-        raise ValueError(f"lam must be >= 0, got {lam}")
-    beta = _finite_real("beta", beta)
-    if beta <= 0:
-        raise ValueError(f"beta must be > 0, got {beta}")
-    p = _width(d, beta)
-    if p < 1:
-        raise ValueError(f"beta * d must give a width p >= 1, got beta={beta}, d={d}")
-    alphas = np.atleast_1d(np.asarray(alpha, dtype=object))
-    if alphas.ndim != 1 or alphas.size == 0:
-        raise ValueError(f"alpha must be a positive number or a non-empty list of them, got {alpha!r}")
-    alphas = np.array([_finite_real("alpha", a) for a in alphas], dtype=float)
-    if np.any(alphas <= 0):
-        raise ValueError(f"alpha must be > 0, got {alpha!r}")
-    ns = np.floor(alphas * d).astype(int)
-    if np.any(ns < 1):
-        raise ValueError(f"alpha * d must be >= 1 (n = floor(alpha d) samples), got alpha={alpha!r}, d={d}")
-    seeds = _positive_int("seeds", seeds, 1)
-    n_test = _positive_int("n_test", n_test, 1)
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    if workers is None:
-        workers = _cores()
-    workers = _positive_int("workers", workers, 1)
-    if parallel not in ("chunks", "seeds"):
-        raise ValueError(f"parallel must be 'chunks' or 'seeds', got {parallel!r}")
-    if not isinstance(shared_first_layer, (bool, np.bool_)):
-        raise ValueError(f"shared_first_layer must be True or False, got {shared_first_layer!r}")
-    if np.dtype(step_dtype) not in (np.float32, np.float64):
-        raise ValueError(f"step_dtype must be float32 or float64, got {step_dtype!r}")
-    max_memory_gb = _finite_real("max_memory_gb", max_memory_gb)
-    from ..step.vocabulary import vocabulary as make_vocabulary, check_student
-    voc = make_vocabulary(vocabulary)
-    check_student(student, voc)
-    omega = None if voc.is_uniform else voc.neuron_letters(p)
-    student_act, teacher_act = activation(student), activation(teacher)
-    _require_second_moment(teacher_act)
-    n0 = int(math.floor(alpha0 * d))
-    if alpha0 > 0 and n0 < 1:
-        raise ValueError(f"alpha0 * d must be >= 1 when alpha0 > 0 (n0 = floor(alpha0 d)), "
-                         f"got alpha0={alpha0}, d={d}")
-    if model == "network":
-        if any(v is not None for v in (r, c, gamma)):
-            raise ValueError("r, c, gamma are parameters of model='srf'; the network measures them")
-        if n0 > 0 and student_act.has_dirac_derivative:
-            raise ValueError(f"student {student_act.name!r} has a Dirac mass in its derivative: "
-                             "it cannot take the gradient step (alpha0 > 0); use model='srf' or "
-                             "alpha0=0")
-    else:
-        for name, v in (("r", r), ("c", c), ("gamma", gamma)):
-            if v is not None:
-                _finite_real(name, v)
-        if gamma is not None and not -1.0 <= float(gamma) <= 1.0:
-            raise ValueError(f"gamma must lie in [-1, 1], got {gamma}")
-        if c is not None and not float(c) > 0:
-            raise ValueError(f"c must be > 0, got {c}")
-        if any(v is None for v in (r, c, gamma)):
-            if alpha0 > 0 and student_act.has_dirac_derivative:
-                raise ValueError(f"student {student_act.name!r} has a Dirac mass in its derivative, "
-                                 "so the step mapping is undefined: pass r, c and gamma explicitly")
-            from ..step.mapping import srf_mapping
-            mp = srf_mapping(student, teacher, eta, alpha0)
-            r = mp.spike_strength if r is None else r
-            c = mp.bulk_variance if c is None else c
-            gamma = mp.alignment if gamma is None else gamma
-        r, c, gamma = float(r), float(c), float(gamma)
-        if not -1.0 <= gamma <= 1.0:
-            raise ValueError(f"gamma must lie in [-1, 1], got {gamma}")
-        if not c > 0:
-            raise ValueError(f"c must be > 0, got {c}")
-    est = estimate_memory_gb(model, alpha0, alphas, d, beta, n_test, lam, workers if
-                             parallel == "chunks" else min(workers, seeds), parallel, step_dtype)
-    if est > max_memory_gb:
-        raise ValueError(f"estimated peak memory {est:.2f} GB exceeds max_memory_gb={max_memory_gb:g}; "
-                         "reduce d, alpha, n_test or workers, or raise max_memory_gb")
-    if model == "network" and alpha0 * d * 4.0 * d * p * seeds > MAX_STEP_FLOPS:
-        flops = alpha0 * d * 4.0 * d * p * seeds
-        raise ValueError(f"the gradient step with alpha0 = {alpha0:g} uses n0 = alpha0 d = "
-                         f"{alpha0 * d:.3g} samples: about {flops:.2g} floating-point operations "
-                         f"({flops / 1e10 / 3600:.2g} core-hours at 10 GFLOP/s) over {seeds} "
-                         f"seed(s); refused up front (limit {MAX_STEP_FLOPS:.0e}): reduce alpha0 or d")
-
-    # ---------------- work ----------------
+    a = dict(student=student, teacher=teacher, alpha0=alpha0, eta=eta, lam=lam, alpha=alpha, d=d,
+             beta=beta, seeds=seeds, n_test=n_test, model=model, r=r, c=c, gamma=gamma, seed=seed,
+             workers=workers, max_memory_gb=max_memory_gb, parallel=parallel,
+             step_dtype=step_dtype, shared_first_layer=shared_first_layer, vocabulary=vocabulary)
+    _check_sizes(a)
+    _check_model(a)
+    _check_cost(a)
     # never raise BLAS above what the caller set (e.g. OPENBLAS_NUM_THREADS=1 on a shared node)
-    serial_blas_threads = min(workers, _current_blas_threads() or 1)
-    seed_seqs = _children(np.random.SeedSequence(seed), seeds)
-    base = {"model": model, "student": _portable(student_act), "teacher": _portable(teacher_act),
-            "d": d, "p": p, "n0": n0, "eta": eta, "lam": lam, "ns": [int(v) for v in ns],
-            "n_test": n_test, "r": r, "c": c, "gamma": gamma,
-            "step_dtype": np.dtype(step_dtype).name, "serial_blas_threads": serial_blas_threads,
-            "omega": omega}
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-        if parallel == "chunks":
-            rows = _chunk_rows(d, p, np.dtype(step_dtype).itemsize)
-            n_chunks = -(-n0 // rows) if (model == "network" and n0 > 0) else 0
-            bar = tqdm(total=(1 if shared_first_layer else seeds) * n_chunks + seeds * len(ns),
-                       desc="simulate", unit="step")
-        else:
-            bar = tqdm(total=seeds, desc="simulate", unit="seed")
-    lock = threading.Lock()
-
-    def tick():
-        with lock:
-            bar.update(1)
-
+    base = {"model": a["model"], "student": _portable(a["student_act"]),
+            "teacher": _portable(a["teacher_act"]), "d": a["d"], "p": a["p"], "n0": a["n0"],
+            "eta": a["eta"], "lam": a["lam"], "ns": [int(v) for v in a["ns"]],
+            "n_test": a["n_test"], "r": a["r"], "c": a["c"], "gamma": a["gamma"],
+            "step_dtype": np.dtype(a["step_dtype"]).name,
+            "serial_blas_threads": min(a["workers"], _current_blas_threads() or 1),
+            "omega": a["omega"]}
+    bar = _progress_bar(a) if progress else None
     try:
-        if shared_first_layer:
-            with _blas_threads(1):
-                base["first_layer"] = _first_layer(
-                    dict(base, threads=workers,
-                         tick=tick if (bar is not None and parallel == "chunks") else None),
-                    seed_seqs[0], student_act, teacher_act)
-        if parallel == "seeds" and workers > 1 and seeds > 1:
-            tasks = [dict(base, seed_sequence=s, threads=1, blas_threads=1, serial_blas_threads=1)
-                     for s in seed_seqs]
-            out = [None] * seeds
-            with ProcessPoolExecutor(min(workers, seeds)) as pool:
-                futures = {pool.submit(_run_seed, t): i for i, t in enumerate(tasks)}
-                from concurrent.futures import as_completed
-                for fut in as_completed(futures):
-                    out[futures[fut]] = fut.result()
-                    if bar is not None:
-                        bar.update(1)
-        else:
-            out = []
-            for s in seed_seqs:
-                task = dict(base, student=student_act, teacher=teacher_act, seed_sequence=s,
-                            threads=workers,
-                            blas_threads=1,
-                            tick=tick if (bar is not None and parallel == "chunks") else None)
-                out.append(_run_seed(task))
-                if bar is not None and parallel == "seeds":
-                    bar.update(1)
+        out = _run_seeds(a, base, _children(np.random.SeedSequence(a["seed"]), a["seeds"]), bar)
     finally:
         if bar is not None:
             bar.close()
-
-    layers = out[:1] if shared_first_layer else out       # one entry per distinct first layer
-    test = np.array([o["test"] for o in out])
-    train = np.array([o["train"] for o in out])
-
-    def sem(a):
-        if a.shape[0] < 2:
-            return np.full(a.shape[1:], np.nan)
-        return a.std(axis=0, ddof=1) / math.sqrt(a.shape[0])
-
-    return SimulationResult(
-        model=model, student=student_act.name, teacher=teacher_act.name, d=d, p=p, beta=beta,
-        alpha0=alpha0, eta=eta, lam=lam, n0=n0, alphas=alphas, n=ns, n_test=n_test, seeds=seeds,
-        seed=int(seed), test_error=test.mean(axis=0), test_error_sem=sem(test),
-        train_error=train.mean(axis=0), train_error_sem=sem(train),
-        test_error_per_seed=test, train_error_per_seed=train,
-        r_emp=np.array([o["r"] for o in layers]), c_emp=np.array([o["c"] for o in layers]),
-        gamma_emp=np.array([o["gamma"] for o in layers]),
-        singular_values=np.array([o["sv"] for o in layers]),
-        r=r, c=c, gamma=gamma, wall_time=time.perf_counter() - t_start,
-        vocabulary=None if voc.is_uniform else voc.to_dict(),
-        r_emp_groups=None if voc.is_uniform else np.array([o["r_groups"] for o in layers]),
-        c_emp_groups=None if voc.is_uniform else np.array([o["c_groups"] for o in layers]),
-        settings={"workers": workers, "parallel": parallel,
-                  "step_dtype": np.dtype(step_dtype).name, "memory_estimate_gb": est,
-                  "shared_first_layer": bool(shared_first_layer),
-                  "first_layer_reused_across_alpha": True, "test_set_reused_across_alpha": True})
+    return _result(a, out, time.perf_counter() - t_start)

@@ -23,8 +23,8 @@ import numpy as np
 
 from ..symbolic.activations import activation
 from ..theory.feature_spectrum import FeatureSpectrum, feature_spectrum
-from .simulate import (_as_seed_sequence, _children, empirical_group_parameters,
-                       empirical_srf_parameters, network_first_layer, srf_first_layer)
+from .first_layer import _as_seed_sequence, _children, network_first_layer, srf_first_layer
+from .result import empirical_group_parameters, empirical_srf_parameters
 from ..step.vocabulary import vocabulary as make_vocabulary
 from ..step.mapping import srf_mapping
 

@@ -1,1 +1,1 @@
-"""Step 2: the giant gradient step of the first layer, (eta, alpha0) -> spike strength r, bulk variance c, alignment gamma (``mapping``), and a finite readout vocabulary's groups (``vocabulary``)."""
+"""Step 2: the giant gradient step of the first layer, (eta, alpha0) -> spike strength r, bulk variance c, alignment gamma (``mapping``), the step realised on random matrices at finite d (``realised``), and a finite readout vocabulary's groups (``vocabulary``)."""

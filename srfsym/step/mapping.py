@@ -27,6 +27,8 @@ substituted: exact constants give exact r, c, gamma.
 """
 from __future__ import annotations
 
+import decimal
+import fractions
 import math
 import warnings
 from dataclasses import dataclass, field, replace
@@ -214,6 +216,12 @@ def _as_number(x, name, allow_inf=False):
         x = sp.Rational(repr(x))
     elif isinstance(x, int):
         x = sp.Integer(x)
+    elif isinstance(x, decimal.Decimal):           # exact: every digit kept
+        if not x.is_finite():
+            raise ValueError(f"{name} must be a finite real number, got {x}")
+        x = sp.Rational(str(x))
+    elif isinstance(x, fractions.Fraction):
+        x = sp.Rational(x.numerator, x.denominator)
     else:
         x = sp.sympify(x, strict=True) if isinstance(x, sp.Basic) else sp.Float(float(x), 30)
     if not x.is_finite or not x.is_real:

@@ -167,6 +167,12 @@ def _number(x, what):
     return v
 
 
+#: Most letters in a vocabulary, and the largest |letter| (omega^2 (c - 1) must stay in the
+#: range of the coefficient quadratures; larger letters overflow the moments E omega^k).
+MAX_LETTERS = 64
+MAX_LETTER = 1000.0
+
+
 def vocabulary(letters=None, weights=None) -> Vocabulary:
     """A checked :class:`Vocabulary`; ``None`` (or ``[1]``) is the uniform readout.
 
@@ -195,6 +201,15 @@ def vocabulary(letters=None, weights=None) -> Vocabulary:
                                                                                      dtype=object)))
     if not letters:
         raise ValueError("the vocabulary is empty: give at least one letter")
+    if len(letters) > MAX_LETTERS:
+        raise ValueError(f"the vocabulary has {len(letters)} letters, more than the "
+                         f"{MAX_LETTERS} srfsym solves for (the K-group equations hold K^2 x "
+                         "K^2 matrices)")
+    big = [w for w in letters if not abs(w) <= MAX_LETTER]
+    if big:
+        raise ValueError(f"vocabulary letters must lie in [-{MAX_LETTER:g}, {MAX_LETTER:g}] "
+                         f"(a letter scales the spike r and the bulk variance c - 1 by omega "
+                         f"and omega^2), got {big[0]!r}")
     if any(w == 0 for w in letters):
         raise ValueError(f"vocabulary letters must be non-zero (a zero letter is a neuron "
                          f"without readout), got {list(letters)}")

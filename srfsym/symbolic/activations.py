@@ -32,6 +32,9 @@ from functools import cached_property
 
 import sympy as sp
 
+from ..core.precision import workdps
+from .probes import _PROBES, _check_real_line, _numeric_parity  # noqa: F401
+
 __all__ = [
     "X", "Activation", "ActivationError", "activation", "parse_activation", "parse_expression",
     "REGISTRY", "registry_names",
@@ -233,43 +236,6 @@ def parse_expression(text: str, names: dict, what: str = "expression") -> sp.Exp
     return expr
 
 
-#: Probe points of :func:`_check_real_line` (0, integers, and irrational-looking offsets).
-_PROBES = sorted({0.0} | {float(s * k) for s in (-1, 1) for k in range(1, 11)}
-                 | {s * (k + 0.318309886) for s in (-1.0, 1.0) for k in range(0, 12)})
-
-
-def _check_real_line(expr, text: str) -> None:
-    """Reject expressions that are not finite and real on the whole real line.
-
-    A real activation of a Gaussian argument must be defined everywhere: poles (``1/x``,
-    ``1/(x - 0.3)``, found by ``sympy.singularities``) and complex or undefined values
-    (``log(x)``, ``sqrt(x)``, ``x**(1/3)`` for ``x < 0``, found at probe points by mpmath)
-    are refused by name instead of producing nonsense expectations.
-    """
-    import mpmath
-    f = lambdify_mpmath(X, expr)
-    with mpmath.workdps(20):
-        for x0 in _PROBES:
-            try:
-                v = f(mpmath.mpf(x0))
-            except (ZeroDivisionError, ValueError, OverflowError, TypeError):
-                raise ActivationError(f"{text!r} is not defined at x = {x0:g}") from None
-            if isinstance(v, mpmath.mpc):
-                if v.imag != 0:
-                    raise ActivationError(f"{text!r} is complex at x = {x0:g} "
-                                          "(an activation must be real on the whole line)")
-                v = v.real
-            if not mpmath.isfinite(v):
-                raise ActivationError(f"{text!r} is not finite at x = {x0:g}")
-    try:
-        poles = sp.singularities(expr, X, sp.S.Reals)
-    except Exception:  # noqa: BLE001 - sympy cannot tell; the probes above must do
-        return
-    if poles is not sp.S.EmptySet and not isinstance(poles, sp.ConditionSet):
-        raise ActivationError(f"{text!r} is singular at x in {poles} "
-                              "(an activation must be finite on the whole line)")
-
-
 # Functions whose kinks / jumps sit where their (first) argument vanishes.
 _KINKED = (sp.Abs, sp.sign, sp.Heaviside, sp.Max, sp.Min)
 
@@ -328,7 +294,9 @@ class Activation:
             return "odd"
         if _is_zero(flipped - self.expr):
             return "even"
-        return "neither"
+        # SymPy cannot always simplify piecewise forms (hard-tanh Max(Min(x, 1), -1)):
+        # sigma(x) +- sigma(-x) at 40 digits on the probe points decides then
+        return _numeric_parity(self.expr)
 
     @property
     def is_odd(self) -> bool:
@@ -383,7 +351,8 @@ def _collapse_dirac(expr: sp.Expr) -> sp.Expr:
             du = sp.diff(u, X)
             if roots is not None and all(du.subs(X, r) != 0 for r in roots):
                 rest = term / deltas[0]
-                term = sp.Add(*[sp.simplify(rest.subs(X, r) / sp.Abs(du.subs(X, r)))
+                from ..core.budget import simplify_limited
+                term = sp.Add(*[simplify_limited(rest.subs(X, r) / sp.Abs(du.subs(X, r)))
                                 * sp.DiracDelta(X - r) for r in roots])
         out += term
     return out
@@ -431,7 +400,7 @@ def _is_zero(expr: sp.Expr):
 def _is_zero_numeric(expr) -> bool:
     import mpmath
     f = lambdify_mpmath(X, expr)
-    with mpmath.workdps(60):
+    with workdps(60):
         for x0 in _PROBES[1::2]:
             try:
                 v = f(mpmath.mpf(x0) + mpmath.mpf(1) / 7)
@@ -523,7 +492,19 @@ def _real_roots(arg: sp.Expr, node=None) -> set:
             "Max(Min(x, 1), -1))") from None
     if poly.is_zero:
         return set()
-    return {r for r in sp.real_roots(poly)}
+    try:
+        return {r for r in sp.real_roots(poly)}
+    except (NotImplementedError, sp.polys.polyerrors.DomainError):
+        pass                 # coefficients such as sqrt(2) (domain EX): closed-form roots
+    roots = sp.roots(poly)
+    if sum(roots.values()) != poly.degree():
+        where = f" of {node}" if node is not None else ""
+        raise ActivationError(
+            f"cannot locate the kinks{where}: the real roots of {arg} have no closed form "
+            f"over its coefficients ({poly.domain}); write the coefficients as integers or "
+            "fractions (e.g. 1.4142 for sqrt(2))")
+    return {r for r in roots if r.is_real is True or (
+        r.is_real is None and abs(sp.im(sp.N(r, 50))) < sp.Float(10) ** -40)}
 
 
 # --------------------------------------------------------------------------------------

@@ -35,6 +35,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from ..core.precision import workdps
 from .activations import Activation, activation
 from .gaussian import FormulaSet, gaussian_expectation
 from .hermite import mustar2_from_moments
@@ -195,7 +196,7 @@ def agreeing_digits(x, y, dps: int) -> int:
     >>> agreeing_digits(mpmath.mpf(0), mpmath.mpf(0), 30)
     30
     """
-    with mpmath.workdps(max(mpmath.mp.dps, dps) + 20):
+    with workdps(max(mpmath.mp.dps, dps) + 20):
         diff = abs(x - y)
         if diff == 0:
             return dps
@@ -230,13 +231,13 @@ def _checked(compute, dps, cap, exact):
             break
         extra = max(2 * extra, dps - min(good) + 10)
         low_dps, low = high_dps, high
-    with mpmath.workdps(high_dps + 10):
+    with workdps(high_dps + 10):
         errors = tuple(abs(x - y) if y != 0 else mpmath.mpf(10) ** -high_dps
                        for x, y in zip(low, high))
-    with mpmath.workdps(dps):
+    with workdps(dps):
         out = CheckedValues(+v for v in high)
     out.good_digits, out.working_dps = good, high_dps
-    with mpmath.workdps(5):
+    with workdps(5):
         out.abs_error = tuple(+e for e in errors)
     return out
 

@@ -45,6 +45,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from ..core.precision import workdps
 from .activations import (X, lambdify_mpmath, lambdify_numpy, _kinks_of, piece_point,
                           resolve_branches)
 from .quadrature import (  # noqa: F401 - the numeric path, re-exported from here as before
@@ -161,7 +162,7 @@ class Expectation:
         """Evaluate at one point with mpmath at ``dps`` digits (returned as an mpf)."""
         check_dps(dps)
         _finite_location_scale(float(a), float(s))
-        with mpmath.workdps(dps + 10):
+        with workdps(dps + 10):
             a = _mpf(a)
             s = _mpf(s)
             self._check_conditions_mp(a, s)
@@ -171,7 +172,7 @@ class Expectation:
                 if "mp" not in self._evaluators:
                     self._evaluators["mp"] = lambdify_mpmath((A, S), self.expr)
                 val = self._evaluators["mp"](a, s)
-        with mpmath.workdps(dps):
+        with workdps(dps):
             return +val
 
     def certified(self, a, s, dps=30):
@@ -183,7 +184,7 @@ class Expectation:
             v = self.mpmath(a, s, dps=dps + 10)
             return v, abs(v) * mpmath.mpf(10) ** -(dps + 5)
         _finite_location_scale(float(a), float(s))
-        with mpmath.workdps(dps + 10):
+        with workdps(dps + 10):
             a, s = _mpf(a), _mpf(s)
             self._check_conditions_mp(a, s)
             return certified_expectation_mpmath(self._f_mpmath(), self.k, a, s, self.kinks, dps)
@@ -237,9 +238,12 @@ def _complete_square(Q, conditions):
     """e^{Q(z)} phi(z) = pref * phi((z - m)/sig)/sig. Returns (pref, m, sig)."""
     q0, q1, q2 = _poly_coeffs(sp.expand(Q), _Z, 2)
     prec = sp.expand(1 - 2 * q2)
-    if prec.is_number:
-        if prec.has(sp.I):
-            raise _NoRule("complex quadratic coefficient")
+    if prec.has(sp.I):
+        # e^{i b z^2} (sin z^2 = Im e^{i z^2}): the Gaussian integral continues analytically
+        # in q2 with the principal square root while Re(1 - 2 q2) > 0
+        if sp.re(prec).is_positive is not True:
+            raise _NoRule("complex quadratic coefficient without a positive real part")
+    elif prec.is_number:
         if not prec > 0:
             raise DivergentExpectationError(
                 f"E[e^(Q(z))] with Q = {Q} diverges: the quadratic term outgrows the Gaussian")
@@ -459,7 +463,7 @@ def _check_closed_form(expr, f, k, kinks, conditions=()):
               if all(bool(c.subs({A: a0, S: s0})) for c in conditions)][:2]
     if not points:
         return mpmath.inf
-    with mpmath.workdps(CHECK_DPS + 10):
+    with workdps(CHECK_DPS + 10):
         for a0, s0 in points:
             closed = sp.N(expr.subs({A: a0, S: s0}), CHECK_DPS + 10)
             if closed.has(sp.I) and abs(sp.im(closed)) > 10**(-CHECK_DPS):

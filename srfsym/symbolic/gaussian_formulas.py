@@ -15,6 +15,7 @@ import mpmath
 import numpy as np
 import sympy as sp  # noqa: F401 - used by the doctests
 
+from ..core.precision import workdps
 from .activations import lambdify_mpmath, lambdify_numpy
 from .gaussian_symbols import A, S
 from .quadrature import (_BLOCK_VALUES, _mpf, _require_finite, _trapezoid_numpy,
@@ -119,14 +120,14 @@ class GaussianFormula:
                         lambdify_mpmath(self.params, self.a_expr),
                         lambdify_mpmath(self.params, self.s_expr))
         f, fa, fs = self._mp
-        with mpmath.workdps(dps + 10):
+        with workdps(dps + 10):
             vals = [_mpf(v) for v in values]
             extra = []
             if self.numeric:
                 a, s = fa(*vals), fs(*vals)
                 extra = [e.mpmath(a, s, dps=dps + 5) for e in self.numeric.values()]
             out = f(*vals, *extra)
-        with mpmath.workdps(dps):
+        with workdps(dps):
             return +out
 
     def __repr__(self):
@@ -234,7 +235,7 @@ class FormulaSet:
             self._mp = lambdify_mpmath(*self._mp_args)
             self._mpa = lambdify_mpmath(self.params, self.a_expr)
             self._mps = lambdify_mpmath(self.params, self.s_expr)
-        with mpmath.workdps(dps + 10):
+        with workdps(dps + 10):
             vals = [_mpf(v) for v in values]
             extra = []
             a, s = self._mpa(*vals), self._mps(*vals)
@@ -242,7 +243,7 @@ class FormulaSet:
                 extra = _trapezoid_shared(self, a, s, dps)
                 if extra is not None:
                     outs = self._mp(*vals, *extra)
-                    with mpmath.workdps(dps):
+                    with workdps(dps):
                         return tuple(+o for o in outs)
                 extra = []
             if s == 0:
@@ -255,7 +256,7 @@ class FormulaSet:
                 if self.numeric:
                     extra = [e.mpmath(a, s, dps=dps + 5) for e in self.numeric.values()]
                 outs = self._mp(*vals, *extra)
-        with mpmath.workdps(dps):
+        with workdps(dps):
             return tuple(+o for o in outs)
 
 
@@ -326,7 +327,7 @@ _MAX_TRAPEZOID_MP_SCALE = 1e4
 
 def _trapezoid_eval(exps, a, s, rule, dps):
     z, w = rule
-    with mpmath.workdps(dps + 15):
+    with workdps(dps + 15):
         values = {}
         out = []
         for e in exps:
@@ -348,7 +349,7 @@ def _trapezoid_eval(exps, a, s, rule, dps):
 
 def _choose_trapezoid(exps, a, s, dps):
     tol = mpmath.mpf(10) ** (-(dps + 3))
-    with mpmath.workdps(dps + 15):
+    with workdps(dps + 15):
         h = mpmath.pi**2 / (max(s, 1) * (dps + 15) * mpmath.log(10))
         prev = _trapezoid_eval(exps, a, s, trapezoid_mpmath(h, dps), dps)
         for _ in range(4):

@@ -30,6 +30,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from ..core.precision import MP_LOCK, workdps
 from .activations import X, Activation, activation, _is_zero
 from .gaussian import A, S, DivergentExpectationError, Expectation, gaussian_expectation
 from ..core.budget import LimitReached, limited
@@ -57,6 +58,24 @@ def _at_standard(exp_: Expectation, name: str) -> Value:
                      how=f"parity: z^{exp_.k} ({exp_.integrand}) is odd in z")
     return Value(name, "numeric", how="mpmath tanh-sinh quadrature, two subdivisions",
                  compute=lambda dps, e=exp_: e.certified(0, 1, dps=dps))
+
+
+def _infinite(name, exc):
+    """An infinite Value for an expectation that diverges, with the reason."""
+    return Value(name, "exact", expr=sp.oo, how=f"diverges: {exc}")
+
+
+def _infinite_if_divergent(value, what):
+    """``value``, or +oo when computing it finds that ``what`` diverges (the divergence of
+    E[sigma'^2] at an integrable singularity of sigma', sqrt|x|, shows only in the
+    quadrature): the other constants are still printed, this one names the divergence."""
+    def compute(dps, inner=value.compute):
+        try:
+            return inner(dps)
+        except DivergentExpectationError:
+            return mpmath.inf
+    return Value(value.name, "numeric", how=f"{value.how}; +oo where {what} diverges",
+                 compute=compute)
 
 
 def _expand_limited(expr, seconds=3.0):
@@ -93,13 +112,14 @@ def _combine(name, template, parts: dict) -> Value:
         vals = [v.mpmath(dps + 5) for v in parts.values()]
         errs = [v.abs_error(dps + 5) or abs(x) * mpmath.mpf(10) ** -(dps + 5)
                 for v, x in zip(parts.values(), vals)]
-        iv_dps = mpmath.iv.dps
-        try:
-            mpmath.iv.dps = dps + 10
-            box = f(*[mpmath.iv.mpf([x - e, x + e]) for x, e in zip(vals, errs)])
-        finally:
-            mpmath.iv.dps = iv_dps
-        with mpmath.workdps(dps + 10):
+        with MP_LOCK:     # mpmath.iv has one process-global precision too
+            iv_dps = mpmath.iv.dps
+            try:
+                mpmath.iv.dps = dps + 10
+                box = f(*[mpmath.iv.mpf([x - e, x + e]) for x, e in zip(vals, errs)])
+            finally:
+                mpmath.iv.dps = iv_dps
+        with workdps(dps + 10):
             width = mpmath.mpf(box.b) - mpmath.mpf(box.a)
             return f(*vals), max(width, mpmath.mpf(10) ** -(dps + 8))
 
@@ -222,7 +242,7 @@ def hermite_coefficient_mpmath(f, k, dps=30):
     g = _he_times(f, k)
 
     def rule(h, wd, L):
-        with mpmath.workdps(wd):
+        with workdps(wd):
             n = int(mpmath.ceil(L / h))
             total = absolute = mpmath.mpf(0)
             for j in range(-n, n + 1):
@@ -235,7 +255,7 @@ def hermite_coefficient_mpmath(f, k, dps=30):
     def cut(wd):
         # |He_k(z)| phi(z) <= z^k phi(z) beyond the zeros: the range where z^k phi(z) is
         # within 10^-wd of its peak (at z = sqrt k), widened by the growth of f
-        with mpmath.workdps(20):
+        with workdps(20):
             peak = k / 2 * (mpmath.log(k) - 1) if k else 0
             L = 2 * mpmath.sqrt(k) + 5
             while (k * mpmath.log(L) - L * L / 2 + mpmath.log(abs(f(L)) + abs(f(-L)) + 1)
@@ -244,14 +264,14 @@ def hermite_coefficient_mpmath(f, k, dps=30):
             return L
 
     wd = 25
-    with mpmath.workdps(wd):
+    with workdps(wd):
         L = cut(wd)
         v, absolute = rule(mpmath.pi / (mpmath.sqrt(k) + 12), wd, L)
         extra = 0 if v == 0 else max(0, int(mpmath.ceil(mpmath.log10(absolute / abs(v)))))
     wd = dps + extra + 10
     for _attempt in range(3):   # cancellation beyond the first pass's digits: raise wd
         L = cut(wd)
-        with mpmath.workdps(wd):
+        with workdps(wd):
             tol = mpmath.mpf(10) ** -(dps + 2)
             h = mpmath.pi / (mpmath.sqrt(k) + mpmath.sqrt(2 * wd * mpmath.log(10)))
             for _ in range(3):
@@ -263,7 +283,7 @@ def hermite_coefficient_mpmath(f, k, dps=30):
             if abs(v1 - v2) <= tol * abs(v2) or v2 == 0:
                 break
             wd += int(mpmath.ceil(mpmath.log10(absolute / abs(v2)))) + 10
-    with mpmath.workdps(wd):
+    with workdps(wd):
         return +v2, abs(v1 - v2) + mpmath.mpf(10) ** -(wd - 5) * absolute
 
 
@@ -280,9 +300,14 @@ def _hermite_constants(act: Activation) -> HermiteConstants:
         check = Value("checkmu1_sq", "exact", expr=sp.oo,
                       how=f"sigma' = {act.derivative} has a Dirac mass, so E[sigma'^2] = oo")
     else:
-        dsq = _at_standard(gaussian_expectation(_expand_limited(act.derivative**2), 0,
-                                                known_closed_form=kcf), "E[sigma'^2]")
+        try:
+            dsq = _at_standard(gaussian_expectation(_expand_limited(act.derivative**2), 0,
+                                                    known_closed_form=kcf), "E[sigma'^2]")
+        except DivergentExpectationError as exc:
+            dsq = _infinite("E[sigma'^2]", exc)
         check = _combine("checkmu1_sq", Q - P1**2, {Q: dsq, P1: mu1})
+        if not check.is_exact:
+            check = _infinite_if_divergent(check, "E[sigma'^2]")
     return HermiteConstants(act, mu0, mu1, mu2, mustar2, check)
 
 

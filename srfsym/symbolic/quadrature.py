@@ -19,6 +19,8 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from ..core.precision import workdps
+
 __all__ = ["DivergentExpectationError", "gauss_hermite", "gaussian_piecewise_rule",
            "expectation_numpy", "expectation_mpmath", "certified_expectation_mpmath",
            "trapezoid_mpmath", "GAUSSIAN_HALF_WIDTH"]
@@ -205,7 +207,7 @@ def expectation_mpmath(f, k, a, s, kinks=(), dps=30, error=False, refine=False):
     True
     """
     from ..core.budget import check
-    with mpmath.workdps(dps + 10):
+    with workdps(dps + 10):
         a = _mpf(a)
         s = _mpf(s)
         if s == 0:
@@ -249,7 +251,7 @@ def certified_expectation_mpmath(f, k, a, s, kinks=(), dps=30):
     """
     v1, e1 = expectation_mpmath(f, k, a, s, kinks, dps, error=True)
     v2, e2 = expectation_mpmath(f, k, a, s, kinks, dps, error=True, refine=True)
-    with mpmath.workdps(dps + 10):
+    with workdps(dps + 10):
         return +v2, max(abs(v1 - v2), abs(e1), abs(e2))
 
 
@@ -259,7 +261,7 @@ def _tail_cut(f, k, a, s, dps):
     integrand is not dominated by the Gaussian up to 64 L0."""
     target = -(dps + 15) * math.log(10)
     L0 = math.sqrt(2 * (dps + 15) * math.log(10)) + 1
-    with mpmath.workdps(20):
+    with workdps(20):
         for m in (1, 2, 4, 8, 16, 32, 64):
             z = L0 * m
             worst = -mpmath.inf
@@ -280,7 +282,7 @@ def _tail_cut(f, k, a, s, dps):
 def _check_kink_singularities(f, k, a, s, kinks):
     """An integrand that blows up like |x - x0|^-p, p >= 1, at a kink x0 has no expectation
     (E[sigma'^2] for sigma = sqrt|x|): found by the growth between 10^-12 and 10^-24."""
-    with mpmath.workdps(mpmath.mp.dps + 40):
+    with workdps(mpmath.mp.dps + 40):
         for x0 in kinks:
             x0 = _mpf(sp.N(x0, mpmath.mp.dps))
             for side in (1, -1):
@@ -305,7 +307,7 @@ def _check_decay(f, k, amax, smax, integrand):
     tail probes of :func:`_tail_cut` in mpmath (no float overflow, so a polynomial of
     degree 300 is not mistaken for a divergent integrand)."""
     try:
-        with mpmath.workdps(20):
+        with workdps(20):
             for a in {amax, -amax}:
                 _tail_cut(f, k, mpmath.mpf(a), mpmath.mpf(max(smax, 1e-300)), 15)
     except DivergentExpectationError:
@@ -324,7 +326,7 @@ def trapezoid_mpmath(h, dps):
     ...     print(mpmath.nstr(mpmath.fsum(wj * zj**2 for zj, wj in zip(z, w)), 25))
     1.0
     """
-    with mpmath.workdps(dps + 15):
+    with workdps(dps + 15):
         L = mpmath.sqrt(2 * (dps + 12) * mpmath.log(10)) + 2
         J = int(mpmath.ceil(L / h))
         z = [h * j for j in range(-J, J + 1)]

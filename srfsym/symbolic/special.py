@@ -16,6 +16,8 @@ import numpy as np
 import sympy as sp
 from scipy import special as _sc
 
+from ..core.precision import workprec
+
 __all__ = ["OwensT", "owens_t_mpmath", "NUMPY_FUNCTIONS", "MPMATH_FUNCTIONS", "stable_forms"]
 
 
@@ -23,8 +25,8 @@ def owens_t_mpmath(h, a):
     """Owen's T(h, a) = 1/(2 pi) int_0^a exp(-h^2 (1+t^2)/2) / (1+t^2) dt, in mpmath.
 
     >>> import mpmath
-    >>> mpmath.mp.dps = 20
-    >>> owens_t_mpmath(0, 1)  # atan(1)/(2 pi) = 1/8
+    >>> with mpmath.workdps(20):
+    ...     owens_t_mpmath(0, 1)  # atan(1)/(2 pi) = 1/8
     mpf('0.125')
     """
     h = mpmath.mpf(h)
@@ -54,7 +56,7 @@ class OwensT(sp.Function):
         h, a = self.args
         if not (h.is_number and a.is_number):
             return None
-        with mpmath.workprec(prec + 10):
+        with workprec(prec + 10):
             val = owens_t_mpmath(mpmath.mpf(h.evalf(prec + 10)), mpmath.mpf(a.evalf(prec + 10)))
         return sp.Float(val, precision=prec)
 

@@ -33,6 +33,7 @@ True
 """
 from __future__ import annotations
 
+import decimal
 import math
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -40,7 +41,9 @@ from functools import lru_cache
 import mpmath
 import numpy as np
 
-from .channel import group_channel_data
+from ..core.precision import workdps
+from .channel import group_channel_data, transition_cuts
+from ..symbolic.activations import activation
 from ..step.vocabulary import vocabulary as make_vocabulary
 from ..symbolic.hermite import hermite_constants
 from ..step.mapping import mapping_along_eta
@@ -225,45 +228,85 @@ def _kernel(teacher, dps=None):
     return float(mustar2) if dps is None else mustar2.mpmath(dps + 5)
 
 
-_LADDER = (60, 90, 135, 200, 300)
+#: kappa node counts of the double-precision ladder (Gauss-Hermite), and nodes per piece
+#: when the rule is cut at the student's transitions (:func:`~srfsym.theory.channel.transition_cuts`)
+_LADDER = (60, 90, 135, 200, 300, 450, 675, 1000)
+_PIECE_LADDER = (16, 24, 36, 54, 80, 120)
+#: the double-precision result is converged when two node counts agree to this; a result
+#: whose last node change is above _REFUSE is refused (its digits are contradicted)
+_CONVERGED, _REFUSE = 1e-13, 1e-10
+
+
+def _rule(student, teacher, r, c, gamma, voc):
+    """The extra kappa cuts for this point and the node ladder that goes with them."""
+    cuts = transition_cuts(student, voc.group_spike_strengths(float(r)),
+                           voc.group_bulk_variances(float(c)))
+    if not cuts:
+        return cuts, _LADDER
+    pieces = len(cuts) + 1 + 2 * len(activation(student).kinks) + 2
+    return cuts, tuple(per * pieces for per in _PIECE_LADDER)
+
+
+def _not_converged(what, K, err, hint):
+    from .fixed_point import ConvergenceError
+    return ConvergenceError(
+        f"bounds{what}: the kappa quadrature did not converge, two node counts ({K} nodes and "
+        f"the count before) still differ by {err:.1e}; {hint}")
 
 
 def _double(student, teacher, r, c, gamma, nodes, voc, bias=False):
-    node_error = None
+    """Projections in double precision, up the node ladder until two counts agree to 1e-13.
+
+    The rule is cut at the student's transitions when r is large (the coefficients become
+    steps, docs/theory.md (i)); a ladder that ends with two counts still differing by more than
+    1e-10 raises :class:`~srfsym.theory.fixed_point.ConvergenceError` rather than print
+    digits the last node change contradicts (between 1e-13 and 1e-10 a note says so)."""
+    cuts, ladder = _rule(student, teacher, r, c, gamma, voc)
+    node_error, notes = None, []
     if nodes == "auto":
         prev = None
-        for K in _LADDER:
+        for K in ladder:
             cur = _all_projections(group_channel_data(student, teacher, r, c, gamma, voc,
-                                                      nodes=K), bias)
+                                                      nodes=K, extra_cuts=cuts), bias)
             if prev is not None:
                 node_error = float(max(abs(a - b) for a, b in zip(cur[:3], prev[:3])))
-                if node_error < 1e-13:
+                if node_error < _CONVERGED:
                     break
             prev = cur
+        else:
+            if not node_error < _REFUSE:
+                raise _not_converged("", K, node_error,
+                                     "try dps=30 (mpmath) or report this point")
+            notes.append(f"kappa quadrature converged to {node_error:.0e} only (target "
+                         f"{_CONVERGED:.0e}, {K} nodes)")
     else:
         K = int(nodes)
-        cur = _all_projections(group_channel_data(student, teacher, r, c, gamma, voc, nodes=K),
-                               bias)
-    return cur, K, node_error
+        cur = _all_projections(group_channel_data(student, teacher, r, c, gamma, voc, nodes=K,
+                                                  extra_cuts=cuts), bias)
+    return cur, K, node_error, notes
 
 
 def _mpmath(student, teacher, r, c, gamma, dps, voc, bias=False):
     """Projections at ``dps`` digits; kappa nodes raised until two counts agree to
-    ``dps - 3`` digits."""
+    ``dps - 3`` digits (about 2000 nodes at most, then ConvergenceError)."""
+    cuts, _ = _rule(student, teacher, r, c, gamma, voc)
+    pieces = len(cuts) + 1 + 2 * len(activation(student).kinks) + 2 if cuts else 1
     prev = None
-    K = max(60, 2 * dps)
+    K = max(60, 2 * dps, 16 * pieces)
+    tol = mpmath.mpf(10) ** (-(dps - 3))
     while True:
         ch = group_channel_data(student, teacher, str(r), str(c), str(gamma), voc, nodes=K,
-                                dps=dps)
-        with mpmath.workdps(dps + 10):
+                                dps=dps, extra_cuts=cuts)
+        with workdps(dps + 10):
             cur = _all_projections(ch, bias)
         if prev is not None:
             err = max(abs(a - b) for a, b in zip(cur[:3], prev[:3]))
-            if err < mpmath.mpf(10) ** (-(dps - 3)):
+            if err < tol:
                 return cur, K, err
-            if K > 800:
-                raise RuntimeError(f"bounds at {dps} digits: kappa quadrature not converged "
-                                   f"with {K} nodes (last change {mpmath.nstr(err, 3)})")
+            if K > 2000:
+                raise _not_converged(f" at {dps} digits", K, float(err),
+                                     "the double-precision result (no dps) may still be "
+                                     "available")
         prev = cur
         K = int(K * 1.5)
 
@@ -323,10 +366,13 @@ def bounds(student, teacher, r, c, gamma=1.0, dps=None, nodes="auto", *,
     """
     if dps is not None:
         check_dps(dps, MAX_SOLVER_DPS)
+    # Decimal parameters as decimal text (exact in the mpmath path, like solve accepts them)
+    r, c, gamma = (str(v) if isinstance(v, decimal.Decimal) else v for v in (r, c, gamma))
     voc = make_vocabulary(vocabulary)
-    (upper, lower, span, b_up, b_low), K, node_error = _double(student, teacher, r, c,
-                                                               gamma, nodes, voc, bool(bias))
-    notes = [f"the {name} projection came out at {float(v):.1e} < 0: it is zero to within "
+    (upper, lower, span, b_up, b_low), K, node_error, notes = _double(student, teacher, r, c,
+                                                                      gamma, nodes, voc,
+                                                                      bool(bias))
+    notes += [f"the {name} projection came out at {float(v):.1e} < 0: it is zero to within "
              "double-precision rounding (use dps for its value)"
              for name, v in (("upper", upper), ("lower", lower)) if v <= -1e-12]
     upper = _tidy(upper)
@@ -339,7 +385,7 @@ def bounds(student, teacher, r, c, gamma=1.0, dps=None, nodes="auto", *,
     if dps is not None:
         (upper, lower, span, _, _), K, err = _mpmath(student, teacher, r, c, gamma, dps, voc,
                                                      bool(bias))
-        with mpmath.workdps(dps):
+        with workdps(dps):
             upper = _tidy(+upper)
             span = _tidy(+span, upper)
             mp_values = {"upper": upper, "lower": _tidy(+lower, span),
@@ -463,10 +509,10 @@ def optimal_learning_rate_bounds(student, teacher, alpha0=math.inf, eta_max=20.0
         validate_srf_parameters(0.0, 1.0, gamma)
 
     @lru_cache(maxsize=None)
-    def at(eta, dps=None):
+    def at(eta, dps=None, nodes=135):
         r, c, g = (float(v) for v in along(eta))
         g = g if gamma is None else float(gamma)
-        return bounds(student, teacher, r, c, g, nodes=135, vocabulary=voc, dps=dps)
+        return bounds(student, teacher, r, c, g, nodes=nodes, vocabulary=voc, dps=dps)
 
     etas = np.linspace(eta_max / grid, eta_max, grid)
     found, notes = {}, []
@@ -499,8 +545,10 @@ def optimal_learning_rate_bounds(student, teacher, alpha0=math.inf, eta_max=20.0
                  "lower": (found["lower"][0], min(at_low.lower, at_up.lower))}
         notes.append(f"optimal learning rates found in double precision; the bounds at them "
                      f"computed at {dps} digits")
-    else:
-        at_up, at_low = at(found["upper"][0]), at(found["lower"][0])
+    else:   # the search runs on 135 nodes; the values reported are converged in the nodes
+        at_up, at_low = (at(found[k][0], None, "auto") for k in ("upper", "lower"))
+        found = {"upper": (found["upper"][0], at_up.upper),
+                 "lower": (found["lower"][0], min(at_low.lower, at_up.lower))}
     notes.extend(at_up.notes + [n for n in at_low.notes if n not in at_up.notes])
     return OptimalBounds(float(alpha0), found["upper"][1], found["upper"][0], found["lower"][1],
                          found["lower"][0], at_up, at_low, notes)

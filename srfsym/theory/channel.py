@@ -20,12 +20,13 @@ from functools import lru_cache
 import mpmath
 import numpy as np
 
+from ..core.precision import workdps
 from ..symbolic.activations import activation
 from ..symbolic.cget import cget_coefficients, teacher_functions
 from ..symbolic.gaussian import (GAUSSIAN_HALF_WIDTH, gauss_hermite, gaussian_piecewise_rule,
                        trapezoid_mpmath)
 
-__all__ = ["ChannelData", "channel_data", "GroupChannelData", "group_channel_data", "gauss_hermite_mpmath", "validate_srf_parameters"]
+__all__ = ["ChannelData", "channel_data", "GroupChannelData", "group_channel_data", "gauss_hermite_mpmath", "validate_srf_parameters", "transition_cuts"]
 
 
 def validate_srf_parameters(r, c, gamma):
@@ -88,7 +89,7 @@ def gauss_hermite_mpmath(n: int, dps: int):
             p_prev, p = p, x * p - k * p_prev
         return p, p_prev
 
-    with mpmath.workdps(dps + 20):
+    with workdps(dps + 20):
         nodes, last = _newton_nodes(z0, recurrence, lambda x, p, q: n * q, dps)
         weights = [mpmath.factorial(n) / (n * n * q**2) for _, q in last]
         total = mpmath.fsum(weights)
@@ -124,6 +125,44 @@ def _kappa_cuts(teacher, gamma, student=None, r=0.0, c=1.0):
     return tuple(sorted(k for k in cuts if abs(k) < _HALF_WIDTH))
 
 
+def transition_cuts(student, rs, cs, below=0.5):
+    """Graded kappa cuts for a student seen at a large spike strength.
+
+    As r -> oo, ``mu0(kappa) = E sigma(r kappa + sqrt(c) xi)`` tends to a step at kappa = 0
+    (and at each kink x0, to a step at x0/r): the coefficients change over a width
+    ``w = max(1, sqrt c)/|r|``, the r -> oo limit has its kinks at those points, and a
+    Gauss-Hermite rule needs O(r^2) nodes to resolve them.  Cutting at the centre and at
+    ``centre +- w 2^k`` (k = -2, -1, 0, 1, ...) out to the Gaussian half-width gives pieces
+    on which every coefficient is smooth on the scale of the piece, so Gauss-Legendre on each
+    piece converges geometrically whatever r is.  ``rs, cs``: the spike strengths and bulk
+    variances of the groups (one each for the uniform readout).  No cuts when every width is
+    above ``below`` (the Gauss-Hermite rule is then fine).
+
+    >>> cuts = transition_cuts("tanh", [30.0], [1.0])
+    >>> 0.0 in cuts and min(c for c in cuts if c > 0) == 1 / 120
+    True
+    >>> transition_cuts("tanh", [1.0], [1.0])
+    ()
+    """
+    act = activation(student)
+    cuts = set()
+    for r, c in zip(rs, cs):
+        r, c = float(r), float(c)
+        if r == 0:
+            continue
+        width = max(1.0, math.sqrt(c)) / abs(r)
+        if width >= below:
+            continue
+        for x0 in (0.0, *(float(k) for k in act.kinks)):
+            k0 = x0 / r
+            cuts.add(k0)
+            step = width / 4
+            while step < 2 * _HALF_WIDTH:
+                cuts |= {k0 - step, k0 + step}
+                step *= 2
+    return tuple(sorted(k for k in cuts if abs(k) < _HALF_WIDTH))
+
+
 @lru_cache(maxsize=64)
 def gauss_legendre_mpmath(n: int, dps: int):
     """Gauss-Legendre nodes/weights on [-1, 1] at ``dps`` digits (Newton on P_n).
@@ -142,7 +181,7 @@ def gauss_legendre_mpmath(n: int, dps: int):
         return p, p_prev
 
     derivative = lambda x, p, q: n * (x * p - q) / (x * x - 1)   # noqa: E731
-    with mpmath.workdps(dps + 20):
+    with workdps(dps + 20):
         nodes, last = _newton_nodes(t0, recurrence, derivative, dps)
         weights = [2 / ((1 - x * x) * derivative(x, p, q)**2) for x, (p, q) in zip(nodes, last)]
     return tuple(nodes), tuple(weights)
@@ -154,7 +193,7 @@ def _trapezoid_mpmath(n: int, dps: int):
     (:func:`srfsym.symbolic.gaussian.trapezoid_mpmath`).  For integrands analytic in a strip of half-width tau it
     converges like exp(-2 pi tau / h), much faster than Gauss-Hermite when the integrand
     has complex poles near the real axis (1/(1 + V(kappa)) does)."""
-    with mpmath.workdps(dps + 15):
+    with workdps(dps + 15):
         h = 2 * (mpmath.sqrt(2 * (dps + 12) * mpmath.log(10)) + 2) / (n - 1)
     ks, ws = trapezoid_mpmath(h, dps)
     return tuple(ks), tuple(ws)
@@ -189,7 +228,7 @@ def kappa_rule(nodes: int, cuts=(), dps=None, kind="gauss-hermite"):
         return gaussian_piecewise_rule(edges, per)
     t, wt = gauss_legendre_mpmath(per, dps)
     ks, ws = [], []
-    with mpmath.workdps(dps + 15):
+    with workdps(dps + 15):
         norm = 1 / mpmath.sqrt(2 * mpmath.pi)
         for lo, hi in zip(edges[:-1], edges[1:]):
             lo, hi = mpmath.mpf(lo), mpmath.mpf(hi)
@@ -276,7 +315,7 @@ def _channel_data(student, teacher, r, c, gamma, nodes, dps, kind="gauss-hermite
     # the kappa integrals need absolute, not relative, accuracy: one working precision
     fco = co.mpmath(dps + 5, verify=False)
     fte = te.mpmath(dps + 5, verify=False)
-    with mpmath.workdps(dps + 10):
+    with workdps(dps + 10):
         r_, c_, g_ = (mpmath.mpf(str(v)) if not isinstance(v, mpmath.mpf) else v
                       for v in (r, c, gamma))
         cols = [fco(k, r_, c_) + fte(k, g_) for k in kappa]
@@ -329,13 +368,15 @@ class GroupChannelData:
 
 
 def group_channel_data(student, teacher, r, c, gamma, vocabulary=None, nodes=80, dps=None,
-                       kind="gauss-hermite") -> GroupChannelData:
+                       kind="gauss-hermite", extra_cuts=()) -> GroupChannelData:
     """:func:`channel_data` for every letter of a readout vocabulary, on one kappa rule.
 
     ``r, c`` are the uniform sRF parameters; group ``j`` gets spike ``r omega_j`` and bulk
     variance ``1 + omega_j^2 (c - 1)`` (:mod:`srfsym.step.vocabulary`).  The kappa rule has the
     cuts of every group.  For the uniform readout the single group is exactly
-    ``channel_data(student, teacher, r, c, gamma, nodes, dps, kind)``.
+    ``channel_data(student, teacher, r, c, gamma, nodes, dps, kind)``.  ``extra_cuts`` are
+    kappa cuts added to the rule's own (e.g. :func:`transition_cuts`); with them ``nodes``
+    is the total over the pieces.
 
     >>> g = group_channel_data("tanh", "sin", 1.134, 1.019, 1.0, [1, 2], nodes=60)
     >>> g.K, g.mu0.shape, g.group_r
@@ -347,6 +388,13 @@ def group_channel_data(student, teacher, r, c, gamma, vocabulary=None, nodes=80,
     from ..step.vocabulary import vocabulary as make_vocabulary
     voc = make_vocabulary(vocabulary)
     validate_srf_parameters(r, c, gamma)
+    if voc.is_uniform and extra_cuts:
+        st, te = activation(student), activation(teacher)
+        cuts = tuple(sorted(set(_kappa_cuts(te, float(gamma), st, float(r), float(c)))
+                            | {float(k) for k in extra_cuts}))
+        key = (r, c, gamma) if dps is not None else (float(r), float(c), float(gamma))
+        ch = _channel_data(st, te, *key, int(nodes), dps, kind, cuts)
+        return GroupChannelData((ch,), voc, ch.r, ch.c, (ch.r,), (ch.c,))
     if voc.is_uniform:
         ch = channel_data(student, teacher, r, c, gamma, nodes=nodes, dps=dps, kind=kind)
         return GroupChannelData((ch,), voc, ch.r, ch.c, (ch.r,), (ch.c,))
@@ -364,7 +412,7 @@ def group_channel_data(student, teacher, r, c, gamma, vocabulary=None, nodes=80,
         from ..step.vocabulary import group_parameter_expressions
         e = group_parameter_expressions()
         fr, fc = (_mpmath_function(e["symbols"], e[k]) for k in ("spike_strength", "bulk_variance"))
-        with mpmath.workdps(int(dps) + 15):
+        with workdps(int(dps) + 15):
             r_, c_ = (v if isinstance(v, mpmath.mpf) else mpmath.mpf(str(v)) for v in (r, c))
             rs = tuple(+fr(mpmath.mpf(repr(w)), r_, c_) for w in voc.letters)
             cs = tuple(+fc(mpmath.mpf(repr(w)), r_, c_) for w in voc.letters)
@@ -374,7 +422,7 @@ def group_channel_data(student, teacher, r, c, gamma, vocabulary=None, nodes=80,
     cuts = set()
     for rj, cj in zip(rs, cs):
         cuts |= set(_kappa_cuts(te, float(g), st, float(rj), float(cj)))
-    cuts = tuple(sorted(cuts))
+    cuts = tuple(sorted(cuts | {float(k) for k in extra_cuts}))
     groups = tuple(_channel_data(st, te, rj, cj, g, int(nodes), dps, kind, cuts)
                    for rj, cj in zip(rs, cs))
     return GroupChannelData(groups, voc, r, c, rs, cs)

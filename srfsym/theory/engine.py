@@ -12,13 +12,20 @@ only place the sweep is written.  The prior equations of the uniform readout::
     q2 = q1^<D/S^2>   + q2^<1/S^2> + th^2 <F/S^2>  + psi^2 <H/S^2>,   S = lambda + V2^ + V1^ D.
 
 **Solvers.** With a channel whose ``closed_variance`` holds (the square loss), (V1, V2) form
-a closed subsystem, solved by Newton's method on their logarithms (fallbacks: damped
-Anderson iteration, then ``scipy.optimize.root``); given (V1, V2) the sweep is *affine* in
-(m, theta) and then in (q1, q2), solved exactly by one linear solve each
-(:func:`complete`).  Any other channel is iterated as a whole (:func:`solve_general`).
-The same functions run on scalars (double or mpmath) and on columns of points (the
-batched grid, :mod:`srfsym.theory.grid`); the K-group Newton (log-Cholesky variables of
-the K x K matrix V1) is :mod:`srfsym.theory.fixed_point_groups`.
+a closed subsystem, solved by one Newton driver (:func:`newton`) in the solver variables
+of the readout: ``log V1, log V2`` for the uniform readout, the log-Cholesky variables of
+the K x K matrix V1 and ``log V2`` for K groups (:mod:`srfsym.theory.fixed_point_groups`);
+fallbacks: damped Anderson iteration, then ``scipy.optimize.root``.  Given (V1, V2) the
+sweep is *affine* in (m, theta) and then in (q1, q2), solved exactly by one linear solve
+each (:func:`complete`, the same function for every K: the channel gives the shapes, the
+prior's resolvent solution is frozen while the V-conjugates are).  Any other channel is
+iterated as a whole (:func:`solve_general`).  The same functions run on scalars (double or
+mpmath) and on columns of points (the batched grid, :mod:`srfsym.theory.grid`).
+
+**Precision.** The mpmath mode needs every part of a sweep in mpmath: the uniform channel
+and the Marchenko-Pastur (or sample) sums have it; the K-group channel and the
+block-Wishart prior are written with LAPACK linear algebra (eigh, inverse, solve) in double
+precision, so a vocabulary with K > 1 refuses ``dps``.
 
 >>> from srfsym.theory.channel import channel_data
 >>> from srfsym.theory.spectral.marchenko_pastur import MarchenkoPastur
@@ -40,8 +47,9 @@ import numpy as np
 from .interfaces import Channel
 from .square_channel import SquareLossChannel
 from .state import ConvergenceError, Hats, State
+from ..core.precision import workdps
 
-__all__ = ["Engine", "MomentPrior", "prior_overlaps", "complete", "solve_general",
+__all__ = ["Engine", "MomentPrior", "prior_overlaps", "complete", "solve_general", "newton", "affine_fixed_point",
            "NODE_LADDER"]
 
 NODE_LADDER = (48, 72, 108, 162, 243, 364)
@@ -67,7 +75,7 @@ class MomentPrior:
     def __init__(self, spectrum, lam, beta, dps=None, batch=False):
         self.spectrum = spectrum
         if dps is not None:
-            with mpmath.workdps(dps + 10):
+            with workdps(dps + 10):
                 self.lam, self.beta = (mpmath.mpf(str(v)) if not isinstance(v, mpmath.mpf)
                                        else v for v in (lam, beta))
                 self.sqrt_beta = mpmath.sqrt(self.beta)
@@ -78,9 +86,13 @@ class MomentPrior:
             self.moments = (spectrum.moments_array if batch
                             else getattr(spectrum, "moments", None))   # None: channel side only
 
-    def overlaps(self, hat: Hats, m_new) -> State:
-        return prior_overlaps(hat, self.moments(self.lam + hat.V2hat, hat.V1hat),
-                              self.sqrt_beta, m_new)
+    def freeze(self, hat: Hats):
+        """The spectral sums at the conjugates' (V1hat, V2hat) (reused while they are fixed)."""
+        return self.moments(self.lam + hat.V2hat, hat.V1hat)
+
+    def overlaps(self, hat: Hats, m_new, frozen=None) -> State:
+        mom = self.moments(self.lam + hat.V2hat, hat.V1hat) if frozen is None else frozen
+        return prior_overlaps(hat, mom, self.sqrt_beta, m_new)
 
 
 class Engine:
@@ -91,6 +103,17 @@ class Engine:
 
     def __init__(self, channel: Channel, prior):
         self.channel, self.prior = channel, prior
+        self._bind()
+
+    def _bind(self):
+        """The sides' methods as attributes of the engine (one call frame less per use, in
+        the solvers' inner loops); called again whenever a side is replaced."""
+        ch = self.channel
+        if ch.closed_variance:
+            self.hats, self.v_hats, self.m_update = ch.hats, ch.v_hats, ch.m_update
+            self.errors = ch.errors
+        self.overlaps = self.prior.overlaps
+        self.moments, self.lam = getattr(self.prior, "moments", None), self.prior.lam
 
     def sweep(self, s: State) -> State:
         step = self.channel.conjugates(s)
@@ -139,10 +162,10 @@ _START = State(0.1, 0.2, 3.0, 3.0, 0.5, 0.5, 1.5)   # the reference's starting p
 def _spectral_moments(P: _Problem, V1hat, V2hat, V):
     """Spectral sums at (lambda + V2hat, V1hat); a diverging resolvent is a ConvergenceError."""
     try:
-        return P.prior.moments(P.prior.lam + V2hat, V1hat)
+        return P.moments(P.lam + V2hat, V1hat)
     except ValueError as exc:
         raise ConvergenceError(
-            f"the resolvent diverges at lambda + V2hat = {float(P.prior.lam + V2hat):.3g} "
+            f"the resolvent diverges at lambda + V2hat = {float(P.lam + V2hat):.3g} "
             f"({exc}); with lambda = 0 and mu_star = 0 the ridgeless limit needs beta < 1",
             residual=float("inf"), iterate=V) from None
 
@@ -169,43 +192,89 @@ def _v_map_jacobian(P: _Problem, V):
     return np.array([mom.rho, mom.inv]), dG
 
 
-def _solve_v_newton(P: _Problem, start, tol, max_iter=60):
-    """Newton on log(V1), log(V2) with the exact Jacobian and backtracking."""
-    u = np.log(np.maximum(np.asarray(start, dtype=float), 1e-300))
+def _newton_step(J, f):
+    """Solve ``J step = -f``: Cramer for 2 x 2 (also the uniform readout's exact arithmetic),
+    LAPACK otherwise; ``None`` when J is singular."""
+    if len(f) == 2:
+        det = J[0, 0] * J[1, 1] - J[0, 1] * J[1, 0]
+        if not (det != 0 and math.isfinite(det)):
+            return None
+        return np.array([(J[0, 1] * f[1] - J[1, 1] * f[0]) / det,
+                         (J[1, 0] * f[0] - J[0, 0] * f[1]) / det])
+    step = np.linalg.solve(J, -f)
+    return step if np.all(np.isfinite(step)) else None
 
-    def F(u):
-        V = np.exp(u)
-        G = _v_map(P, V)
-        return np.log(np.maximum(np.asarray(G, float), 1e-300)) - u
 
+#: failures of a trial point that the line search answers by a shorter step
+_TRIAL_ERRORS = (ConvergenceError, np.linalg.LinAlgError, FloatingPointError, OverflowError)
+
+
+def newton(F, jacobian, u, accept, max_iter=60, catch=False):
+    """Newton's method with backtracking on ``F(u) = 0`` in the solver variables ``u`` (the
+    logarithms of (V1, V2) for the uniform readout, the log-Cholesky variables of the K x K
+    ``V1`` and log V2 for K groups): the one Newton driver of the engine.
+
+    ``jacobian(u)`` is ``dF/du``; a step is accepted when every entry stays finite and
+    ``max |F|`` falls by the Armijo factor ``1 - 1e-4 t`` (t halved down to 1e-4).  Stops
+    at ``max |F| < 1e-15``, or returns when the last ``max |F| < accept``; else a
+    :class:`ConvergenceError`.  ``catch``: a trial point whose evaluation fails is answered
+    by a shorter step instead of ending the solve.  Returns ``(u, iterations)``.
+
+    >>> u, it = newton(lambda u: u**2 - 2.0, lambda u: np.diag(2 * u), np.array([1.0, 3.0]),
+    ...                1e-12)
+    >>> bool(np.allclose(u, np.sqrt(2), rtol=1e-15))
+    True
+    """
     f = F(u)
     for it in range(1, max_iter + 1):
         nf = np.max(np.abs(f))
         if nf < 1e-15:
-            return np.exp(u), it
-        V = np.exp(u)
-        G, dG = _v_map_jacobian(P, V)
-        # F(u) = log G(e^u) - u  =>  J = diag(1/G) dG/dV diag(V) - I
-        J = dG * V[None, :] / G[:, None] - np.eye(2)
-        det = J[0, 0] * J[1, 1] - J[0, 1] * J[1, 0]      # 2 x 2 solve J step = -f (Cramer)
-        if not (det != 0 and math.isfinite(det)):
+            return u, it
+        step = _newton_step(jacobian(u), f)
+        if step is None:
             break
-        step = np.array([(J[0, 1] * f[1] - J[1, 1] * f[0]) / det,
-                         (J[1, 0] * f[0] - J[0, 0] * f[1]) / det])
         t = 1.0
         while t > 1e-4:
             un = u + t * step
-            fn = F(un)
-            if np.all(np.isfinite(fn)) and np.max(np.abs(fn)) < (1 - 1e-4 * t) * nf:
+            try:
+                fn = F(un)
+            except _TRIAL_ERRORS:
+                if not catch:
+                    raise
+                fn = None
+            if fn is not None and np.all(np.isfinite(fn)) and np.max(np.abs(fn)) < (
+                    1 - 1e-4 * t) * nf:
                 break
             t /= 2
         else:
             break
         u, f = un, fn
-    if np.max(np.abs(f)) < tol * 1e-2:
-        return np.exp(u), max_iter
+    if np.max(np.abs(f)) < accept:
+        return u, max_iter
     raise ConvergenceError("Newton on (V1, V2) did not converge",
-                           residual=float(np.max(np.abs(f))), iterate=np.exp(u))
+                           residual=float(np.max(np.abs(f))), iterate=u)
+
+
+def _solve_v_newton(P: _Problem, start, tol, max_iter=60):
+    """Newton on log(V1), log(V2) with the exact Jacobian (:func:`newton`)."""
+    u = np.log(np.maximum(np.asarray(start, dtype=float), 1e-300))
+
+    def F(u):
+        G = _v_map(P, np.exp(u))
+        return np.log(np.maximum(np.asarray(G, float), 1e-300)) - u
+
+    def jacobian(u):
+        # F(u) = log G(e^u) - u  =>  J = diag(1/G) dG/dV diag(V) - I
+        V = np.exp(u)
+        G, dG = _v_map_jacobian(P, V)
+        return dG * V[None, :] / G[:, None] - np.eye(2)
+
+    try:
+        u, it = newton(F, jacobian, u, tol * 1e-2, max_iter)
+    except ConvergenceError as exc:
+        exc.iterate = np.exp(exc.iterate)
+        raise
+    return np.exp(u), it
 
 
 def _solve_v_iterate(P: _Problem, start, tol, max_iter=20000):
@@ -249,8 +318,29 @@ def _anderson(G, x, tol, max_iter, memory=5, damping=0.5):
                            iterate=x)
 
 
-def _affine_fixed_point(T, n, zero, check=True):
-    """Fixed point of an affine map T: R^n -> R^n read off T at 0 and the unit vectors."""
+def _affine_fixed_point(T, n, zero=0.0, check=True):
+    """Fixed point of an affine map T: R^n -> R^n read off T at 0 and the unit vectors;
+    returns ``(x, det(I - A))``.  For n = 2 (the uniform readout) Cramer's rule, which also
+    runs on mpmath numbers and on columns of points (the grid); for n > 2 (K groups) LAPACK.
+
+    >>> x, det = _affine_fixed_point(lambda x: [0.5 * x[0] + 1, 0.25 * x[1] + 3], 2)
+    >>> [float(v) for v in x], float(det)
+    ([2.0, 4.0], 0.375)
+    """
+    if n != 2:
+        b = np.asarray(T(np.zeros(n)), dtype=float)
+        A = np.empty((n, n))
+        for j in range(n):
+            e = np.zeros(n)
+            e[j] = 1.0
+            A[:, j] = np.asarray(T(e), dtype=float) - b
+        IA = np.eye(n) - A
+        det = float(np.linalg.det(IA))
+        if check and (det == 0 or not np.isfinite(det)):
+            raise ConvergenceError("the linear part of the fixed point is singular "
+                                   "(e.g. the interpolation peak at lambda = 0)",
+                                   residual=abs(det))
+        return np.linalg.solve(IA, b), det
     x0 = [zero] * n
     b = T(x0)
     cols = []
@@ -270,44 +360,62 @@ def _affine_fixed_point(T, n, zero, check=True):
     return [(b[0] * a22 - a12 * b[1]) / det, (a11 * b[1] - a21 * b[0]) / det], det
 
 
+affine_fixed_point = _affine_fixed_point
+
+
 def _complete(P: _Problem, V1, V2):
     """Given (V1, V2): exact (m, theta), psi, (q1, q2) by affine solves on the sweep."""
     return _complete_with_dets(P, V1, V2)[0]
 
 
-def _complete_with_dets(P: _Problem, V1, V2, check=True):
+def _complete_with_dets(P: Engine, V1, V2, check=True):
     """:func:`_complete` and the determinants of its two linear solves; ``check=False``
     (a batch of points, grid.py) leaves the singular / unstable points to the caller."""
-    zero = 0 * V1
+    return _complete_full(P, V1, V2, check)[:3]
+
+
+def _complete_full(P: Engine, V1, V2, check=True):
+    """Given (V1, V2): (m, theta), psi, (q1, q2) by affine solves on the engine's own sweep,
+    for every channel with ``closed_variance`` (the uniform readout and K groups alike).
+
+    With (V1, V2) fixed the V-conjugates are fixed, hence the prior's resolvent solution
+    (``prior.freeze``); the sweep is then affine in (m, theta), psi follows from psihat
+    alone, and the sweep is affine in (q1, q2).  Returns ``(state, det_mt, det_q, frozen)``.
+    """
+    ch, prior = P.channel, P.prior
+    zm, zv, zero = ch.zeros(V1)
+    V1hat, V2hat, _ = P.v_hats(V1, V2)
+    frozen = prior.freeze(Hats(None, None, V1hat, V2hat, None, None))
     sweeps = []
 
     def T_mt(x):
-        m, th = x
-        hat, w_ = P.hats(State(zero, zero, V1, V2, th, zero, m))
-        new = P.overlaps(hat, P.m_update(th, w_))
+        m, th = ch.unpack_mean(x)
+        hat, w_ = P.hats(State(zm, zv, V1, V2, th, zv, m))
+        new = prior.overlaps(hat, ch.m_update(th, w_), frozen)
         sweeps.append(new)
-        return [new.m, new.theta]
+        return ch.pack_mean(new.m, new.theta)
 
-    (m, theta), det_mt = _affine_fixed_point(T_mt, 2, zero, check)
-    if P.channel.E(P.channel.mu0 * P.channel.mu0) == 0:
-        m = zero
-    # psi from the sweep at q = theta = psi = m = 0, T_mt's first evaluation (psi does not
-    # depend on m, theta or q)
+    x, det_mt = _affine_fixed_point(T_mt, len(ch.pack_mean(zv, zv)), zero, check)
+    m, theta = ch.unpack_mean(x)
+    if ch.mean_vanishes():
+        m = zv
+    # psi does not depend on m, theta or q: from T_mt's first evaluation (at all zeros)
     psi = sweeps[0].psi
 
     def T_q(x):
-        q1, q2 = x
+        q1, q2 = ch.unpack_second(x)
         hat, _ = P.hats(State(q1, q2, V1, V2, theta, psi, m))
-        new = P.overlaps(hat, m)
-        return [new.q1, new.q2]
+        new = prior.overlaps(hat, m, frozen)
+        return ch.pack_second(new.q1, new.q2)
 
-    (q1, q2), det = _affine_fixed_point(T_q, 2, zero, check)
+    x, det = _affine_fixed_point(T_q, len(ch.pack_second(zm, zv)), zero, check)
     if check and det <= 0:
         raise ConvergenceError(
             "no finite fixed point: the (q1, q2) system is past its stability limit "
             "(test error diverges; increase lambda or move away from alpha = beta)",
             residual=float(det))
-    return State(q1, q2, V1, V2, theta, psi, m), det_mt, det
+    q1, q2 = ch.unpack_second(x)
+    return State(q1, q2, V1, V2, theta, psi, m), det_mt, det, frozen
 
 
 def _residual(P: _Problem, s: State):

@@ -22,6 +22,9 @@ from .feature_solve import NODE_LADDER  # noqa: E402
 EM0SQ, EKM0M1, EM0SQ_T, EMU1SQ, EMUS2, ET2 = sp.symbols(
     "E_mu0sq E_kappa_mu0_mu1 E_mu0sq_t E_mu1sq E_mustar2 E_tsq", real=True)
 C_, BETA_, NU_ = sp.symbols("c beta nu", positive=True)
+#: Variance of the bulk law of ``W Pi W^T`` (``beta c^2`` for ``c MP_beta``; the sample
+#: variance of the eigenvalues for a finite-d bulk such as the step's, docs/theory.md (g.4)).
+VAR_RHO = sp.Symbol("Var_varrho", positive=True)
 
 
 @lru_cache(maxsize=None)
@@ -40,8 +43,8 @@ def spectrum_moment_expressions() -> dict:
     var_t = ET2 - Et**2
     return {
         "bulk_mean": Et,
-        # m2/m1^2 - 1 of the bulk law (docs/theory.md (j.6))
-        "bulk_normalised_variance": NU_ * (1 + var_t / Et**2) + BETA_ * C_**2 * EMU1SQ**2 / Et**2,
+        # m2/m1^2 - 1 of the bulk law (docs/theory.md (j.6)); Var_varrho = beta c^2 for c MP_beta
+        "bulk_normalised_variance": NU_ * (1 + var_t / Et**2) + VAR_RHO * EMU1SQ**2 / Et**2,
         # lambda_1 = p M2hat + Delta (docs/theory.md (j.5))
         "outlier_correction": Et + (C_ * BETA_ * EKM0M1**2 + NU_ * EM0SQ_T) / EM0SQ,
     }
@@ -50,7 +53,7 @@ def spectrum_moment_expressions() -> dict:
 @lru_cache(maxsize=None)
 def _moment_functions():
     e = spectrum_moment_expressions()
-    args = (EM0SQ, EKM0M1, EM0SQ_T, EMU1SQ, EMUS2, ET2, C_, BETA_, NU_)
+    args = (EM0SQ, EKM0M1, EM0SQ_T, EMU1SQ, EMUS2, ET2, C_, BETA_, NU_, VAR_RHO)
     return {k: sp.lambdify(args, v, modules="math") for k, v in e.items()}
 
 
@@ -79,7 +82,16 @@ class OutlierMixin:
         return tuple(float(v) for v in cur)
 
     def _formula(self, name):
-        return float(_moment_functions()[name](*self._moments, self.c, self.beta, self.nu))
+        return float(_moment_functions()[name](*self._moments, self.c, self.beta, self.nu,
+                                               self._bulk_variance))
+
+    @property
+    def _bulk_variance(self) -> float:
+        """Variance of the bulk law of ``W Pi W^T``: ``beta c^2`` (MP), or of the given eigenvalues."""
+        from .spectral.eigenvalues import EigenvalueSpectrum
+        if isinstance(self.bulk, EigenvalueSpectrum):
+            return float(np.var(self.bulk.D))
+        return self.beta * self.c ** 2
 
     @cached_property
     def _group_moments(self):
@@ -192,7 +204,7 @@ class OutlierMixin:
         if self._use_groups:
             f = _moment_functions()["bulk_mean"]
             mu1sq, mus2, _ = self._group_moments
-            return float(sum(pj * f(0, 0, 0, a, b, 0, cj, self.beta, self.nu) for pj, a, b, cj in
+            return float(sum(pj * f(0, 0, 0, a, b, 0, cj, self.beta, self.nu, 0) for pj, a, b, cj in
                              zip(self.voc.weights, mu1sq, mus2,
                                  self.voc.group_bulk_variances(self.c))))
         return self._formula("bulk_mean")

@@ -32,6 +32,7 @@ from .engine import _anderson
 from .spectral.block_wishart import block_wishart_map, block_wishart_parts
 from .square_channel import SquareLossChannel
 from .state import ConvergenceError
+from ..core.precision import workdps
 
 __all__ = ["StieltjesValue", "StieltjesSolver", "NODE_LADDER"]
 
@@ -287,9 +288,15 @@ class StieltjesSolver:
         return StieltjesValue(z0, complex(s), complex(g1), K, float(err), it)
 
     def _ladder(self, z, start, tol):
+        """Raise the kappa nodes until two counts agree to ``tol``; every rung on the physical
+        branch (a rung warm-started from the previous one that lands elsewhere is redone by
+        continuation from above at its own node count: near the hard edge a coarse rule can
+        carry the warm start to another solution)."""
         prev, err = None, math.inf
         for K in NODE_LADDER:
             V, it = self._solve_at_nodes(K, z, start)
+            if z.imag > 0 and not self._physical(V, z):
+                V, it = self._descend(z, K)
             s = self._s_g1(V)[0]
             if prev is not None:
                 err = abs(s - prev) / abs(s)
@@ -352,7 +359,7 @@ class StieltjesSolver:
         start = (V0.g1 * self.nu, V0.s * self.nu)
         prev = None
         K = 60 + 4 * dps
-        with mpmath.workdps(dps + 10):
+        with workdps(dps + 10):
             zm = mpmath.mpc(z.real, z.imag)
             while True:
                 P = self._problem(K, dps=dps)

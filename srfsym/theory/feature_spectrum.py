@@ -136,8 +136,10 @@ def feature_spectrum(student, teacher=None, *, alpha0=None, eta=None, r=None, c=
         The step (through :func:`srfsym.srf_mapping`); or give ``r`` and ``c`` instead.
     beta, p_over_n : float
         ``p/d`` and ``p/n``.
-    spectrum : "mp" or array
-        Marchenko-Pastur bulk, or the eigenvalues of ``W Pi W^T`` (finite-d variant).
+    spectrum : "mp", array or spectral back end
+        Marchenko-Pastur bulk, or the eigenvalues of ``W Pi W^T`` (finite-d variant), or a
+        back end such as :class:`~srfsym.theory.spectral.eigenvalues.EigenvalueSpectrum`
+        (s(z) reads its eigenvalues; the projections serve the ridge fixed point).
     tol : float
         Relative accuracy of ``s(z)`` targeted by the kappa node ladder.
     vocabulary : None, list of letters or :class:`~srfsym.step.vocabulary.Vocabulary`

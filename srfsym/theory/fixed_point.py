@@ -50,6 +50,7 @@ from .result import FixedPointResult, _fmt, _plain  # noqa: F401
 from .state import ConvergenceError, Hats, State
 from ..step.mapping import srf_mapping
 from ..core.values import MAX_SOLVER_DPS, check_dps
+from ..core.precision import workdps
 
 __all__ = ["State", "Hats", "ConvergenceError", "FixedPointResult", "LearningCurve",
            "sweep", "solve", "solve_srf", "learning_curve", "optimal_lambda", "make_spectrum"]
@@ -217,36 +218,45 @@ def solve_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp"
         res = _solve_at(student, teacher, r, c, gamma, lam, alpha, beta, spec, int(nodes), tol,
                         method, None, start, max_iter)
     if dps is not None:
-        r_mp, c_mp, g_mp = (v if isinstance(v, (str, mpmath.mpf)) else repr(float(v))
-                            for v in exact)
-        spec_mp = make_spectrum(spectrum, beta=str(beta), c=c_mp, d=d, seed=seed,
-                                gamma=gamma) if spectrum == "mp" else spec
-        K = max(res.nodes, _mp_nodes(dps))
-        prev = None
-        while True:
-            mp_res = _solve_at(student, teacher, r_mp, c_mp, g_mp, str(lam), str(alpha), beta,
-                               spec_mp, K, tol, "structured", int(dps), res.state, max_iter)
-            if prev is not None:
-                change = abs(mp_res.mp_test_error - prev.mp_test_error)
-                if change < mpmath.mpf(10) ** (-(int(dps) - 3)):
-                    break
-                if K > 1000:
-                    mp_res.notes.append(
-                        f"kappa quadrature at {dps} digits: two node counts agree to "
-                        f"{mpmath.nstr(change, 2)} only; trust the test error to that level")
-                    break
-            prev = mp_res
-            K = int(K * 1.5)
-        mp_res.node_error = float(change)
-        from .spectrum import SampledSpectrum
-        if isinstance(spec_mp, SampledSpectrum):
-            mp_res.notes.append(
-                f"{type(spec_mp).__name__}: the sampled matrix's eigen-data are double precision; "
-                f"the {dps}-digit value is exact for those data, but describes the sampled "
-                "matrix itself only to ~1e-12 relative")
-        res = mp_res
+        res = _solve_mpmath(student, teacher, exact, lam, alpha, beta, spectrum, spec, d, seed,
+                            gamma, res, tol, int(dps), max_iter)
     res.spectrum = spectrum if isinstance(spectrum, str) else type(spectrum).__name__
     res.seconds = time.perf_counter() - t0
+    return res
+
+
+def _solve_mpmath(student, teacher, exact, lam, alpha, beta, spectrum, spec, d, seed, gamma,
+                  res, tol, dps, max_iter):
+    """The mpmath solve at ``dps`` digits from the double-precision result ``res``: the kappa
+    nodes raised until two counts agree to ``dps - 3`` digits."""
+    r_mp, c_mp, g_mp = (v if isinstance(v, (str, mpmath.mpf)) else repr(float(v))
+                        for v in exact)
+    spec_mp = make_spectrum(spectrum, beta=str(beta), c=c_mp, d=d, seed=seed,
+                            gamma=gamma) if spectrum == "mp" else spec
+    K = max(res.nodes, _mp_nodes(dps))
+    prev = None
+    while True:
+        mp_res = _solve_at(student, teacher, r_mp, c_mp, g_mp, str(lam), str(alpha), beta,
+                           spec_mp, K, tol, "structured", int(dps), res.state, max_iter)
+        if prev is not None:
+            change = abs(mp_res.mp_test_error - prev.mp_test_error)
+            if change < mpmath.mpf(10) ** (-(int(dps) - 3)):
+                break
+            if K > 1000:
+                mp_res.notes.append(
+                    f"kappa quadrature at {dps} digits: two node counts agree to "
+                    f"{mpmath.nstr(change, 2)} only; trust the test error to that level")
+                break
+        prev = mp_res
+        K = int(K * 1.5)
+    mp_res.node_error = float(change)
+    from .spectrum import SampledSpectrum
+    if isinstance(spec_mp, SampledSpectrum):
+        mp_res.notes.append(
+            f"{type(spec_mp).__name__}: the sampled matrix's eigen-data are double precision; "
+            f"the {dps}-digit value is exact for those data, but describes the sampled "
+            "matrix itself only to ~1e-12 relative")
+    res = mp_res
     return res
 
 
@@ -274,7 +284,7 @@ def _solve_at(student, teacher, r, c, gamma, lam, alpha, beta, spec, K, tol, met
                 notes.append("scipy.optimize.root on (V1, V2)")
         state = _complete(P, float(V[0]), float(V[1]))
     elif method == "structured":
-        with mpmath.workdps(dps + 10):
+        with workdps(dps + 10):
             V1s, V2s = (mpmath.mpf(float(start.V1)), mpmath.mpf(float(start.V2)))
             f = lambda a, b: [x - y for x, y in zip(_v_map(P, (a, b)), (a, b))]
             V1, V2 = mpmath.findroot(f, (V1s, V2s), tol=mpmath.mpf(10) ** (-2 * dps))
@@ -288,7 +298,7 @@ def _solve_at(student, teacher, r, c, gamma, lam, alpha, beta, spec, K, tol, met
         state = State(*x)
     else:
         raise ValueError(f"unknown method {method!r}")
-    with mpmath.workdps((dps or 15) + 10):
+    with workdps((dps or 15) + 10):
         res, new = _residual(P, state)
         test, train = P.errors(state)
         hat, _ = P.hats(state)
@@ -323,6 +333,10 @@ def solve(student, teacher, alpha0, eta, lam, alpha, beta=1.0, spectrum="mp", *,
     Maps (student, teacher, eta, alpha0) to (r, c, gamma) with :func:`srf_mapping`
     and solves the fixed point with :func:`solve_srf` (keyword arguments pass through,
     e.g. ``vocabulary=[1, 2]`` for a readout vocabulary, docs/theory.md (k.7)).
+    ``bulk="step", d=D, seed=S`` (also for :func:`learning_curve`, :func:`optimal_lambda`)
+    replaces the isotropic bulk ``c MP_beta`` by the bulk of the first layer realised at
+    dimension ``D`` (the network of seed ``S``; its measured ``r, c, gamma`` on the channel
+    side): :mod:`srfsym.theory.step_bulk`, docs/theory.md (g.4).
 
     >>> res = solve("tanh", "sin", alpha0=0, eta=3, lam=0.1, alpha=2.0)  # plain RF
     >>> round(res.state.m, 12), round(res.state.theta, 12)
@@ -333,14 +347,52 @@ def solve(student, teacher, alpha0, eta, lam, alpha, beta=1.0, spectrum="mp", *,
     dps = kwargs.get("dps")
     if dps is not None:
         check_dps(dps, MAX_SOLVER_DPS)
-    if dps is None:
+    step = _step_bulk(student, teacher, alpha0, eta, beta, spectrum, kwargs)
+    if step is not None:
+        params, spectrum, note = step
+    elif dps is None:
         params = (mp.spike_strength, mp.bulk_variance, mp.alignment)
     else:  # the mapping at the working precision, not its double-precision image
         params = tuple(v.decimal(int(dps) + 10) for v in mp.values().values())
     res = solve_srf(student, teacher, *params, lam, alpha, beta, spectrum, **kwargs)
     res.mapping = mp
     res.notes.extend(mp.notes)
+    if step is not None:
+        res.notes.append(note)
+        res.spectrum = "step"
     return res
+
+
+def _step_bulk(student, teacher, alpha0, eta, beta, spectrum, kwargs):
+    """``((r, c, gamma), spectrum, note)`` for ``bulk="step"`` (docs/theory.md (g.4)), ``None``
+    for the isotropic bulk; pops ``bulk`` (and, for the step, ``d`` and ``seed``) from ``kwargs``."""
+    from .step_bulk import BULKS, step_bulk_spectrum
+    bulk = kwargs.pop("bulk", "isotropic")
+    if bulk not in BULKS:
+        raise ValueError(f"bulk must be one of {BULKS}, got {bulk!r}")
+    if bulk == "isotropic":
+        return None
+    if not (isinstance(spectrum, str) and spectrum == "mp"):
+        raise ValueError("bulk='step' is its own spectral back end (the realised first layer): "
+                         f"leave spectrum at 'mp', got {spectrum!r}")
+    if kwargs.get("vocabulary") is not None:
+        from ..step.vocabulary import vocabulary as make_vocabulary
+        if not make_vocabulary(kwargs["vocabulary"]).is_uniform:
+            raise ValueError("bulk='step' is available for the uniform readout only (the "
+                             "group prior of a vocabulary has no finite-d back end yet)")
+    d, seed = kwargs.pop("d", None), kwargs.pop("seed", 0)
+    if d is None:
+        raise ValueError("bulk='step' needs the dimension d of the realised first layer")
+    from ..core.checks import scalar_like
+    d = scalar_like("d", d)
+    if isinstance(d, float) and d.is_integer():
+        d = int(d)
+    spec = step_bulk_spectrum(student, teacher, float(alpha0), float(eta), d, float(beta), seed)
+    data = spec.data
+    note = (f"bulk 'step': the realised first layer at d = {data.d}, p = {data.p}, seed = {seed} "
+            f"(its measured r = {data.r:.6g}, c = {data.c:.6g}, gamma = {data.gamma:.6g}; "
+            "docs/theory.md (g.4))")
+    return (data.r, data.c, data.gamma), spec, note
 
 
 @dataclass
@@ -381,6 +433,9 @@ def learning_curve(student, teacher, alpha0, eta, lam, alphas, beta=1.0, spectru
     mp = srf_mapping(student, teacher, eta, alpha0, mu0_correction=kwargs.pop("mu0_correction",
                                                                              True))
     args = (student, teacher, mp.spike_strength, mp.bulk_variance, mp.alignment, lam)
+    step = _step_bulk(student, teacher, alpha0, eta, beta, spectrum, kwargs)
+    if step is not None:
+        args, spectrum = (student, teacher, *step[0], lam), step[1]
     if nodes == "auto":  # choose the kappa nodes at the ends of the curve, use the larger
         ends = {float(alphas.min()), float(alphas.max())}
         nodes = max(solve_srf(*args, a, beta, spectrum, nodes="auto", **kwargs).nodes
@@ -398,6 +453,9 @@ def learning_curve(student, teacher, alpha0, eta, lam, alphas, beta=1.0, spectru
                 raise
             res = solve_srf(*args, a, beta, spectrum, nodes=nodes, **kwargs)
         res.mapping = mp
+        if step is not None:
+            res.notes.append(step[2])
+            res.spectrum = "step"
         results.append(res)
         start = res.state
     return LearningCurve(alphas, results)
@@ -429,6 +487,9 @@ def optimal_lambda(student, teacher, alpha0, eta, alpha, beta=1.0, spectrum="mp"
     mu0_correction = kwargs.pop("mu0_correction", True)
     mp = srf_mapping(student, teacher, eta, alpha0, mu0_correction=mu0_correction)
     args = (student, teacher, mp.spike_strength, mp.bulk_variance, mp.alignment)
+    step = _step_bulk(student, teacher, alpha0, eta, beta, spectrum, kwargs)
+    if step is not None:
+        args, spectrum = (student, teacher, *step[0]), step[1]
     search = dict(kwargs, nodes=kwargs.get("nodes", 108), dps=None)   # the search in double
 
     def f(loglam):
@@ -449,6 +510,9 @@ def optimal_lambda(student, teacher, alpha0, eta, alpha, beta=1.0, spectrum="mp"
     lam = math.exp(opt.x)
     res = solve_srf(*args, lam, alpha, beta, spectrum, **kwargs)
     res.mapping = mp
+    if step is not None:
+        res.notes.append(step[2])
+        res.spectrum = "step"
     if min(opt.x - lo, hi - opt.x) < 1e-3:
         res.notes.append(f"the optimum lambda = {lam:.3g} sits at the edge of lam_range = "
                          f"{lam_range}: widen the range")

@@ -60,19 +60,15 @@ import time
 import numpy as np
 
 from .channel import group_channel_data, validate_srf_parameters
-from .engine import Engine, _NODE_LADDER, _anderson, _validate, _validate_solver
+from .engine import (Engine, _NODE_LADDER, _anderson, _complete_full, _validate,
+                     _validate_solver, newton)
 from .result import FixedPointResult
 from .spectral.block_wishart import GroupPrior, BlockWishartPrior
-from .square_channel import GroupSquareLossChannel, PINV_RTOL as _PINV_RTOL  # noqa: F401
+from .square_channel import GroupSquareLossChannel, PINV_RTOL as _PINV_RTOL, _sym_index  # noqa: F401
 from .state import ConvergenceError, Hats, State  # noqa: F401
 from ..step.vocabulary import check_student, vocabulary as make_vocabulary
 
 __all__ = ["solve_srf_groups", "GroupPrior"]
-
-
-def _sym_index(K):
-    """Ordered list of (j, l), j <= l: the coordinates of a symmetric K x K matrix."""
-    return [(j, l) for j in range(K) for l in range(j, K)]
 
 
 class _GroupProblem(Engine):
@@ -99,18 +95,6 @@ class _GroupProblem(Engine):
             except AttributeError:
                 pass
         raise AttributeError(name)
-
-    # --- (V1, V2) as one vector --------------------------------------------------------
-    def pack(self, V1, V2):
-        return np.concatenate([[V1[j, l] for j, l in self.sym], V2])
-
-    def unpack(self, x):
-        K = self.K
-        V1 = np.zeros((K, K))
-        for v, (j, l) in zip(x, self.sym):
-            V1[j, l] = V1[l, j] = v
-        return V1, np.asarray(x[len(self.sym):], dtype=float)
-
 
 # ======================================================================================
 # solver
@@ -177,94 +161,33 @@ def _from_log_cholesky(P: _GroupProblem, u, with_jacobian=False):
 
 
 def _solve_v_newton(P: _GroupProblem, x, max_iter=80):
-    """Newton on the log-Cholesky variables of (V1, V2) with the exact Jacobian and
-    backtracking: F(u) = phi(G(psi(u))) - u with psi the log-Cholesky map, phi = psi^-1."""
+    """Newton (the engine's :func:`~srfsym.theory.engine.newton`) on the log-Cholesky
+    variables of (V1, V2) with the exact Jacobian: F(u) = phi(G(psi(u))) - u with psi the
+    log-Cholesky map, phi = psi^-1."""
     n = len(x)
 
     def F(u):
         return _to_log_cholesky(P, _v_map(P, _from_log_cholesky(P, u))) - u
 
-    u = _to_log_cholesky(P, x)
-    f = F(u)
-    for it in range(1, max_iter + 1):
-        nf = np.max(np.abs(f))
-        if nf < 1e-15:
-            return _from_log_cholesky(P, u), it
+    def jacobian(u):
         xu, Dpsi = _from_log_cholesky(P, u, with_jacobian=True)
         G, JG = _v_map(P, xu, with_jacobian=True)
         _, Dpsi_G = _from_log_cholesky(P, _to_log_cholesky(P, G), with_jacobian=True)
-        J = np.linalg.solve(Dpsi_G, JG @ Dpsi) - np.eye(n)
-        step = np.linalg.solve(J, -f)
-        t = 1.0
-        while t > 1e-4:
-            un = u + t * step
-            try:
-                fn = F(un)
-            except (ConvergenceError, np.linalg.LinAlgError, FloatingPointError, OverflowError):
-                fn = None
-            if fn is not None and np.all(np.isfinite(fn)) and np.max(np.abs(fn)) < (
-                    1 - 1e-4 * t) * nf:
-                break
-            t /= 2
-        else:
-            break
-        u, f = un, fn
-    if np.max(np.abs(f)) < 1e-13:
-        return _from_log_cholesky(P, u), max_iter
-    raise ConvergenceError("Newton on (V1, V2) did not converge",
-                           residual=float(np.max(np.abs(f))), iterate=_from_log_cholesky(P, u))
+        return np.linalg.solve(Dpsi_G, JG @ Dpsi) - np.eye(n)
 
-
-def _affine_solve(T, n):
-    """Fixed point of an affine map T: R^n -> R^n read off T at 0 and the unit vectors;
-    returns ``(x, det(I - A))``."""
-    b = np.asarray(T(np.zeros(n)), dtype=float)
-    A = np.empty((n, n))
-    for j in range(n):
-        e = np.zeros(n)
-        e[j] = 1.0
-        A[:, j] = np.asarray(T(e), dtype=float) - b
-    IA = np.eye(n) - A
-    det = float(np.linalg.det(IA))
-    if det == 0 or not np.isfinite(det):
-        raise ConvergenceError("the linear part of the fixed point is singular "
-                               "(e.g. the interpolation peak at lambda = 0)", residual=abs(det))
-    return np.linalg.solve(IA, b), det
+    try:
+        u, it = newton(F, jacobian, _to_log_cholesky(P, x), 1e-13, max_iter, catch=True)
+    except ConvergenceError as exc:
+        exc.iterate = _from_log_cholesky(P, exc.iterate)
+        raise
+    return _from_log_cholesky(P, u), it
 
 
 def _complete(P: _GroupProblem, V1, V2):
-    """Given (V1, V2): (m, theta), psi, (Q1, q2) by affine solves on the same sweep."""
-    K = P.K
-    z, zz = np.zeros(K), np.zeros((K, K))
-    hat0, _ = P.hats(State(zz, z, V1, V2, z, z, z))
-    pr = P.prior.prior(hat0.V1hat, hat0.V2hat)
-    sb = math.sqrt(P.beta)
-
-    def T_mt(x):
-        m, th = x[:K], x[K:]
-        hat, w_ = P.hats(State(zz, z, V1, V2, th, z, m))
-        theta_new = sb * P.c * pr.V2 * hat.thetahat
-        return np.concatenate([P.m_update(th, w_), theta_new])
-
-    mt, _ = _affine_solve(T_mt, 2 * K)
-    m, theta = mt[:K], mt[K:]
-    psi = sb * pr.V1 @ hat0.psihat
-    nsym = len(P.sym)
-
-    def T_q(x):
-        Q1, _ = P.unpack(np.concatenate([x[:nsym], z]))
-        hat, _ = P.hats(State(Q1, x[nsym:], V1, V2, theta, psi, m))
-        Q1n, q2n = P.second_moments(pr, hat)
-        return np.concatenate([P.pack(Q1n, z)[:nsym], q2n])
-
-    x, det = _affine_solve(T_q, nsym + K)
-    if det <= 0:
-        raise ConvergenceError(
-            "no finite fixed point: the (Q1, q2) system is past its stability limit "
-            "(test error diverges; increase lambda or move away from alpha = beta)",
-            residual=float(det))
-    Q1, _ = P.unpack(np.concatenate([x[:nsym], z]))
-    return State(Q1, x[nsym:], V1, V2, theta, psi, m), pr
+    """Given (V1, V2): (m, theta), psi, (Q1, q2) by the engine's affine solves
+    (:func:`srfsym.theory.engine.complete`); returns the state and the prior's solution."""
+    state, _, _, pr = _complete_full(P, V1, V2)
+    return state, pr
 
 
 def _residual(P: _GroupProblem, s: State):

@@ -39,6 +39,7 @@ from .engine import (_NODE_LADDER, _START, Engine, MomentPrior, _complete_with_d
 from .fixed_point import make_spectrum, solve_srf
 from .square_channel import SquareLossChannel
 from .state import ConvergenceError, State
+from .fixed_point import _step_bulk
 from ..step.mapping import srf_mapping
 
 __all__ = ["GridResult", "solve_grid"]
@@ -92,6 +93,7 @@ class _GridProblem(Engine):
         sub.prior = copy.copy(self.prior)
         sub.prior.lam = self.prior.lam[idx, 0][:, None]
         sub.alpha = sub.channel.alpha
+        sub._bind()
         return sub
 
 
@@ -342,10 +344,35 @@ def _choose_nodes(student, teacher, r, c, gamma, alphas, lams, beta, tol):
     return max(nodes), max(node_error), notes
 
 
+def _single_point_fallback(student, teacher, r, c, gamma, beta, spec, K, tol, max_iter, A, L,
+                           values, residual, ok, method):
+    """Hand the points the batch did not settle to the single-point solver (filling the
+    arrays in place); return the list of points that failed there too."""
+    failures = []
+    for n in np.flatnonzero(~ok):
+        a, lam = float(A.flat[n]), float(L.flat[n])
+        try:
+            res = solve_srf(student, teacher, r, c, gamma, lam, a, beta, spec, nodes=K,
+                            tol=tol, max_iter=max_iter)
+        except (ConvergenceError, ValueError) as exc:
+            # ValueError: a point the single-point solver refuses outright (lambda = 0 with
+            # alpha < beta has no unique solution); the grid's own inputs were checked above
+            last = getattr(exc, "residual", None)
+            last = last if last is not None else residual[n]
+            residual[n] = float(last) if last is not None else np.nan
+            failures.append({"alpha": a, "lam": lam, "residual": residual[n],
+                             "message": str(exc)})
+            method[n] = "failed"
+            continue
+        values[:, n] = (*res.state, res.test_error, res.train_error)
+        residual[n], ok[n], method[n] = res.residual, True, "single-point"
+    return failures
+
+
 def solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, spectrum="mp", *,
                d=None, seed=0, nodes="auto", tol=1e-10, mu0_correction=True,
-               on_failure="report", max_iter=20000, chunk=65536, loss="square", noise=0.0,
-               bias=False) -> GridResult:
+               on_failure="report", max_iter=20000, chunk=65536, bulk="isotropic",
+               loss="square", noise=0.0, bias=False) -> GridResult:
     """Test and train error on every point of the grid ``alphas x lams`` at once.
 
     Same model and answer as :func:`srfsym.solve` (each entry equals the single-point
@@ -379,6 +406,9 @@ def solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, spectrum="
     chunk : int
         Points are solved in blocks of about ``chunk / nodes`` (speed only: the answer
         does not depend on it).
+    bulk : "isotropic" or "step"
+        ``"step"``: the bulk of the first layer realised at ``d`` from ``seed`` (with its
+        measured r, c, gamma), as :func:`srfsym.solve` (docs/theory.md (g.4)).
     loss, noise, bias :
         A readout loss, label noise, a trained bias (docs/theory.md (m)): the grid is then
         solved point by point by the convex-loss fixed point
@@ -391,6 +421,9 @@ def solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, spectrum="
     """
     if not (isinstance(loss, str) and loss.strip() == "square") or noise != 0 or bias:
         from .convex_fixed_point import convex_solve_grid
+        if bulk != "isotropic":
+            raise ValueError("a loss, label noise or a bias is solved with the isotropic bulk "
+                             "only (bulk='isotropic')")
         return convex_solve_grid(student, teacher, alpha0, eta, alphas, lams, beta, spectrum,
                                  loss=loss, noise=noise, bias=bias, tol=tol, d=d, seed=seed,
                                  nodes=120 if nodes == "auto" else int(nodes),
@@ -412,6 +445,11 @@ def solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, spectrum="
     mp = srf_mapping(student, teacher, eta, alpha0, mu0_correction=mu0_correction)
     r, c, gamma = mp.spike_strength, mp.bulk_variance, mp.alignment
     notes = list(mp.notes)
+    step = _step_bulk(student, teacher, alpha0, eta, beta, spectrum,
+                      {"bulk": bulk, "d": d, "seed": seed})
+    if step is not None:
+        (r, c, gamma), step_spec, note = step
+        notes.append(note)
     node_error = None
     if nodes == "auto":
         nodes, node_error, more = _choose_nodes(student, teacher, r, c, gamma, alphas, lams,
@@ -420,7 +458,8 @@ def solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, spectrum="
     ch = channel_data(student, teacher, r, c, gamma, nodes=nodes)
     K = ch.nodes
     A, L = np.meshgrid(alphas, lams, indexing="ij")
-    spec = make_spectrum(spectrum, beta=beta, c=float(c), d=d, seed=seed, gamma=float(gamma))
+    spec = step_spec if step is not None else make_spectrum(spectrum, beta=beta, c=float(c), d=d,
+                                                             seed=seed, gamma=float(gamma))
     if not hasattr(spec, "moments_array"):
         raise ValueError(f"solve_grid needs spectrum 'mp' or 'sample', got {spectrum!r}")
     P = _GridProblem(ch, spec, A.ravel(), L.ravel(), beta)
@@ -439,24 +478,8 @@ def solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, spectrum="
     method = np.where(ok, "grid-newton", "").astype(object)
 
     # 4. the points the batch did not settle: the single-point solver, else a failure
-    failures = []
-    for n in np.flatnonzero(~ok):
-        a, lam = float(A.flat[n]), float(L.flat[n])
-        try:
-            res = solve_srf(student, teacher, r, c, gamma, lam, a, beta, spec, nodes=K,
-                            tol=tol, max_iter=max_iter)
-        except (ConvergenceError, ValueError) as exc:
-            # ValueError: a point the single-point solver refuses outright (lambda = 0 with
-            # alpha < beta has no unique solution); the grid's own inputs were checked above
-            last = getattr(exc, "residual", None)
-            last = last if last is not None else residual[n]
-            residual[n] = float(last) if last is not None else np.nan
-            failures.append({"alpha": a, "lam": lam, "residual": residual[n],
-                             "message": str(exc)})
-            method[n] = "failed"
-            continue
-        values[:, n] = (*res.state, res.test_error, res.train_error)
-        residual[n], ok[n], method[n] = res.residual, True, "single-point"
+    failures = _single_point_fallback(student, teacher, r, c, gamma, beta, spec, K, tol, max_iter,
+                                      A, L, values, residual, ok, method)
     shape = A.shape
     out = GridResult(
         alphas=alphas, lams=lams, beta=beta,
@@ -466,7 +489,8 @@ def solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, spectrum="
         method=method.reshape(shape), r=float(r), c=float(c), gamma=float(gamma), nodes=K,
         tol=tol, seconds=0.0, iterations=iterations, node_error=node_error,
         failures=failures, notes=notes, mapping=mp,
-        spectrum=spectrum if spectrum == "mp" else f"sample (d = {int(d)}, seed = {seed})")
+        spectrum=(f"step (d = {int(d)}, seed = {seed})" if step is not None else
+                  spectrum if spectrum == "mp" else f"sample (d = {int(d)}, seed = {seed})"))
     out.seconds = time.perf_counter() - t0
     if failures:
         where = ", ".join(f"(alpha={f['alpha']:g}, lambda={f['lam']:g}: last residual "

@@ -36,7 +36,7 @@ with a trained output bias, ``b0``.  From them, per kappa node,
     b(kappa) = b0 + sum_j (mu0_j m_j + kappa mu1_j theta_j)
     the overlap of the prediction with the teacher's z:  sum_j mu1_j psi_j
 
-and the prediction given kappa is Gaussian with these moments (docs/theory.md (m.2)).
+and the prediction given kappa is Gaussian with these moments (the cGET of docs/theory.md (d)).
 
 What a channel returns
 ----------------------
@@ -79,7 +79,9 @@ the eleven real sums of :class:`~srfsym.theory.spectral.moments.SpectralMoments`
 ``z = x + i eps``).  The prior equations of docs/theory.md (f), (g) turn them into the order
 parameters (:func:`srfsym.theory.engine.prior_overlaps`); for K letters the block-Wishart
 equation of docs/theory.md (k.5), (k.7) does
-(:class:`~srfsym.theory.spectral.block_wishart.BlockWishartPrior`).
+(:class:`~srfsym.theory.spectral.block_wishart.BlockWishartPrior`).  Both priors answer
+``freeze(hats)`` (the resolvent solution at the conjugates' ``(V1hat, V2hat)``, reused while
+those are fixed) and ``overlaps(hats, m, frozen=None)`` (the order parameters).
 
 >>> from srfsym.theory.channel import channel_data
 >>> from srfsym.theory.square_channel import SquareLossChannel

@@ -34,6 +34,7 @@ import numpy as np
 
 from .interfaces import Channel, ChannelStep
 from .state import Hats, State
+from ..core.precision import workdps
 
 __all__ = ["SquareLossChannel", "GroupSquareLossChannel", "PINV_RTOL"]
 
@@ -60,7 +61,7 @@ class SquareLossChannel(Channel):
             conv = lambda t: np.array(t, dtype=object)   # noqa: E731
             self.sqrt = mpmath.sqrt
             self._dps = int(ch.precision.split(":")[1])
-            with mpmath.workdps(self._dps + 10):   # convert at working precision, not 53 bits
+            with workdps(self._dps + 10):   # convert at working precision, not 53 bits
                 self.alpha, self.beta = (mpmath.mpf(str(v)) if not isinstance(v, mpmath.mpf)
                                          else v for v in (alpha, beta))
         else:
@@ -76,7 +77,7 @@ class SquareLossChannel(Channel):
             w = np.asarray(ch.weights, dtype=float)
             self.E = lambda values: np.dot(w, values).item()
         self._v_memo = None
-        with (mpmath.workdps(self._dps + 10) if self.mp else contextlib.nullcontext()):
+        with (workdps(self._dps + 10) if self.mp else contextlib.nullcontext()):
             self.mu1sq = self.mu1 * self.mu1
             self.kmu1 = self.kappa * self.mu1
             self.E_h2 = self.E(self.h2)
@@ -148,6 +149,25 @@ class SquareLossChannel(Channel):
         eps = self.conditional_error(s)
         return self.E(eps), self.E(eps * w * w)
 
+    # --- the shapes of the order parameters, for the engine's affine solves ------------
+    def zeros(self, V1):
+        """Zeros shaped like ``(V1, V2)`` and the scalar zero of the linear solves."""
+        z = 0 * V1
+        return z, z, z
+
+    def pack_pair(self, a, b):
+        return [a, b]
+
+    def unpack_pair(self, x):
+        return x[0], x[1]
+
+    pack_mean = pack_second = pack_pair
+    unpack_mean = unpack_second = unpack_pair
+
+    def mean_vanishes(self):
+        """No signal along the mean direction (``E mu0^2 = 0``): m is 0."""
+        return self.E(self.mu0 * self.mu0) == 0
+
     # --- the Channel interface ---------------------------------------------------------
     def conjugates(self, state, b0=None):
         hat, w = self.hats(state)
@@ -156,6 +176,11 @@ class SquareLossChannel(Channel):
     def observables(self, state, b0=None):
         test, train = self.errors(state)
         return {"test_error": test, "train_error": train}
+
+
+def _sym_index(K):
+    """Ordered list of (j, l), j <= l: the coordinates of a symmetric K x K matrix."""
+    return [(j, l) for j in range(K) for l in range(j, K)]
 
 
 class GroupSquareLossChannel(Channel):
@@ -189,6 +214,35 @@ class GroupSquareLossChannel(Channel):
                                     for k in ("h", "h1", "h2"))
         self.kmu1 = self.kappa * self.mu1
         self.E_h2 = self.E(self.h2)
+        self.sym = _sym_index(self.K)
+
+    # --- the shapes of the order parameters --------------------------------------------
+    def zeros(self, V1):
+        """Zeros shaped like ``(V1, V2)`` and the scalar zero of the linear solves."""
+        return np.zeros((self.K, self.K)), np.zeros(self.K), 0.0
+
+    def pack(self, M, v):
+        """A symmetric K x K matrix and a K-vector as one vector (upper triangle first)."""
+        return np.concatenate([[M[j, l] for j, l in self.sym], v])
+
+    def unpack(self, x):
+        K = self.K
+        M = np.zeros((K, K))
+        for v, (j, l) in zip(x, self.sym):
+            M[j, l] = M[l, j] = v
+        return M, np.asarray(x[len(self.sym):], dtype=float)
+
+    pack_second, unpack_second = pack, unpack
+
+    def pack_mean(self, m, theta):
+        return np.concatenate([m, theta])
+
+    def unpack_mean(self, x):
+        x = np.asarray(x, dtype=float)
+        return x[:self.K], x[self.K:]
+
+    def mean_vanishes(self):
+        return False      # the minimum-norm m of m_update handles vanishing directions
 
     # --- kappa expectations ----------------------------------------------------------
     def E(self, values):

@@ -198,6 +198,10 @@ class BlockWishartPrior:
         q2 = -dV2 - grad[K * K:]
         return (Q1 + Q1.T) / 2, q2
 
+    def freeze(self, hat: Hats) -> GroupPrior:
+        """The r-equation's solution at the conjugates' (V1hat, V2hat)."""
+        return self.prior(hat.V1hat, hat.V2hat)
+
     def overlaps(self, hat: Hats, m_new, pr: GroupPrior | None = None) -> State:
         if pr is None:
             pr = self.prior(hat.V1hat, hat.V2hat)

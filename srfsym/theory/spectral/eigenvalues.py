@@ -31,6 +31,7 @@ import numpy as np
 
 from ..interfaces import SpectralSide
 from .moments import SpectralMoments
+from ...core.precision import workdps
 
 __all__ = ["EigenvalueSpectrum"]
 
@@ -48,8 +49,8 @@ class EigenvalueSpectrum(SpectralSide):
     """A given list of eigenvalues ``D_i`` of ``Omega`` (the finite-d variant), with optional
     spike projections ``F_i`` and teacher projections ``H_i`` (see the module text).
 
-    >>> [float(x) for x in EigenvalueSpectrum([1.0, 3.0]).stieltjes_pair(1.0, 1.0)]
-    [0.375, 0.625]
+    >>> tuple(float(x) for x in EigenvalueSpectrum([1.0, 3.0]).stieltjes_pair(1.0, 1.0))
+    (0.375, 0.625)
     """
 
     def __init__(self, eigenvalues, spike=None, teacher=None):
@@ -75,7 +76,7 @@ class EigenvalueSpectrum(SpectralSide):
         if dps is None:
             S = lam_prime + v1hat * self.D
             return np.mean(1 / S), np.mean(self.D / S)
-        with mpmath.workdps(dps):
+        with workdps(dps):
             S = [lam_prime + v1hat * mpmath.mpf(float(x)) for x in self.D]
             return (mpmath.fsum(1 / s for s in S) / len(S),
                     mpmath.fsum(mpmath.mpf(float(x)) / s for x, s in zip(self.D, S)) / len(S))
@@ -122,7 +123,7 @@ class EigenvalueSpectrum(SpectralSide):
 
     def moments_mpmath(self, lam_prime, v1hat, dps: int = 30) -> SpectralMoments:
         """The same sums in mpmath on the (double-precision) arrays."""
-        with mpmath.workdps(dps):
+        with workdps(dps):
             lam, v = mpmath.mpf(lam_prime), mpmath.mpf(v1hat)
             self._check(float(lam), float(v))
             n = len(self.D)

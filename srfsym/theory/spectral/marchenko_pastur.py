@@ -23,6 +23,7 @@ from ...symbolic.activations import lambdify_mpmath, lambdify_numpy
 from ..interfaces import SpectralSide
 from .moments import (BETA, C, LAM_PRIME, M_VAR, S_VAR, V1HAT, VARRHO, SpectralMoments,
                       _check_positive, _to_mpf)
+from ...core.precision import workdps
 
 __all__ = ["MarchenkoPastur", "mp_stieltjes_quadratic", "mp_stieltjes_root",
            "mp_moment_expressions", "mp_density_expression", "mp_stieltjes_pair_expressions",
@@ -250,7 +251,7 @@ def mp_stieltjes_pair(lam_prime, v1hat, c, beta, previous=None, dps=None):
         q = -(a1 + sq) / 2
         mt = _select_root(q / a2, -1 / q, previous)
         return mt, complex(rho_f(mt, v1hat, c, beta))
-    with mpmath.workdps(dps):
+    with workdps(dps):
         lam_prime, v1hat = mpmath.mpc(lam_prime), mpmath.mpc(v1hat)
         if v1hat == 0:
             return 1 / lam_prime, c / lam_prime
@@ -429,7 +430,7 @@ class MarchenkoPastur(SpectralSide):
         >>> mpmath.nstr(m.inv, 30)
         '2.0'
         """
-        with mpmath.workdps(dps):
+        with workdps(dps):
             lam = _to_mpf(lam_prime)
             v = _to_mpf(v1hat)
             reg = self._regime(float(lam), float(v))
@@ -440,7 +441,7 @@ class MarchenkoPastur(SpectralSide):
         """``(E 1/S, E D/S)`` at complex ``lam_prime``, ``v1hat`` (:func:`mp_stieltjes_pair`)."""
         if dps is None:
             return mp_stieltjes_pair(lam_prime, v1hat, self.c, self.beta, previous)
-        with mpmath.workdps(dps):
+        with workdps(dps):
             return mp_stieltjes_pair(lam_prime, v1hat, _to_mpf(self._c_exact),
                                      _to_mpf(self._beta_exact), previous, dps)
 

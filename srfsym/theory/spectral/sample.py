@@ -21,6 +21,7 @@ import sympy as sp
 from ...symbolic.activations import lambdify_mpmath
 from ..interfaces import SpectralSide
 from .moments import LAM_PRIME, V1HAT, SpectralMoments, _check_positive, _to_mpf
+from ...core.precision import workdps
 
 __all__ = ["SampledSpectrum", "SwSum", "sherman_morrison_expressions", "sw_sums_in",
            "KIND_ONE", "KIND_BB", "KIND_BZ", "KIND_ZZ"]
@@ -377,7 +378,7 @@ class SampledSpectrum(SpectralSide):
         >>> max(abs(float(y) / x - 1) for x, y in zip(a, b)) < 1e-13
         True
         """
-        with mpmath.workdps(dps):
+        with workdps(dps):
             lam = _to_mpf(lam_prime)
             v = _to_mpf(v1hat)
             self._check(float(lam), float(v))

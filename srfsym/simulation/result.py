@@ -1,0 +1,262 @@
+"""What a simulation reports: :class:`SimulationResult` and the sRF parameters measured on a first layer.
+
+The measured parameters (docs/theory.md (c), (k.6)) are read off ``W1 - W0``: the spike ``r`` and
+direction ``vhat`` from the mean update (:func:`empirical_srf_parameters`; per readout letter along
+the top singular direction with a vocabulary, :func:`empirical_group_parameters`), the bulk variance
+``c`` from the rows' norms orthogonal to ``vhat``, the alignment ``gamma = |<vhat, e1>|``.
+
+>>> from srfsym.simulation.first_layer import srf_first_layer
+>>> Wb, W, v = srf_first_layer(0.7, 1.0, 0.9, d=40, seed=1)
+>>> round(empirical_srf_parameters(Wb, W)["r"], 10)
+0.7
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+__all__ = ["SimulationResult", "empirical_srf_parameters", "empirical_group_parameters"]
+
+
+# --------------------------------------------------------------------------------------
+# measured sRF parameters
+
+def _top_singular_values(A, B, k: int = 3) -> np.ndarray:
+    """Top ``k`` singular values of ``(B - A)/sqrt(p)`` (ARPACK for large matrices)."""
+    p, d = A.shape
+    D = B - A
+    D /= math.sqrt(p)
+    out = np.zeros(k)
+    if min(p, d) <= max(64, 2 * k + 2):
+        s = np.linalg.svd(D, compute_uv=False)
+    elif not np.any(D):
+        return out
+    else:
+        from scipy.sparse.linalg import svds
+        v0 = np.random.default_rng(2024).standard_normal(min(p, d))  # fixed start: reproducible
+        try:
+            s = svds(D, k=k, v0=v0, return_singular_vectors=False)
+        except Exception:  # pragma: no cover - ARPACK trouble; fall back to the dense SVD
+            s = np.linalg.svd(D, compute_uv=False)
+    s = np.sort(np.abs(s))[::-1][:k]
+    out[: s.size] = s
+    return out
+
+
+def empirical_srf_parameters(W0: np.ndarray, W1: np.ndarray, theta=None, n_singular: int = 3) -> dict:
+    r"""sRF parameters measured on a first layer, as in the verification table of docs/theory.md (c).
+
+    ``r_emp = |(1/p) sum_k (w1_k - w0_k)|``, ``vhat_emp`` = that mean direction normalised,
+    ``gamma_emp = |<vhat_emp, theta>|`` (``theta = e1`` by default),
+    ``c_emp = (1/p) sum_k |(I - vhat vhat^T) w1_k|^2`` and the top singular values of
+    ``(W1 - W0)/sqrt(p)``.  If the mean update vanishes (``alpha0 = 0``), ``vhat`` and
+    ``gamma_emp`` are NaN and ``c_emp`` is the mean squared row norm of ``W1``.
+
+    Returns
+    -------
+    dict
+        keys ``r``, ``c``, ``gamma``, ``vhat`` (ndarray), ``singular_values`` (ndarray).
+
+    Examples
+    --------
+    >>> from srfsym.simulation.first_layer import srf_first_layer
+    >>> Wb, W, v = srf_first_layer(0.7, 1.0, 0.9, d=40, seed=1)
+    >>> e = empirical_srf_parameters(Wb, W)
+    >>> round(e["r"], 10), round(e["gamma"], 10)
+    (0.7, 0.9)
+    """
+    W0 = np.asarray(W0, dtype=float)
+    W1 = np.asarray(W1, dtype=float)
+    p, d = W1.shape
+    mean_update = W1.mean(axis=0) - W0.mean(axis=0)
+    r = float(np.linalg.norm(mean_update))
+    sq_norms = float(np.einsum("ij,ij->", W1, W1))
+    if r > 0:
+        vhat = mean_update / r
+        if theta is None:
+            theta = np.zeros(d)
+            theta[0] = 1.0
+        theta = np.asarray(theta, dtype=float)
+        gamma = float(abs(vhat @ theta))
+        proj = W1 @ vhat
+        c = (sq_norms - float(proj @ proj)) / p
+    else:
+        vhat = np.full(d, np.nan)
+        gamma = float("nan")
+        c = sq_norms / p
+    sv = _top_singular_values(W0, W1, n_singular)
+    return {"r": r, "c": c, "gamma": gamma, "vhat": vhat, "singular_values": sv}
+
+
+def empirical_group_parameters(W0: np.ndarray, W1: np.ndarray, omega, theta=None) -> dict:
+    r"""Per-letter sRF parameters measured on a first layer trained with readout letters
+    ``omega`` (one per neuron; docs/theory.md (k.6)).
+
+    ``vhat`` is the top right singular vector of ``W1 - W0`` (the mean update vanishes for a
+    symmetric vocabulary), signed so that ``sum_k omega_k <w1_k - w0_k, vhat> > 0``;
+    group j's spike is the mean over its neurons of ``<w1_k - w0_k, vhat>`` (it carries the
+    letter's sign), its bulk variance the mean of ``|(I - vhat vhat^T) w1_k|^2``;
+    ``gamma = |<vhat, theta>|``.
+
+    Returns
+    -------
+    dict
+        ``letters``, ``r`` (per letter), ``c`` (per letter), ``gamma``, ``vhat``.
+
+    Examples
+    --------
+    >>> from srfsym.simulation.first_layer import srf_first_layer
+    >>> om = np.repeat([1.0, 2.0], 20)
+    >>> Wb, W, v = srf_first_layer(0.7, 1.0, 0.9, d=40, seed=1, omega=om)
+    >>> e = empirical_group_parameters(Wb, W, om)
+    >>> [round(x, 10) for x in e["r"]], round(e["gamma"], 10)
+    ([0.7, 1.4], 0.9)
+    """
+    W0 = np.asarray(W0, dtype=float)
+    W1 = np.asarray(W1, dtype=float)
+    om = np.asarray(omega, dtype=float)
+    p, d = W1.shape
+    D = W1 - W0
+    _, _, vt = np.linalg.svd(D, full_matrices=False) if min(p, d) <= 2000 else (None, None, None)
+    if vt is None:  # pragma: no cover - large: ARPACK
+        from scipy.sparse.linalg import svds
+        _, _, vt = svds(D, k=1, v0=np.random.default_rng(2024).standard_normal(min(p, d)))
+    vhat = vt[0]
+    proj = D @ vhat
+    if float(om @ proj) < 0:
+        vhat, proj = -vhat, -proj
+    if theta is None:
+        theta = np.zeros(d)
+        theta[0] = 1.0
+    gamma = float(abs(vhat @ np.asarray(theta, dtype=float)))
+    w1v = W1 @ vhat
+    bulk = np.einsum("ij,ij->i", W1, W1) - w1v * w1v
+    letters = list(dict.fromkeys(om.tolist()))
+    r = [float(np.mean(proj[om == w])) for w in letters]
+    c = [float(np.mean(bulk[om == w])) for w in letters]
+    return {"letters": letters, "r": r, "c": c, "gamma": gamma, "vhat": vhat}
+
+
+# --------------------------------------------------------------------------------------
+# the result
+
+@dataclass
+class SimulationResult:
+    """Outcome of :func:`srfsym.simulation.simulate.simulate` (errors per alpha; measured sRF parameters per seed).
+
+    Arrays ``*_per_seed`` have one row per seed; ``test_error`` etc. are means over seeds and
+    ``*_sem`` the standard errors of those means (``std(ddof=1)/sqrt(seeds)``, NaN for one seed).
+    For ``model="network"``, ``r_emp``, ``c_emp``, ``gamma_emp`` (per seed; a single entry
+    with ``shared_first_layer``) and ``singular_values`` (seeds x 3, or 1 x 3) are measured on ``W1 - W0``; for ``model="srf"`` on
+    ``W - W_bulk = r 1 vhat^T`` and ``W``.  ``r``, ``c``, ``gamma`` are the sRF parameters used
+    (``model="srf"``) or ``None``.
+    """
+
+    model: str
+    student: str
+    teacher: str
+    d: int
+    p: int
+    beta: float
+    alpha0: float
+    eta: float
+    lam: float
+    n0: int
+    alphas: np.ndarray
+    n: np.ndarray
+    n_test: int
+    seeds: int
+    seed: int
+    test_error: np.ndarray
+    test_error_sem: np.ndarray
+    train_error: np.ndarray
+    train_error_sem: np.ndarray
+    test_error_per_seed: np.ndarray
+    train_error_per_seed: np.ndarray
+    r_emp: np.ndarray
+    c_emp: np.ndarray
+    gamma_emp: np.ndarray
+    singular_values: np.ndarray
+    r: float | None = None
+    c: float | None = None
+    gamma: float | None = None
+    wall_time: float = float("nan")
+    settings: dict = field(default_factory=dict)
+    vocabulary: dict | None = None
+    r_emp_groups: np.ndarray | None = None
+    c_emp_groups: np.ndarray | None = None
+
+    @property
+    def r_emp_mean(self) -> float:
+        return float(np.mean(self.r_emp))
+
+    @property
+    def c_emp_mean(self) -> float:
+        return float(np.mean(self.c_emp))
+
+    @property
+    def gamma_emp_mean(self) -> float:
+        return float(np.mean(self.gamma_emp))
+
+    @property
+    def singular_values_mean(self) -> np.ndarray:
+        return np.mean(self.singular_values, axis=0)
+
+    def to_dict(self) -> dict:
+        """JSON-ready dict (arrays as lists, NaN as ``None``)."""
+        def clean(v):
+            if isinstance(v, np.ndarray):
+                return clean(v.tolist())
+            if isinstance(v, (list, tuple)):
+                return [clean(u) for u in v]
+            if isinstance(v, dict):
+                return {k: clean(u) for k, u in v.items()}
+            if isinstance(v, (float, np.floating)):
+                v = float(v)
+                return None if math.isnan(v) else v
+            if isinstance(v, np.integer):
+                return int(v)
+            return v
+        out = clean(asdict(self))
+        out.update(r_emp_mean=clean(self.r_emp_mean), c_emp_mean=clean(self.c_emp_mean),
+                   gamma_emp_mean=clean(self.gamma_emp_mean),
+                   singular_values_mean=clean(self.singular_values_mean))
+        return out
+
+    def summary(self) -> str:
+        """A few human-readable lines."""
+        head = (f"{self.model} sim: sigma={self.student}, sigma*={self.teacher}, d={self.d}, "
+                f"p={self.p}, alpha0={self.alpha0:g} (n0={self.n0}), eta={self.eta:g}, "
+                f"lam={self.lam:g}, {self.seeds} seed(s), n_test={self.n_test}, "
+                f"{self.wall_time:.1f} s")
+        lines = [head]
+        if self.settings.get("shared_first_layer"):
+            lines.append("  one first layer shared by all seeds: the +- are readout/test "
+                         "sampling only")
+        if self.model == "srf":
+            lines.append(f"  sRF parameters used: r={self.r:.6g}, c={self.c:.6g}, "
+                         f"gamma={self.gamma:.6g}")
+        sem = (lambda a: "" if a.size < 2 else f" +- {np.std(a, ddof=1)/math.sqrt(a.size):.2g}")
+        if self.vocabulary is not None:
+            lines.append(f"  readout vocabulary: letters {self.vocabulary['letters']}, "
+                         f"weights {self.vocabulary['weights']}")
+            for j, w in enumerate(self.vocabulary["letters"]):
+                lines.append(f"    letter {w:g}: spike r_j={np.mean(self.r_emp_groups[:, j]):.6f}"
+                             f"{sem(self.r_emp_groups[:, j])}, bulk c_j="
+                             f"{np.mean(self.c_emp_groups[:, j]):.6f}"
+                             f"{sem(self.c_emp_groups[:, j])}")
+        lines.append(f"  measured: r={self.r_emp_mean:.6f}{sem(self.r_emp)}, "
+                     f"c={self.c_emp_mean:.6f}{sem(self.c_emp)}, "
+                     f"gamma={self.gamma_emp_mean:.6f}{sem(self.gamma_emp)}, "
+                     f"top sv of dW/sqrt(p)={np.array2string(self.singular_values_mean, precision=4)}")
+        lines.append("  alpha      n     test error             train error")
+        pm = (lambda e: f" +- {e:.2g}" if np.isfinite(e) else "")   # one seed: no error bar
+        for j, a in enumerate(self.alphas):
+            lines.append(f"  {a:<8.4g}{self.n[j]:>6d}   {self.test_error[j]:.6f}"
+                         f"{pm(self.test_error_sem[j])}    {self.train_error[j]:.6f}"
+                         f"{pm(self.train_error_sem[j])}")
+        if not np.all(np.isfinite(self.test_error_sem)):
+            lines.append("  (one seed: no standard error; use seeds >= 2 for error bars)")
+        return "\n".join(lines)

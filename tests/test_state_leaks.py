@@ -1,0 +1,24 @@
+"""What one call leaves behind for the next one in the same process: nothing.
+
+The CLI's ``main()`` runs in-process in tests and notebooks: its settings are scoped to the call.
+"""
+import mpmath
+
+from srfsym.cli import main
+from srfsym.symbolic import gaussian
+from srfsym.core import budget
+
+
+def test_cli_integrate_timeout_is_scoped_to_the_call(capsys):
+    before = gaussian.INTEGRATE_TIMEOUT
+    assert main(["--integrate-timeout", "0", "activation", "relu"]) == 0
+    assert "relu" in capsys.readouterr().out
+    assert gaussian.INTEGRATE_TIMEOUT == before
+
+
+def test_cli_time_limit_and_precision_are_scoped_to_the_call(capsys):
+    assert main(["--time-limit", "30", "activation", "sin", "--dps", "40"]) == 0
+    capsys.readouterr()
+    assert budget.remaining() is None and mpmath.mp.dps == 15
+    import signal
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
