@@ -40,14 +40,16 @@ from numpy.polynomial.hermite_e import hermegauss
 
 from ..symbolic.activations import activation
 from ..symbolic.hermite import hermite_constants
+from ..step.mapping import ALPHA0
 from .spectrum import SpectralMoments
 
 __all__ = ["ExactBulk", "step_bulk_parameters", "bulk_moment_expressions", "free_moment",
            "noncrossing_partitions", "A_STEP", "B_STEP", "ALPHA0_S", "BETA_S", "RES_MOMENTS"]
 
 #: SymPy symbols of the law: the two step constants, alpha0, beta and E e^k (k = 1..4).
-A_STEP, B_STEP = sp.symbols("a b", real=True)
-ALPHA0_S, BETA_S = sp.symbols("alpha_0 beta", positive=True)
+A_STEP, B_STEP = sp.symbols("a_step b_step", real=True)
+ALPHA0_S = ALPHA0
+BETA_S = sp.Symbol("beta", positive=True)
 RES_MOMENTS = sp.symbols("M1:5", real=True)
 
 
@@ -103,7 +105,7 @@ def free_moment(word, alpha0=ALPHA0_S, moments=RES_MOMENTS):
     ``word`` is the list of exponents ``k_j``; ``moments[j-1] = E e^j``.
 
     >>> sp.expand(free_moment([1, 1]))
-    M1**2 + M2/alpha_0
+    M1**2 + M2/alpha0
     """
     total = sp.Integer(0)
     for part in noncrossing_partitions(len(word)):
@@ -131,7 +133,7 @@ def bulk_moment_expressions() -> dict:
 
     >>> e = bulk_moment_expressions()
     >>> sp.simplify(e["ell1"].subs(A_STEP, 0))
-    M2*b + 1
+    M2*b_step + 1
     """
     words = _dsigma_words()
     ell1 = sum(cf * (free_moment(list(w)) if w else 1) for cf, w in words)
