@@ -1,6 +1,6 @@
 """The exact law of the trained first layer's bulk at finite alpha0, eta (docs/theory.md (g.4)).
 
-The isotropic model of (c)/(g.1) says that the bulk of ``W1`` has rows uniform on a sphere of
+The isotropic model of (c) and (g), item 1, says that the bulk of ``W1`` has rows uniform on a sphere of
 radius ``sqrt(c)``, so that ``D ~ c MP_beta``.  Here the bulk is derived from the step itself:
 
 1. Hermite split of ``sigma'``: ``sigma'(z) = mu_1 + mu_2 He_1(z) + rest(z)``, where ``mu_2 =
@@ -21,7 +21,7 @@ radius ``sqrt(c)``, so that ``D ~ c MP_beta``.  Here the bulk is derived from th
 6. The law against the realised network (``srfsym.simulation.simulate.giant_step``): Stieltjes
    values and moments, conditionally on the realised residuals.
 7. How far ``c MP_beta`` is off (normalised variance), and the direction ``vhat``: its bulk
-   variance ``vhat^T d Sigma vhat`` is not ``c`` (so ``F -> c`` of (g.3) is not exact).
+   variance ``vhat^T d Sigma vhat`` is not ``c`` (so ``F -> c`` of (g), item 3, is not exact).
 """
 import math
 
@@ -192,7 +192,7 @@ def _steps_diagnostics(n):
               f"network (d = 500-1500) {issue}")
         assert abs(nv / issue - 1) < 0.02
     print_step(n, "The spike direction: vhat^T d Sigma vhat (the variance of the bulk rows along "
-                  "vhat, = F's scale in (g.3)) against c = E ell")
+                  "vhat, = F's scale in (g), item 3) against c = E ell")
     W0, X, e, W1, W, vhat = _batch("tanh", "sin", 0.5, 5.0, 2.0, 600, 4)
     pars = step_bulk_parameters("tanh", "sin", 0.5, 5.0)
     dS = _dsigma(X, e, pars["a"], pars["b"])

@@ -20,7 +20,7 @@ and the law of ``ell`` follows from a 2 x 2 matrix fixed point (a linearisation 
     G(w) = (L0(w) + E_e[C(e) (I + G C(e)/alpha0)^{-1}])^{-1},
     L0 = [[-w, 1], [1, -1]],  C(e) = [[b e^2, a e], [a e, 0]],  G_11(w) = E 1/(ell - w).
 
-``c MP_beta`` (docs/theory.md (g.1)) is the case of a constant ``ell = c``.
+``c MP_beta`` (docs/theory.md (g), item 1) is the case of a constant ``ell = c``.
 
 Examples
 --------
@@ -252,7 +252,7 @@ class ExactBulk:
     Notes
     -----
     ``moments`` (the eleven sums of docs/theory.md (f)) uses the exact law of ``D`` and keeps
-    the direction rules of docs/theory.md (g.2)-(g.3) (``F -> c``, ``H -> D``) with
+    the direction rules of docs/theory.md (g), items 2-3 (``F -> c``, ``H -> D``) with
     ``c = E D``; those rules are *not* exact for the step's bulk (docs/theory.md (g.4)).
 
     Examples
@@ -438,7 +438,7 @@ class ExactBulk:
 
     def moments(self, lam_prime: float, v1hat: float) -> SpectralMoments:
         """The eleven sums of docs/theory.md (f) with the exact law of ``D``; the direction
-        rules ``F -> c = E D`` and ``H -> D`` of (g.2)-(g.3) (see the class notes).  The
+        rules ``F -> c = E D`` and ``H -> D`` of docs/theory.md (g), items 2-3 (see the class notes).  The
         squared sums come from ``d/d lambda'`` by a complex step (Richardson, ~1e-11).
 
         >>> m = ExactBulk("tanh", "sin", 2.0, 3.0).moments(0.3, 1.2)
