@@ -53,8 +53,9 @@ def ks_distance(D, bulk, n_grid=1500):
     """sup |F_emp - F_th| over the right and left limits at every eigenvalue (the atom at 0
     of ``beta > 1`` included: eigenvalues below 1e-9 max D count as 0)."""
     D = np.where(D < 1e-9 * D.max(), 0.0, D)
-    grid = np.linspace(0.0, 1.05 * D.max(), n_grid + 1)[1:]
-    F = bulk.cdf(grid, eps=1e-4, n=n_grid)
+    # quadratic spacing: fine near 0, where beta = 1 has a 1/sqrt(x) hard edge
+    grid = 1.05 * D.max() * np.linspace(0.0, 1.0, n_grid + 1)[1:]**2
+    F = bulk.cdf(grid, eps=1e-5 * D.max(), n=2)
     x = np.unique(D)
     right = np.interp(x, np.concatenate([[0.0], grid]), np.concatenate([[bulk.atom()], F]))
     left = np.where(x > 0, right, 0.0)          # the theory CDF is continuous off 0

@@ -22,6 +22,9 @@ radius ``sqrt(c)``, so that ``D ~ c MP_beta``.  Here the bulk is derived from th
    values and moments, conditionally on the realised residuals.
 7. How far ``c MP_beta`` is off (normalised variance), and the direction ``vhat``: its bulk
    variance ``vhat^T d Sigma vhat`` is not ``c`` (so ``F -> c`` of (g), item 3, is not exact).
+8. The F and H sums reduce to three quadratic forms ``q_xy = x^T (I + beta s(z) d Sigma)^{-1} y``
+   (``x, y`` in ``{vhat, zeta}``); isotropic case = the rules of (g) (symbolic); checked on the
+   network with the realised ``Sigma``.
 """
 import math
 
@@ -203,6 +206,41 @@ def _steps_diagnostics(n):
     assert vhat @ dS @ vhat > 2 * c
 
 
+def _steps_directions(n):
+    y, q, c, z, sv = sp.symbols("y q c z s")
+    print_step(n, "F and H sums through Sherman-Morrison (as in (h)) and the anisotropic law "
+                  "(W^T W - z)^{-1} ~ -(1/z) (I + beta s(z) d Sigma)^{-1} (W = G Sigma^(1/2)): "
+                  "with q_xy = x^T (I + beta s d Sigma)^{-1} y,  <F/(D - z)> = (1 - q_vv)/(beta q_vv), "
+                  "<H/(D - z)> = (1 - q_zz + q_vz^2/q_vv)/beta")
+    iso = 1 / (1 + BETA_S * sv * c)                     # d Sigma = c I
+    assert is_zero((1 - iso) / (BETA_S * iso) - c * sv)
+    mp_s = sp.solve(sp.Eq(sv, 1 / (-z + c / (1 + BETA_S * sv * c))), z)[0]
+    assert is_zero(((1 - iso) / BETA_S - (1 + z * sv)).subs(z, mp_s))
+    print("    isotropic d Sigma = c I: <F g> = c <g> and <H g> = <D g> (the rules of (g), items "
+          "2-3), symbolic")
+    d, (st, a0, eta, beta) = 600, ("tanh", 0.5, 5.0, 2.0)
+    W0, X, e, W1, W, vhat = _batch(st, "sin", a0, eta, beta, d, 4)
+    pars = step_bulk_parameters(st, "sin", a0, eta)
+    lam, U = np.linalg.eigh(_dsigma(X, e, pars["a"], pars["b"]))
+    zeta = np.eye(d)[0] - vhat[0] * vhat
+    zeta /= np.linalg.norm(zeta)
+    pv, pz = U.T @ vhat, U.T @ zeta
+    Dv, V = np.linalg.eigh((W - np.outer(W @ vhat, vhat)) @ W.T)
+    F, H = (V.T @ (W @ vhat))**2 * d, (V.T @ (W @ zeta))**2 * d
+    bulk = ExactBulk(st, "sin", a0, eta, beta, residuals=e)
+    for zz in (-0.5, -2.0):
+        y_ = beta * bulk.stieltjes(zz)[0].real
+        qvv, qzz, qvz = (np.sum(a * b / (1 + y_ * lam)) for a, b in ((pv, pv), (pz, pz), (pv, pz)))
+        Fth, Hth = (1 - qvv) / (beta * qvv), (1 - qzz + qvz**2 / qvv) / beta
+        Fe, He = np.mean(F / (Dv - zz)), np.mean(H / (Dv - zz))
+        print(f"    {st}/sin alpha0={a0} eta={eta} z={zz}: <F/(D-z)> network {Fe:.4f}, reduction "
+              f"{Fth:.4f}, c s(z) {np.mean(Dv) * y_ / beta:.4f}; <H/(D-z)> {He:.4f} vs {Hth:.4f}")
+        assert abs(Fe / Fth - 1) < 0.03 and abs(He / Hth - 1) < 0.03
+    print("    (relu/sin alpha0=1 eta=3: F off by 7-12 % at d = 600, cause not identified (Sigma "
+          "itself matches along vhat, step 8); the deterministic equivalents of q_vv, q_vz, q_zz "
+          "are not derived yet)")
+
+
 def main():
     n = [0]
     print(TITLE)
@@ -211,6 +249,7 @@ def main():
     _steps_moments(n)
     _steps_network(n)
     _steps_diagnostics(n)
+    _steps_directions(n)
     print("\nAll identities asserted.")
 
 
