@@ -185,9 +185,9 @@ def step_bulk_parameters(student, teacher, alpha0: float, eta: float) -> dict:
 
 
 def residual_law(teacher, offset: float, n_nodes: int = 96):
-    """Gauss--Hermite nodes and weights of ``e = sigma_star(xi) - offset``, ``xi ~ N(0,1)``.
+    """Gauss--Hermite law of ``e = sigma_star(xi) - offset``, ``xi ~ N(0,1)``: ``(e, w, xi)``.
 
-    >>> e, w = residual_law("sin", 0.0, 40)
+    >>> e, w, xi = residual_law("sin", 0.0, 40)
     >>> round(float(w @ e**2), 12) == round((1 - math.exp(-2)) / 2, 12)
     True
     """
@@ -197,7 +197,7 @@ def residual_law(teacher, offset: float, n_nodes: int = 96):
     e = np.asarray(fn(x), dtype=float) * np.ones_like(x) - offset
     if not np.all(np.isfinite(e)):
         raise ValueError("the teacher is not finite at the quadrature nodes")
-    return e, w
+    return e, w, x
 
 
 # --------------------------------------------------------------------------------------
@@ -248,12 +248,17 @@ class ExactBulk:
         The realised residuals ``y_i - f(x_i; a0, W0)`` of one step batch: the law given that
         batch (finite-``d`` comparisons); by default the Gauss--Hermite law of
         ``sigma_star(xi) - mu0`` with ``n_nodes`` nodes (the deterministic limit).
+    projections : array_like, optional
+        With ``residuals``: the realised teacher coordinates ``<theta_star, x_i>`` (needed for
+        the exact ``F``, ``H`` sums of a given batch).
 
     Notes
     -----
-    ``moments`` (the eleven sums of docs/theory.md (f)) uses the exact law of ``D`` and keeps
-    the direction rules of docs/theory.md (g), items 2-3 (``F -> c``, ``H -> D``) with
-    ``c = E D``; those rules are *not* exact for the step's bulk (docs/theory.md (g.4)).
+    ``moments`` (the eleven sums of docs/theory.md (f)) uses the exact law of ``D``; for odd
+    students (``a = 0``) also the exact ``F`` and ``H`` sums of docs/theory.md (g.4)
+    (:meth:`direction_sums`).  With ``a != 0`` (relu, ...) or residuals without
+    projections it keeps the rules ``F -> c = E D``, ``H -> D`` of docs/theory.md (g),
+    items 2-3, which are *not* exact for the step's bulk.
 
     Examples
     --------
@@ -266,19 +271,22 @@ class ExactBulk:
     """
 
     def __init__(self, student, teacher, alpha0: float, eta: float, beta: float = 1.0,
-                 residuals=None, n_nodes: int = 64):
+                 residuals=None, n_nodes: int = 64, projections=None):
         if not (math.isfinite(beta) and beta > 0):
             raise ValueError(f"beta must be > 0 and finite, got {beta!r}")
         pars = step_bulk_parameters(student, teacher, float(alpha0), float(eta))
         self.a, self.b, self.offset = pars["a"], pars["b"], pars["offset"]
         self.alpha0, self.eta, self.beta = float(alpha0), float(eta), float(beta)
         if residuals is None:
-            self.e, self.w = residual_law(teacher, self.offset, n_nodes)
+            self.e, self.w, self.xi = residual_law(teacher, self.offset, n_nodes)
         else:
             e = np.asarray(residuals, dtype=float).ravel()
             if e.size == 0 or not np.all(np.isfinite(e)):
                 raise ValueError("residuals must be a non-empty array of finite numbers")
             self.e, self.w = e, np.full(e.size, 1.0 / e.size)
+            self.xi = None if projections is None else np.asarray(projections, float).ravel()
+            if self.xi is not None and self.xi.shape != e.shape:
+                raise ValueError("projections must have one entry per residual")
         self._C = (self.b * self.e**2, self.a * self.e)
         self._M = tuple(float(self.w @ self.e**k) for k in range(1, 5))
 
@@ -436,10 +444,72 @@ class ExactBulk:
                               np.diff(grid) * (dens[1:] + dens[:-1]) / 2.0])
         return self.atom() + np.interp(x, grid, np.cumsum(cum), left=0.0)
 
+    @property
+    def exact_directions(self) -> bool:
+        """Whether :meth:`direction_sums` is available (odd student, teacher coordinates)."""
+        return self.a == 0.0 and self.xi is not None and self.b > 0.0
+
+    def direction_forms(self, y):
+        r"""``(q_vv, q_vz, q_zz)``: ``x^T (I + y d Sigma)^{-1} x'`` for ``x, x'`` in ``{vhat,
+        zeta}`` in the limit (odd students, docs/theory.md (g.4)); ``y`` complex array.
+
+        Woodbury on ``d Sigma = I + b S2``, the teacher column split off, and the (diagonal)
+        deterministic equivalent of ``E X~ X~^T E / n0``: every term is an average over
+        ``(xi, e(xi))`` with ``theta = 1/(alpha0 (1 + delta))``,
+        ``delta = E[e^2/(tau + theta e^2)]``, ``tau = (1 + y)/(y b)``.
+
+        >>> b = ExactBulk("tanh", "sin", 0.5, 5.0, beta=2.0)
+        >>> [round(float(q.real), 4) for q in b.direction_forms(np.array([1.0]))]
+        [0.091, 0.0078, 0.4431]
+        """
+        if not self.exact_directions:
+            raise ValueError("exact direction sums need an odd student (mu_2 = 0), eta > 0 and, "
+                             "with given residuals, their projections")
+        y = np.atleast_1d(np.asarray(y, dtype=complex))[:, None]
+        e, w, xi, a0 = self.e, self.w, self.xi, self.alpha0
+        c0 = 1.0 + y
+        tau = c0 / (y * self.b)
+        delta = np.zeros_like(y)
+        for _ in range(10000):
+            new = (e**2 / (tau + e**2 / (a0 * (1.0 + delta)))) @ w
+            done = np.max(np.abs(new - delta[:, 0]) / (1.0 + np.abs(new))) < 1e-15
+            delta = new[:, None]
+            if done:
+                break
+        else:
+            raise RuntimeError("the direction forms' fixed point did not converge")
+        den = tau + e**2 / (a0 * (1.0 + delta))
+        A1, P, G = (1.0 / den) @ w, (e * xi / den) @ w, (e**2 * xi**2 / den) @ w
+        tau, c0 = tau[:, 0], c0[:, 0]
+        s_Rs = tau / c0 * (1.0 - tau * (A1 - P**2 / (1.0 + G)))
+        e1_Rs, e1_Re1 = tau / c0 * P / (1.0 + G), 1.0 / (c0 * (1.0 + G))
+        s1 = float(w @ (e * xi))
+        s2 = s1 * s1 + float(w @ e**2) / a0
+        g = s1 / math.sqrt(s2)
+        qvv, qv1 = s_Rs / s2, e1_Rs / math.sqrt(s2)
+        qvz = (qv1 - g * qvv) / math.sqrt(1.0 - g * g)
+        qzz = (e1_Re1 - 2.0 * g * qv1 + g * g * qvv) / (1.0 - g * g)
+        return qvv, qvz, qzz
+
+    def direction_sums(self, z):
+        r"""``(<F/(D - z)>, <H/(D - z)>)`` (docs/theory.md (g.4)):
+        ``(1 - q_vv)/(beta q_vv)`` and ``(1 - q_zz + q_vz^2/q_vv)/beta`` at ``y = beta s(z)``.
+
+        >>> b = ExactBulk("tanh", "sin", 2.0, 0.0001)          # ~ isotropic: F -> c s, H -> 1 + z s
+        >>> F, H = b.direction_sums(np.array([-1.0]))
+        >>> s = b.stieltjes(-1.0)[0]
+        >>> bool(abs(F[0] / (b.bulk_moments()[0] * s) - 1) < 1e-5), bool(abs(H[0] / (1 - s) - 1) < 1e-5)
+        (True, True)
+        """
+        z = np.atleast_1d(np.asarray(z, dtype=complex))
+        qvv, qvz, qzz = self.direction_forms(self.beta * self.stieltjes(z))
+        return (1.0 - qvv) / (self.beta * qvv), (1.0 - qzz + qvz**2 / qvv) / self.beta
+
     def moments(self, lam_prime: float, v1hat: float) -> SpectralMoments:
-        """The eleven sums of docs/theory.md (f) with the exact law of ``D``; the direction
-        rules ``F -> c = E D`` and ``H -> D`` of docs/theory.md (g), items 2-3 (see the class notes).  The
-        squared sums come from ``d/d lambda'`` by a complex step (Richardson, ~1e-11).
+        """The eleven sums of docs/theory.md (f) with the exact law of ``D`` and, where
+        :attr:`exact_directions`, the exact ``F`` and ``H`` sums (else the rules of (g); see
+        the class notes).  The squared sums come from ``d/dz`` by a complex step (Richardson,
+        ~1e-10); at ``v1hat = 0`` the direction sums are taken at ``v1hat = 1e-7 lambda'/c``.
 
         >>> m = ExactBulk("tanh", "sin", 2.0, 3.0).moments(0.3, 1.2)
         >>> bool(abs(0.3 * m.inv2 + 1.2 * m.rho2 - m.inv) < 1e-9)
@@ -448,22 +518,33 @@ class ExactBulk:
         lp, v = float(lam_prime), float(v1hat)
         if not (0.0 < lp < math.inf and 0.0 <= v < math.inf):
             raise ValueError(f"need lam_prime > 0 and v1hat >= 0, got {lam_prime!r}, {v1hat!r}")
-        c = self.bulk_moments()[0]
+        m1, m2 = self.bulk_moments()
+        ve = v if v > 0.0 else 1e-7 * lp / m1
+        x = -lp / ve
+        h = 1e-3 * abs(x)
+        zs = np.array([x, x + 1j * h, x + 0.5j * h])
+
+        def value_and_slope(f):                   # f(z) and f'(z) on the real axis
+            return float(f[0].real), float((4.0 * f[2].imag / (0.5 * h) - f[1].imag / h) / 3.0)
+
+        s0, ds = value_and_slope(self.stieltjes(zs))
         if v == 0.0:
-            m1, m2 = self.bulk_moments()
             inv, rho, inv2, rho2, rhosq2 = 1 / lp, m1 / lp, 1 / lp**2, m1 / lp**2, m2 / lp**2
+            s0 = ds = None
         else:
-            x = -lp / v
-            h = 1e-3 * abs(x)
-            s0, s1, s2 = self.stieltjes(np.array([x, x + 1j * h, x + 0.5j * h]))
-            ds = (4.0 * s2.imag / (0.5 * h) - s1.imag / h) / 3.0      # s'(x)
-            inv = s0.real / v
-            inv2 = ds.real / v**2                                     # E 1/S^2
+            inv, inv2 = s0 / v, ds / v**2                              # E 1/S, E 1/S^2
             rho = (1.0 - lp * inv) / v
             rho2 = (inv - lp * inv2) / v
             rhosq2 = (rho - lp * rho2) / v
-        return SpectralMoments(inv=inv, rho=rho, F=c * inv, H=rho, inv2=inv2, rho2=rho2,
-                               rhosq2=rhosq2, F2=c * inv2, DF2=c * rho2, H2=rho2, DH2=rhosq2)
+        if not self.exact_directions:
+            return SpectralMoments(inv=inv, rho=rho, F=m1 * inv, H=rho, inv2=inv2, rho2=rho2,
+                                   rhosq2=rhosq2, F2=m1 * inv2, DF2=m1 * rho2, H2=rho2,
+                                   DH2=rhosq2)
+        Fz, Hz = self.direction_sums(zs)
+        (F0, dF), (H0, dH) = value_and_slope(Fz), value_and_slope(Hz)
+        F, F2, H, H2 = F0 / ve, dF / ve**2, H0 / ve, dH / ve**2
+        return SpectralMoments(inv=inv, rho=rho, F=F, H=H, inv2=inv2, rho2=rho2, rhosq2=rhosq2,
+                               F2=F2, DF2=(F - lp * F2) / ve, H2=H2, DH2=(H - lp * H2) / ve)
 
     # ----------------------------------------------------------------------------------
     def stieltjes_pair(self, lam_prime, v1hat, previous=None, dps=None):
