@@ -459,7 +459,7 @@ class ExactBulk:
         ``delta = E[e^2/(tau + theta e^2)]``, ``tau = (1 + y)/(y b)``.
 
         >>> b = ExactBulk("tanh", "sin", 0.5, 5.0, beta=2.0)
-        >>> [round(float(q.real), 4) for q in b.direction_forms(np.array([1.0]))]
+        >>> [round(float(q[0].real), 4) for q in b.direction_forms(np.array([1.0]))]
         [0.091, 0.0078, 0.4431]
         """
         if not self.exact_directions:
