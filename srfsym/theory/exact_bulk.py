@@ -372,8 +372,9 @@ class ExactBulk:
         r"""``s(z) = E 1/(D - z)`` at complex ``z`` off ``[0, inf)`` (array in, array out).
 
         Newton on the joint system ``(s, G)`` from ``Im z = 4 E D (1 + beta)`` (where
-        ``s ~ -1/z``) down a geometric ladder of ``Im z`` to the requested one; ``Im s > 0``
-        is checked at every rung.
+        ``s ~ -1/z``) down a geometric ladder of ``Im z`` to the requested one; ``Im s >= 0``
+        and ``Im z s >= 0`` are checked at every rung, and a point that keeps leaving the
+        branch is solved by the nested damped iteration instead.
 
         >>> b = ExactBulk("tanh", "sin", 2.0, 0.0, beta=1.0)        # MP_1
         >>> z = 1.0 + 0.5j
@@ -401,12 +402,16 @@ class ExactBulk:
             im_try = np.maximum(z.imag[act], im[act] * ratio[act])
             Xa, ok = self._newton(X[act], z.real[act] + 1j * im_try, tol)
             idx = np.flatnonzero(act)
-            good = ok & (Xa[:, 0].imag > -1e-9 * np.abs(Xa[:, 0]))
+            zs_ = (z.real[act] + 1j * im_try) * Xa[:, 0]
+            good = (ok & (Xa[:, 0].imag > -1e-9 * np.abs(Xa[:, 0]))      # Im s >= 0 and
+                    & (zs_.imag > -1e-9 * np.abs(zs_)))                 # Im z s >= 0 (law on [0, inf))
             X[idx[good]], im[idx[good]] = Xa[good], im_try[good]
             ratio[idx[~good]] = np.sqrt(ratio[idx[~good]])          # smaller steps there
-            if np.any(ratio > 0.99):
-                bad = z[np.argmax(ratio)]
-                raise RuntimeError(f"the bulk fixed point did not converge (Newton) near z = {bad!r}")
+            slow = ratio > 0.9
+            if np.any(slow):                 # off the branch: the (slow, safe) damped iteration
+                sd, Gd = self._damped(z[slow], 1e-13)
+                X[slow] = np.stack([sd, Gd[0][:, 0], Gd[1][:, 0], Gd[2][:, 0]], 1)
+                im[slow], ratio[slow] = z.imag[slow], 0.1
         return X[:, 0]
 
     def density(self, x, eps: float = 1e-4) -> np.ndarray:
@@ -421,7 +426,8 @@ class ExactBulk:
         array([0.4211, 0.1805, 0.0919])
         """
         x = np.asarray(x, dtype=float)
-        return self.stieltjes(x + 1j * eps).imag / math.pi
+        atom_part = self.atom() * eps / (x * x + eps * eps)     # Im of atom/(0 - z)
+        return (self.stieltjes(x + 1j * eps).imag - atom_part) / math.pi
 
     def atom(self) -> float:
         """Mass of the atom at 0: ``(1 - 1/beta)_+``."""
