@@ -82,6 +82,13 @@ def test_the_isotropic_law_is_the_eta_zero_case():
         assert max(abs(g / w - 1) for g, w in zip(got, want)) < 1e-10
         sums, ref = bulk.moments(0.3, 1.7), mp.moments(0.3, 1.7)
         assert max(abs(a / b - 1) for a, b in zip(sums, ref)) < 1e-8
+        lam = 0.4 - 0.3j                          # complex lambda' (feature spectrum)
+        got = bulk.stieltjes_pair(lam, 1.1)
+        want = mp.stieltjes_pair(lam, 1.1)
+        assert max(abs(g / w - 1) for g, w in zip(got, want)) < 1e-10
+        z = np.array([1.0 + 0.5j, 1.0 - 0.5j, -2.0])
+        s = bulk.stieltjes(z)
+        assert abs(s[1] - np.conj(s[0])) < 1e-13 and abs(s[2].imag) < 1e-12
 
 
 def test_moments_against_the_stieltjes_transform():

@@ -385,8 +385,13 @@ class ExactBulk:
         z = np.atleast_1d(np.asarray(z, dtype=complex)).ravel()
         if np.any((z.imag == 0) & (z.real >= 0)) or not np.all(np.isfinite(z)):
             raise ValueError("z must be finite and off the support [0, inf) of the law")
-        if np.any(z.imag < 0):
-            return np.where(z.imag < 0, np.conj(self.stieltjes(np.conj(z), tol)), 0)
+        if np.any(z.imag < 0):                      # s(conj z) = conj s(z)
+            out = np.empty(z.shape, dtype=complex)
+            neg = z.imag < 0
+            out[neg] = np.conj(self.stieltjes(np.conj(z[neg]), tol))
+            if np.any(~neg):
+                out[~neg] = self.stieltjes(z[~neg], tol)
+            return out
         m1 = max(self.bulk_moments()[0], 1e-12)
         im0 = np.maximum(z.imag, 4.0 * m1 * (1.0 + self.beta))
         z0 = z.real + 1j * im0
@@ -565,15 +570,12 @@ class ExactBulk:
         """
         if dps is not None:
             raise ValueError("ExactBulk evaluates in double precision only (dps=None)")
+        real = complex(lam_prime).imag == 0 and complex(v1hat).imag == 0
         lam_prime, v1hat = complex(lam_prime), complex(v1hat)
         if v1hat == 0:
-            return self._real_if(1.0 / lam_prime), self._real_if(self.bulk_moments()[0] / lam_prime)
-        s = self.stieltjes(-lam_prime / v1hat)[0]
-        inv = s / v1hat
-        rho = (1.0 - lam_prime * inv) / v1hat
-        return self._real_if(inv), self._real_if(rho)
-
-    @staticmethod
-    def _real_if(x):
-        x = complex(x)
-        return x.real if x.imag == 0 else x
+            inv, rho = 1.0 / lam_prime, self.bulk_moments()[0] / lam_prime
+        else:
+            s = self.stieltjes(-lam_prime / v1hat)[0]
+            inv = s / v1hat
+            rho = (1.0 - lam_prime * inv) / v1hat
+        return (inv.real, rho.real) if real else (inv, rho)
