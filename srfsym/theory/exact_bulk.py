@@ -578,4 +578,4 @@ class ExactBulk:
             s = self.stieltjes(-lam_prime / v1hat)[0]
             inv = s / v1hat
             rho = (1.0 - lam_prime * inv) / v1hat
-        return (inv.real, rho.real) if real else (inv, rho)
+        return (float(inv.real), float(rho.real)) if real else (complex(inv), complex(rho))
