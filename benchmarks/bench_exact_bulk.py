@@ -1,0 +1,107 @@
+"""Convergence study of the exact law of the step's bulk (srfsym.theory.exact_bulk,
+docs/theory.md (g.5)) against the realised network.
+
+For each case (student, sin teacher, alpha0, eta, beta) and each d: one step as the network
+takes it (``giant_step`` on ``n0 = alpha0 d`` Gaussian samples, rows of ``W0`` on the sphere),
+the eigenvalues ``D`` of ``W1 Pi W1^T`` (``Pi`` removes the mean update), and
+
+* ``m1``, ``m2``: relative errors against the law *given the realised residuals* (``cond``,
+  whose deviations are O(1/d)) and against the deterministic law (``det``, which adds the
+  O(n0^{-1/2}) sampling of the residuals' moments);
+* ``s(z)``: max relative error over four ``z`` (conditional law);
+* ``KS``: Kolmogorov--Smirnov distance of the empirical CDF of ``D`` to the deterministic CDF.
+
+    python benchmarks/bench_exact_bulk.py                       # d = 250 ... 2000, 2 cases
+    python benchmarks/bench_exact_bulk.py --full                # all cases, d up to 4000
+    python benchmarks/bench_exact_bulk.py --d 4000 --cases tanh:0.5:5:2
+"""
+import argparse
+import time
+
+import numpy as np
+
+from srfsym.simulation.simulate import giant_step, sphere_rows
+from srfsym.symbolic.activations import activation
+from srfsym.theory.exact_bulk import ExactBulk
+
+ZS = np.array([-0.5, 0.5 + 0.5j, 1.5 + 0.4j, 3.0 + 1.0j])
+DEFAULT = ["tanh:0.5:5:2", "tanh:2:3:1"]
+FULL = ["tanh:0.5:5:2", "tanh:2:3:1", "tanh:0.25:2:1", "tanh:8:5:0.5", "relu:1:3:1",
+        "relu:0.5:2:2", "relu:4:5:0.5", "erf:2:5:1", "erf:0.25:3:0.5", "erf:8:3:2"]
+
+
+def network_bulk(student, alpha0, eta, beta, d, seed):
+    rng = np.random.default_rng(seed)
+    p, n0 = int(round(beta * d)), int(alpha0 * d)
+    W0 = sphere_rows(rng, p, d)
+    X = rng.standard_normal((n0, d))
+    y = np.sin(X[:, 0])
+    W1 = giant_step(student, W0, X, y, eta)
+    e = y - activation(student).numpy(X @ W0.T).mean(axis=1)
+    del X
+    mu = (W1 - W0).mean(axis=0)
+    v = mu / np.linalg.norm(mu)
+    Wp = W1 - np.outer(W1 @ v, v)
+    if p <= d:
+        D = np.linalg.eigvalsh(Wp @ Wp.T)
+    else:                                   # same non-zero spectrum, p - d extra zeros
+        D = np.concatenate([np.zeros(p - d), np.linalg.eigvalsh(Wp.T @ Wp)])
+    return np.sort(D), e
+
+
+def ks_distance(D, bulk, n_grid=1500):
+    """sup |F_emp - F_th| over the right and left limits at every eigenvalue (the atom at 0
+    of ``beta > 1`` included: eigenvalues below 1e-9 max D count as 0)."""
+    D = np.where(D < 1e-9 * D.max(), 0.0, D)
+    # quadratic spacing: fine near 0, where beta = 1 has a 1/sqrt(x) hard edge
+    grid = 1.05 * D.max() * np.linspace(0.0, 1.0, n_grid + 1)[1:]**2
+    F = bulk.cdf(grid, eps=1e-5 * D.max(), n=2)
+    x = np.unique(D)
+    right = np.interp(x, np.concatenate([[0.0], grid]), np.concatenate([[bulk.atom()], F]))
+    left = np.where(x > 0, right, 0.0)          # the theory CDF is continuous off 0
+    n = D.size
+    emp_right = np.searchsorted(D, x, side="right") / n
+    emp_left = np.searchsorted(D, x, side="left") / n
+    return float(max(np.max(np.abs(emp_right - right)), np.max(np.abs(emp_left - left))))
+
+
+def run_case(spec, ds, seeds, ks_from):
+    st, a0, eta, beta = spec.split(":")
+    a0, eta, beta = float(a0), float(eta), float(beta)
+    det = ExactBulk(st, "sin", a0, eta, beta, n_nodes=200)
+    dm1, dm2 = det.bulk_moments()
+    print(f"\n{st}/sin alpha0={a0:g} eta={eta:g} beta={beta:g}: exact m1 = {dm1:.5f}, "
+          f"normalised variance {det.normalised_variance():.4f} (c MP_beta: {beta:g})")
+    print("     d  seed | m1 cond   m2 cond  | m1 det    m2 det   | s(z) cond |   KS   | nv net | t [s]")
+    for d in ds:
+        for seed in range(seeds):
+            t0 = time.perf_counter()
+            D, e = network_bulk(st, a0, eta, beta, d, seed)
+            cond = ExactBulk(st, "sin", a0, eta, beta, residuals=e)
+            m1, m2 = cond.bulk_moments()
+            e1, e2 = D.mean() / m1 - 1, np.mean(D**2) / m2 - 1
+            f1, f2 = D.mean() / dm1 - 1, np.mean(D**2) / dm2 - 1
+            s_emp = np.array([np.mean(1.0 / (D - z)) for z in ZS])
+            es = np.max(np.abs(s_emp / cond.stieltjes(ZS) - 1))
+            ks = ks_distance(D, det) if d >= ks_from else float("nan")
+            nv = np.mean(D**2) / D.mean()**2 - 1
+            print(f"{d:6d} {seed:4d}  | {e1:+.2e} {e2:+.2e} | {f1:+.2e} {f2:+.2e} | {es:.2e}  | "
+                  f"{ks:.4f} | {nv:.3f} | {time.perf_counter() - t0:.0f}", flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--full", action="store_true")
+    ap.add_argument("--d", type=int, nargs="*")
+    ap.add_argument("--cases", nargs="*")
+    ap.add_argument("--seeds", type=int, default=1)
+    ap.add_argument("--ks-from", type=int, default=1000, help="smallest d with a KS distance")
+    args = ap.parse_args()
+    ds = args.d or ([250, 500, 1000, 2000, 4000] if args.full else [250, 500, 1000, 2000])
+    cases = args.cases or (FULL if args.full else DEFAULT)
+    for spec in cases:
+        run_case(spec, ds, args.seeds, args.ks_from)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,581 @@
+r"""The deterministic (``d -> infinity``) law of the trained first layer's bulk at finite
+``alpha0`` and ``eta`` (docs/theory.md (g.5)), as a spectral back end.
+
+The giant step of docs/theory.md (a), with ``sigma'`` expanded in Hermite polynomials of the
+preactivation, is ``W1 = r 1 vhat^T + W`` where, conditionally on the step batch ``X`` (with
+residuals ``e_i = y_i - mu0``), the rows of the bulk ``W`` are i.i.d. with covariance
+
+    d Sigma = (I + a S1)^2 + b S2,   S_k = (1/n0) X^T diag(e^k) X,
+    a = eta mu_2,   b = eta^2 (checkmu1^2 - mu_2^2) / alpha0 .
+
+So ``W W^T`` is a sample covariance of ``d`` directions with population law ``ell`` (the
+eigenvalue law of ``d Sigma``, a function of two weighted Wishart matrices of ratio
+``1/alpha0``).  Its Stieltjes transform ``s(z) = E 1/(D - z)`` solves
+
+    s = 1 / (-z + E_ell[ell / (1 + beta ell s)]),
+
+and the law of ``ell`` follows from a 2 x 2 matrix fixed point (a linearisation of
+``d Sigma``):
+
+    G(w) = (L0(w) + E_e[C(e) (I + G C(e)/alpha0)^{-1}])^{-1},
+    L0 = [[-w, 1], [1, -1]],  C(e) = [[b e^2, a e], [a e, 0]],  G_11(w) = E 1/(ell - w).
+
+``c MP_beta`` (docs/theory.md (g), item 1) is the case of a constant ``ell = c``.
+
+Examples
+--------
+>>> bulk = ExactBulk("tanh", "sin", alpha0=2.0, eta=3.0, beta=1.0)
+>>> m1, m2 = bulk.bulk_moments()
+>>> round(m1, 6), round(bulk.normalised_variance(), 4)
+(1.189732, 1.0209)
+"""
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+import sympy as sp
+from numpy.polynomial.hermite_e import hermegauss
+
+from ..symbolic.activations import activation
+from ..symbolic.hermite import hermite_constants
+from ..step.mapping import ALPHA0
+from .spectrum import SpectralMoments
+
+__all__ = ["ExactBulk", "step_bulk_parameters", "bulk_moment_expressions", "free_moment",
+           "noncrossing_partitions", "A_STEP", "B_STEP", "ALPHA0_S", "BETA_S", "RES_MOMENTS"]
+
+#: SymPy symbols of the law: the two step constants, alpha0, beta and E e^k (k = 1..4).
+A_STEP, B_STEP = sp.symbols("a_step b_step", real=True)
+ALPHA0_S = ALPHA0
+BETA_S = sp.Symbol("beta", positive=True)
+RES_MOMENTS = sp.symbols("M1:5", real=True)
+
+
+# --------------------------------------------------------------------------------------
+# exact moments (free cumulants of the weighted Wishart matrices)
+
+def noncrossing_partitions(n: int) -> list:
+    """All non-crossing partitions of ``range(n)`` (lists of blocks, each a tuple).
+
+    >>> len(noncrossing_partitions(4))          # the Catalan number C_4
+    14
+    """
+    if n == 0:
+        return [[]]
+    out = []
+    # the block containing 0 is {0} U rest; elements between consecutive block elements
+    # are partitioned independently (non-crossing)
+    def blocks_with_zero(elems):
+        first, others = elems[0], elems[1:]
+        for mask in range(1 << len(others)):
+            chosen = [x for i, x in enumerate(others) if mask >> i & 1]
+            block = (first,) + tuple(chosen)
+            gaps, prev = [], first
+            for x in chosen + [None]:
+                hi = elems[-1] + 1 if x is None else x
+                gaps.append([y for y in elems if prev < y < hi])
+                prev = x if x is not None else prev
+            yield block, gaps
+
+    def rec(elems):
+        if not elems:
+            yield []
+            return
+        for block, gaps in blocks_with_zero(elems):
+            parts = [list(rec(g)) for g in gaps]
+            def combine(i):
+                if i == len(parts):
+                    yield []
+                    return
+                for p in parts[i]:
+                    for rest in combine(i + 1):
+                        yield p + rest
+            for tail in combine(0):
+                yield [block] + tail
+    out.extend(rec(list(range(n))))
+    return out
+
+
+def free_moment(word, alpha0=ALPHA0_S, moments=RES_MOMENTS):
+    r"""``(1/d) tr(S_{k_1} ... S_{k_n})`` for ``S_k = (1/n0) X^T diag(e^k) X`` in the limit:
+    the free cumulants are ``kappa_m(S_{k_1}, ..., S_{k_m}) = alpha0^{1-m} E e^{k_1+...+k_m}``.
+
+    ``word`` is the list of exponents ``k_j``; ``moments[j-1] = E e^j``.
+
+    >>> sp.expand(free_moment([1, 1]))
+    M1**2 + M2/alpha0
+    """
+    total = sp.Integer(0)
+    for part in noncrossing_partitions(len(word)):
+        term = sp.Integer(1)
+        for block in part:
+            k = sum(word[i] for i in block)
+            term *= alpha0 ** (1 - len(block)) * moments[k - 1]
+        total += term
+    return total
+
+
+def _dsigma_words():
+    """``d Sigma = I + 2a S1 + a^2 S1 S1 + b S2`` as (coefficient, word) pairs."""
+    return [(sp.Integer(1), ()), (2 * A_STEP, (1,)), (A_STEP**2, (1, 1)), (B_STEP, (2,))]
+
+
+@lru_cache(maxsize=None)
+def bulk_moment_expressions() -> dict:
+    r"""SymPy forms of the exact moments (docs/theory.md (g.5)).
+
+    Keys: ``ell1 = E ell``, ``ell2 = E ell^2`` (the population law of ``d Sigma``), and for
+    ``D`` (the bulk eigenvalues of ``W Pi W^T``) ``m1 = E ell``,
+    ``m2 = beta E ell^2 + (E ell)^2``, ``normalised_variance = m2/m1^2 - 1``; in the symbols
+    ``A_STEP, B_STEP, ALPHA0_S, BETA_S, RES_MOMENTS``.
+
+    >>> e = bulk_moment_expressions()
+    >>> sp.simplify(e["ell1"].subs(A_STEP, 0))
+    M2*b_step + 1
+    """
+    words = _dsigma_words()
+    ell1 = sum(cf * (free_moment(list(w)) if w else 1) for cf, w in words)
+    ell2 = sp.Integer(0)
+    for c1, w1 in words:
+        for c2, w2 in words:
+            w = list(w1) + list(w2)
+            ell2 += c1 * c2 * (free_moment(w) if w else 1)
+    ell1, ell2 = sp.expand(ell1), sp.expand(ell2)
+    m2 = BETA_S * ell2 + ell1**2
+    return {"ell1": ell1, "ell2": ell2, "m1": ell1, "m2": sp.expand(m2),
+            "normalised_variance": BETA_S * ell2 / ell1**2}
+
+
+@lru_cache(maxsize=None)
+def _moment_functions():
+    e = bulk_moment_expressions()
+    args = (A_STEP, B_STEP, ALPHA0_S, BETA_S) + RES_MOMENTS
+    return {k: sp.lambdify(args, e[k], modules="math") for k in ("m1", "m2", "ell2")}
+
+
+# --------------------------------------------------------------------------------------
+# the step's constants
+
+def step_bulk_parameters(student, teacher, alpha0: float, eta: float) -> dict:
+    r"""The constants of the step's bulk: ``a = eta mu_2``, ``b = eta^2 (checkmu1^2 -
+    mu_2^2)/alpha0`` (``mu_2 = E sigma He_2`` of the student) and the residual offset
+    ``mu0`` (the residual is ``e = sigma_star(xi) - mu0``).
+
+    >>> p = step_bulk_parameters("relu", "sin", 1.0, 3.0)
+    >>> round(p["a"], 6), round(p["b"], 6), round(p["offset"], 6)
+    (1.196827, 0.817606, 0.398942)
+    """
+    if not (math.isfinite(alpha0) and alpha0 > 0):
+        raise ValueError(f"alpha0 must be > 0 and finite for a step bulk, got {alpha0!r}")
+    if not math.isfinite(eta):
+        raise ValueError(f"eta must be finite, got {eta!r}")
+    st = activation(student)
+    if st.has_dirac_derivative:
+        raise ValueError(f"student {st.name!r} has a Dirac mass in sigma' and cannot take a step")
+    h = hermite_constants(st)
+    mu2 = float(h.mu_k(2))
+    var_rest = float(h.checkmu1_sq) - mu2 * mu2
+    if not math.isfinite(var_rest):
+        raise ValueError(f"student {st.name!r}: E sigma'^2 is not finite")
+    var_rest = max(var_rest, 0.0)
+    return {"a": eta * mu2, "b": eta * eta * var_rest / alpha0, "offset": float(h.mu0),
+            "mu2": mu2, "var_rest": var_rest}
+
+
+def residual_law(teacher, offset: float, n_nodes: int = 96):
+    """Gauss--Hermite law of ``e = sigma_star(xi) - offset``, ``xi ~ N(0,1)``: ``(e, w, xi)``.
+
+    >>> e, w, xi = residual_law("sin", 0.0, 40)
+    >>> round(float(w @ e**2), 12) == round((1 - math.exp(-2)) / 2, 12)
+    True
+    """
+    x, w = hermegauss(int(n_nodes))
+    w = w / w.sum()
+    fn = activation(teacher).numpy
+    e = np.asarray(fn(x), dtype=float) * np.ones_like(x) - offset
+    if not np.all(np.isfinite(e)):
+        raise ValueError("the teacher is not finite at the quadrature nodes")
+    return e, w, x
+
+
+# --------------------------------------------------------------------------------------
+# the fixed points
+
+def _population_resolvent(w, C, weights, alpha0, G=None, tol=1e-15, maxit=20000):
+    """The 2 x 2 fixed point ``G(w)`` (vectorised over ``w``), kept as its three entries
+    ``(g11, g12, g22)`` (``G`` is symmetric); returns ``(G, converged)``."""
+    w = np.asarray(w, dtype=complex)[:, None]
+    c11, c12 = C                                   # C = [[c11, c12], [c12, 0]], per node
+    if G is None:
+        G = (1.0 / (1.0 - w), np.zeros_like(w), -np.ones_like(w))
+    g11, g12, g22 = G
+    for _ in range(maxit):
+        # K = I + G C / alpha0 ; Sigma(e) = C K^{-1}
+        k11 = 1.0 + (g11 * c11 + g12 * c12) / alpha0
+        k12 = g11 * c12 / alpha0
+        k21 = (g12 * c11 + g22 * c12) / alpha0
+        k22 = 1.0 + g12 * c12 / alpha0
+        det = k11 * k22 - k12 * k21
+        s11 = ((c11 * k22 - c12 * k21) / det) @ weights
+        s12 = ((c12 * k11 - c11 * k12) / det) @ weights
+        s22 = ((-c12 * k12) / det) @ weights
+        a11, a12, a22 = -w[:, 0] + s11, 1.0 + s12, -1.0 + s22
+        det = a11 * a22 - a12 * a12
+        n11, n12, n22 = a22 / det, -a12 / det, a11 / det
+        err = np.max(np.abs(n11 - g11[:, 0]) / (1.0 + np.abs(n11)), initial=0.0)
+        err = max(err, np.max(np.abs(n22 - g22[:, 0]) / (1.0 + np.abs(n22)), initial=0.0))
+        g11 = 0.7 * n11[:, None] + 0.3 * g11
+        g12 = 0.7 * n12[:, None] + 0.3 * g12
+        g22 = 0.7 * n22[:, None] + 0.3 * g22
+        if err < tol:
+            return (g11, g12, g22), True
+    return (g11, g12, g22), False
+
+
+class ExactBulk:
+    r"""Exact limiting law of the trained first layer's bulk (docs/theory.md (g.5)).
+
+    Parameters
+    ----------
+    student, teacher : str or Activation
+    alpha0, eta : float
+        Step batch ratio ``n0/d > 0`` and learning rate (docs/theory.md (a)).
+    beta : float
+        ``p/d``.
+    residuals : array_like, optional
+        The realised residuals ``y_i - f(x_i; a0, W0)`` of one step batch: the law given that
+        batch (finite-``d`` comparisons); by default the Gauss--Hermite law of
+        ``sigma_star(xi) - mu0`` with ``n_nodes`` nodes (the deterministic limit).
+    projections : array_like, optional
+        With ``residuals``: the realised teacher coordinates ``<theta_star, x_i>`` (needed for
+        the exact ``F``, ``H`` sums of a given batch).
+
+    Notes
+    -----
+    ``moments`` (the eleven sums of docs/theory.md (f)) uses the exact law of ``D``; for odd
+    students (``a = 0``) also the exact ``F`` and ``H`` sums of docs/theory.md (g.5)
+    (:meth:`direction_sums`).  With ``a != 0`` (relu, ...) or residuals without
+    projections it keeps the rules ``F -> c = E D``, ``H -> D`` of docs/theory.md (g),
+    items 2-3, which are *not* exact for the step's bulk.
+
+    Examples
+    --------
+    >>> bulk = ExactBulk("tanh", "sin", alpha0=0.5, eta=5.0, beta=2.0)
+    >>> round(bulk.normalised_variance(), 3)          # c MP_beta gives beta = 2
+    5.026
+    >>> s = bulk.stieltjes(-1.0)[0]
+    >>> bool(0 < s.real < 1 and abs(s.imag) < 1e-12)
+    True
+    """
+
+    def __init__(self, student, teacher, alpha0: float, eta: float, beta: float = 1.0,
+                 residuals=None, n_nodes: int = 64, projections=None):
+        if not (math.isfinite(beta) and beta > 0):
+            raise ValueError(f"beta must be > 0 and finite, got {beta!r}")
+        pars = step_bulk_parameters(student, teacher, float(alpha0), float(eta))
+        self.a, self.b, self.offset = pars["a"], pars["b"], pars["offset"]
+        self.alpha0, self.eta, self.beta = float(alpha0), float(eta), float(beta)
+        if residuals is None:
+            self.e, self.w, self.xi = residual_law(teacher, self.offset, n_nodes)
+        else:
+            e = np.asarray(residuals, dtype=float).ravel()
+            if e.size == 0 or not np.all(np.isfinite(e)):
+                raise ValueError("residuals must be a non-empty array of finite numbers")
+            self.e, self.w = e, np.full(e.size, 1.0 / e.size)
+            self.xi = None if projections is None else np.asarray(projections, float).ravel()
+            if self.xi is not None and self.xi.shape != e.shape:
+                raise ValueError("projections must have one entry per residual")
+        self._C = (self.b * self.e**2, self.a * self.e)
+        self._M = tuple(float(self.w @ self.e**k) for k in range(1, 5))
+
+    def __repr__(self):
+        return (f"ExactBulk(a={self.a:.6g}, b={self.b:.6g}, alpha0={self.alpha0!r}, "
+                f"beta={self.beta!r}, {self.e.size} residual nodes)")
+
+    # ----------------------------------------------------------------------------------
+    def bulk_moments(self) -> tuple:
+        """``(m1, m2)``: the exact mean and second moment of ``D`` (closed forms of
+        :func:`bulk_moment_expressions`; ``m1`` is the bulk variance ``c`` of (c)).
+
+        >>> m1, m2 = ExactBulk("erf", "sin", 1.0, 0.0).bulk_moments()   # eta = 0: MP_1
+        >>> round(m1, 12), round(m2, 12)
+        (1.0, 2.0)
+        """
+        f = _moment_functions()
+        args = (self.a, self.b, self.alpha0, self.beta) + self._M
+        return f["m1"](*args), f["m2"](*args)
+
+    def normalised_variance(self) -> float:
+        """``m2/m1^2 - 1`` of ``D``; ``beta`` for ``c MP_beta``.
+
+        >>> round(ExactBulk("tanh", "sin", 8.0, 0.5, beta=0.5).normalised_variance(), 4)
+        0.5
+        """
+        m1, m2 = self.bulk_moments()
+        return m2 / (m1 * m1) - 1.0
+
+    # ----------------------------------------------------------------------------------
+    def _damped(self, z, tol, maxit=20000):
+        """Nested damped iteration (safe far from the support); returns ``(s, G)``."""
+        s, G, bs = -1.0 / z, None, self.beta
+        for _ in range(maxit):
+            G, ok = _population_resolvent(-1.0 / (bs * s), self._C, self.w, self.alpha0, G,
+                                          tol=tol)
+            sn = 1.0 / (-z + (1.0 - G[0][:, 0] / (bs * s)) / (bs * s))
+            err = np.max(np.abs(sn - s) / np.abs(sn))
+            s = 0.5 * sn + 0.5 * s
+            if err < tol and ok:
+                return s, G
+        raise RuntimeError(f"the bulk fixed point did not converge at z = {z!r}")
+
+    def _residual(self, X, z):
+        """Residual of the joint system in ``X = (s, g11, g12, g22)`` (holomorphic)."""
+        s, g11, g12, g22 = X[:, 0], X[:, 1:2], X[:, 2:3], X[:, 3:4]
+        w = -1.0 / (self.beta * s)
+        G, _ = _population_resolvent(w, self._C, self.w, self.alpha0, (g11, g12, g22),
+                                     maxit=1)
+        # one undamped map: G_new = 0.7 G_map + 0.3 G  =>  G_map = (G_new - 0.3 G)/0.7
+        gm = [(gn[:, 0] - 0.3 * g[:, 0]) / 0.7 for gn, g in zip(G, (g11, g12, g22))]
+        sn = 1.0 / (-z + (1.0 - g11[:, 0] / (self.beta * s)) / (self.beta * s))
+        return np.stack([sn - s, gm[0] - g11[:, 0], gm[1] - g12[:, 0], gm[2] - g22[:, 0]], 1)
+
+    def _newton(self, X, z, tol, maxit=30):
+        """Vectorised Newton (iterating only the points not yet converged); returns
+        ``(X, converged per point)``."""
+        X = X.copy()
+        todo = np.ones(len(z), dtype=bool)
+        with np.errstate(all="ignore"):
+            for _ in range(maxit):
+                Xa, za = X[todo], z[todo]
+                R = self._residual(Xa, za)
+                conv = np.max(np.abs(R) / (1.0 + np.abs(Xa)), axis=1) < tol
+                idx = np.flatnonzero(todo)
+                todo[idx[conv | ~np.all(np.isfinite(R), axis=1)]] = False
+                keep = ~conv & np.all(np.isfinite(R), axis=1)
+                if not keep.any():
+                    break
+                Xa, za, R, idx = Xa[keep], za[keep], R[keep], idx[keep]
+                J = np.empty(Xa.shape + (4,), dtype=complex)
+                for k in range(4):
+                    h = 1e-7 * (1.0 + np.abs(Xa[:, k]))
+                    Xh = Xa.copy()
+                    Xh[:, k] += h
+                    J[:, :, k] = (self._residual(Xh, za) - R) / h[:, None]
+                X[idx] = Xa - np.linalg.solve(J, R[..., None])[..., 0]
+            R = self._residual(X, z)
+            ok = np.max(np.abs(R) / (1.0 + np.abs(X)), axis=1) < 1e3 * tol
+        return X, ok & np.all(np.isfinite(X), axis=1)
+
+    def stieltjes(self, z, tol: float = 1e-13) -> np.ndarray:
+        r"""``s(z) = E 1/(D - z)`` at complex ``z`` off ``[0, inf)`` (array in, array out).
+
+        Newton on the joint system ``(s, G)`` from ``Im z = 4 E D (1 + beta)`` (where
+        ``s ~ -1/z``) down a geometric ladder of ``Im z`` to the requested one; ``Im s >= 0``
+        and ``Im z s >= 0`` are checked at every rung, and a point that keeps leaving the
+        branch is solved by the nested damped iteration instead.
+
+        >>> b = ExactBulk("tanh", "sin", 2.0, 0.0, beta=1.0)        # MP_1
+        >>> z = 1.0 + 0.5j
+        >>> s = b.stieltjes(z)[0]
+        >>> bool(abs(s - 1 / (-z + 1 / (1 + s))) < 1e-12)
+        True
+        """
+        z = np.atleast_1d(np.asarray(z, dtype=complex)).ravel()
+        if np.any((z.imag == 0) & (z.real >= 0)) or not np.all(np.isfinite(z)):
+            raise ValueError("z must be finite and off the support [0, inf) of the law")
+        if np.any(z.imag < 0):                      # s(conj z) = conj s(z)
+            out = np.empty(z.shape, dtype=complex)
+            neg = z.imag < 0
+            out[neg] = np.conj(self.stieltjes(np.conj(z[neg]), tol))
+            if np.any(~neg):
+                out[~neg] = self.stieltjes(z[~neg], tol)
+            return out
+        m1 = max(self.bulk_moments()[0], 1e-12)
+        im0 = np.maximum(z.imag, 4.0 * m1 * (1.0 + self.beta))
+        z0 = z.real + 1j * im0
+        s0 = -1.0 / z0                               # large |z|: s ~ -1/z, G ~ (1/(1-w), 0, -1)
+        X = np.stack([s0, 1.0 / (1.0 + 1.0 / (self.beta * s0)), 0 * s0, -1.0 + 0 * s0], 1)
+        X, ok = self._newton(X, z0, tol)
+        if not np.all(ok):
+            s, G = self._damped(z0, 1e-12)
+            X = np.stack([s, G[0][:, 0], G[1][:, 0], G[2][:, 0]], 1)
+        im, ratio = im0.copy(), np.full(z.shape, 0.1)
+        while np.any(im > z.imag):
+            act = im > z.imag
+            im_try = np.maximum(z.imag[act], im[act] * ratio[act])
+            Xa, ok = self._newton(X[act], z.real[act] + 1j * im_try, tol)
+            idx = np.flatnonzero(act)
+            zs_ = (z.real[act] + 1j * im_try) * Xa[:, 0]
+            good = (ok & (Xa[:, 0].imag > -1e-9 * np.abs(Xa[:, 0]))      # Im s >= 0 and
+                    & (zs_.imag > -1e-9 * np.abs(zs_)))                 # Im z s >= 0 (law on [0, inf))
+            X[idx[good]], im[idx[good]] = Xa[good], im_try[good]
+            ratio[idx[~good]] = np.sqrt(ratio[idx[~good]])          # smaller steps there
+            slow = ratio > 0.9
+            if np.any(slow):                 # off the branch: the (slow, safe) damped iteration
+                sd, Gd = self._damped(z[slow], 1e-13)
+                X[slow] = np.stack([sd, Gd[0][:, 0], Gd[1][:, 0], Gd[2][:, 0]], 1)
+                im[slow], ratio[slow] = z.imag[slow], 0.1
+        return X[:, 0]
+
+    def density(self, x, eps: float = 1e-4) -> np.ndarray:
+        """Density ``Im s(x + i eps)/pi`` of the continuous part (the atom ``(1 - 1/beta)_+``
+        at 0 is not included).  With the default Gauss--Hermite residual law the density has
+        wiggles of relative size ~1/``n_nodes`` where ``alpha0 < 1``; integrated quantities
+        (Stieltjes values, CDF) converge much faster.
+
+        >>> b = ExactBulk("tanh", "sin", 2.0, 0.0)
+        >>> x = np.linspace(0.5, 3.0, 3)
+        >>> np.round(b.density(x, 1e-6), 4)   # MP_1: sqrt(x(4-x))/(2 pi x)
+        array([0.4211, 0.1805, 0.0919])
+        """
+        x = np.asarray(x, dtype=float)
+        atom_part = self.atom() * eps / (x * x + eps * eps)     # Im of atom/(0 - z)
+        return (self.stieltjes(x + 1j * eps).imag - atom_part) / math.pi
+
+    def atom(self) -> float:
+        """Mass of the atom at 0: ``(1 - 1/beta)_+``."""
+        return max(0.0, 1.0 - 1.0 / self.beta)
+
+    def cdf(self, x, eps: float = 1e-4, n: int = 4000) -> np.ndarray:
+        """CDF of ``D`` at points ``x`` (the atom included): trapezoidal rule on
+        :meth:`density` over ``n`` points of ``(0, max x]``, the first cell integrated as a
+        ``1/sqrt(x)`` edge.
+
+        >>> b = ExactBulk("tanh", "sin", 2.0, 0.0, beta=0.5)     # MP_0.5 on [0.086, 2.91]
+        >>> [round(float(v), 3) for v in b.cdf([0.05, 3.0], eps=1e-6)]
+        [0.0, 1.0]
+        """
+        x = np.asarray(x, dtype=float)
+        top = max(float(x.max()), 1e-12)
+        grid = np.unique(np.concatenate([np.linspace(0.0, top, n + 1)[1:], x[x > 0]]))
+        dens = self.density(grid, eps)
+        cum = np.concatenate([[2.0 * grid[0] * dens[0]],
+                              np.diff(grid) * (dens[1:] + dens[:-1]) / 2.0])
+        return self.atom() + np.interp(x, grid, np.cumsum(cum), left=0.0)
+
+    @property
+    def exact_directions(self) -> bool:
+        """Whether :meth:`direction_sums` is available (odd student, teacher coordinates)."""
+        return self.a == 0.0 and self.xi is not None and self.b > 0.0
+
+    def direction_forms(self, y):
+        r"""``(q_vv, q_vz, q_zz)``: ``x^T (I + y d Sigma)^{-1} x'`` for ``x, x'`` in ``{vhat,
+        zeta}`` in the limit (odd students, docs/theory.md (g.5)); ``y`` complex array.
+
+        Woodbury on ``d Sigma = I + b S2``, the teacher column split off, and the (diagonal)
+        deterministic equivalent of ``E X~ X~^T E / n0``: every term is an average over
+        ``(xi, e(xi))`` with ``theta = 1/(alpha0 (1 + delta))``,
+        ``delta = E[e^2/(tau + theta e^2)]``, ``tau = (1 + y)/(y b)``.
+
+        >>> b = ExactBulk("tanh", "sin", 0.5, 5.0, beta=2.0)
+        >>> [round(float(q[0].real), 4) for q in b.direction_forms(np.array([1.0]))]
+        [0.091, 0.0078, 0.4431]
+        """
+        if not self.exact_directions:
+            raise ValueError("exact direction sums need an odd student (mu_2 = 0), eta > 0 and, "
+                             "with given residuals, their projections")
+        y = np.atleast_1d(np.asarray(y, dtype=complex))[:, None]
+        e, w, xi, a0 = self.e, self.w, self.xi, self.alpha0
+        c0 = 1.0 + y
+        tau = c0 / (y * self.b)
+        delta = np.zeros_like(y)
+        for _ in range(10000):
+            new = (e**2 / (tau + e**2 / (a0 * (1.0 + delta)))) @ w
+            done = np.max(np.abs(new - delta[:, 0]) / (1.0 + np.abs(new))) < 1e-15
+            delta = new[:, None]
+            if done:
+                break
+        else:
+            raise RuntimeError("the direction forms' fixed point did not converge")
+        den = tau + e**2 / (a0 * (1.0 + delta))
+        A1, P, G = (1.0 / den) @ w, (e * xi / den) @ w, (e**2 * xi**2 / den) @ w
+        tau, c0 = tau[:, 0], c0[:, 0]
+        s_Rs = tau / c0 * (1.0 - tau * (A1 - P**2 / (1.0 + G)))
+        e1_Rs, e1_Re1 = tau / c0 * P / (1.0 + G), 1.0 / (c0 * (1.0 + G))
+        s1 = float(w @ (e * xi))
+        s2 = s1 * s1 + float(w @ e**2) / a0
+        g = s1 / math.sqrt(s2)
+        qvv, qv1 = s_Rs / s2, e1_Rs / math.sqrt(s2)
+        qvz = (qv1 - g * qvv) / math.sqrt(1.0 - g * g)
+        qzz = (e1_Re1 - 2.0 * g * qv1 + g * g * qvv) / (1.0 - g * g)
+        return qvv, qvz, qzz
+
+    def direction_sums(self, z):
+        r"""``(<F/(D - z)>, <H/(D - z)>)`` (docs/theory.md (g.5)):
+        ``(1 - q_vv)/(beta q_vv)`` and ``(1 - q_zz + q_vz^2/q_vv)/beta`` at ``y = beta s(z)``.
+
+        >>> b = ExactBulk("tanh", "sin", 2.0, 0.0001)          # ~ isotropic: F -> c s, H -> 1 + z s
+        >>> F, H = b.direction_sums(np.array([-1.0]))
+        >>> s = b.stieltjes(-1.0)[0]
+        >>> bool(abs(F[0] / (b.bulk_moments()[0] * s) - 1) < 1e-5), bool(abs(H[0] / (1 - s) - 1) < 1e-5)
+        (True, True)
+        """
+        z = np.atleast_1d(np.asarray(z, dtype=complex))
+        qvv, qvz, qzz = self.direction_forms(self.beta * self.stieltjes(z))
+        return (1.0 - qvv) / (self.beta * qvv), (1.0 - qzz + qvz**2 / qvv) / self.beta
+
+    def moments(self, lam_prime: float, v1hat: float) -> SpectralMoments:
+        """The eleven sums of docs/theory.md (f) with the exact law of ``D`` and, where
+        :attr:`exact_directions`, the exact ``F`` and ``H`` sums (else the rules of (g); see
+        the class notes).  The squared sums come from ``d/dz`` by a complex step (Richardson,
+        ~1e-10); at ``v1hat = 0`` the direction sums are taken at ``v1hat = 1e-7 lambda'/c``.
+
+        >>> m = ExactBulk("tanh", "sin", 2.0, 3.0).moments(0.3, 1.2)
+        >>> bool(abs(0.3 * m.inv2 + 1.2 * m.rho2 - m.inv) < 1e-9)
+        True
+        """
+        lp, v = float(lam_prime), float(v1hat)
+        if not (0.0 < lp < math.inf and 0.0 <= v < math.inf):
+            raise ValueError(f"need lam_prime > 0 and v1hat >= 0, got {lam_prime!r}, {v1hat!r}")
+        m1, m2 = self.bulk_moments()
+        ve = v if v > 0.0 else 1e-7 * lp / m1
+        x = -lp / ve
+        h = 1e-3 * abs(x)
+        zs = np.array([x, x + 1j * h, x + 0.5j * h])
+
+        def value_and_slope(f):                   # f(z) and f'(z) on the real axis
+            return float(f[0].real), float((4.0 * f[2].imag / (0.5 * h) - f[1].imag / h) / 3.0)
+
+        s0, ds = value_and_slope(self.stieltjes(zs))
+        if v == 0.0:
+            inv, rho, inv2, rho2, rhosq2 = 1 / lp, m1 / lp, 1 / lp**2, m1 / lp**2, m2 / lp**2
+            s0 = ds = None
+        else:
+            inv, inv2 = s0 / v, ds / v**2                              # E 1/S, E 1/S^2
+            rho = (1.0 - lp * inv) / v
+            rho2 = (inv - lp * inv2) / v
+            rhosq2 = (rho - lp * rho2) / v
+        if not self.exact_directions:
+            return SpectralMoments(inv=inv, rho=rho, F=m1 * inv, H=rho, inv2=inv2, rho2=rho2,
+                                   rhosq2=rhosq2, F2=m1 * inv2, DF2=m1 * rho2, H2=rho2,
+                                   DH2=rhosq2)
+        Fz, Hz = self.direction_sums(zs)
+        (F0, dF), (H0, dH) = value_and_slope(Fz), value_and_slope(Hz)
+        F, F2, H, H2 = F0 / ve, dF / ve**2, H0 / ve, dH / ve**2
+        return SpectralMoments(inv=inv, rho=rho, F=F, H=H, inv2=inv2, rho2=rho2, rhosq2=rhosq2,
+                               F2=F2, DF2=(F - lp * F2) / ve, H2=H2, DH2=(H - lp * H2) / ve)
+
+    # ----------------------------------------------------------------------------------
+    def stieltjes_pair(self, lam_prime, v1hat, previous=None, dps=None):
+        """``(E 1/S, E D/S)`` with ``S = lam_prime + v1hat D`` (the interface of
+        :class:`srfsym.theory.spectrum.MarchenkoPastur`); ``lam_prime``, ``v1hat`` may be
+        complex (feature spectrum) with ``S`` off zero on the support.
+
+        >>> b = ExactBulk("tanh", "sin", 2.0, 3.0)
+        >>> i, r = b.stieltjes_pair(0.5, 1.5)
+        >>> abs(0.5 * i + 1.5 * r - 1) < 1e-12
+        True
+        """
+        if dps is not None:
+            raise ValueError("ExactBulk evaluates in double precision only (dps=None)")
+        real = complex(lam_prime).imag == 0 and complex(v1hat).imag == 0
+        lam_prime, v1hat = complex(lam_prime), complex(v1hat)
+        if v1hat == 0:
+            inv, rho = 1.0 / lam_prime, self.bulk_moments()[0] / lam_prime
+        else:
+            s = self.stieltjes(-lam_prime / v1hat)[0]
+            inv = s / v1hat
+            rho = (1.0 - lam_prime * inv) / v1hat
+        return (float(inv.real), float(rho.real)) if real else (complex(inv), complex(rho))
