@@ -33,6 +33,7 @@ from functools import cached_property
 import sympy as sp
 
 from ..core.precision import workdps
+from .expressions import X, ActivationError, lambdify_mpmath, lambdify_numpy  # noqa: F401
 from .probes import _PROBES, _check_real_line, _numeric_parity  # noqa: F401
 
 __all__ = [
@@ -40,12 +41,7 @@ __all__ = [
     "REGISTRY", "registry_names",
 ]
 
-#: The one real variable of every activation expression.
-X = sp.Symbol("x", real=True)
 
-
-class ActivationError(ValueError):
-    """An activation specification that cannot be used (unparseable, unsafe, unknown)."""
 
 
 def _relu(u):
@@ -186,7 +182,7 @@ def parse_activation(text: str) -> sp.Expr:
     >>> parse_activation("__import__('os')")
     Traceback (most recent call last):
     ...
-    srfsym.symbolic.activations.ActivationError: unknown function '__import__'; allowed functions: [...]
+    srfsym.symbolic.expressions.ActivationError: unknown function '__import__'; allowed functions: [...]
     """
     expr = parse_expression(text, {"x": X}, what="activation")
     _check_real_line(expr, text)
@@ -505,30 +501,6 @@ def _real_roots(arg: sp.Expr, node=None) -> set:
             "fractions (e.g. 1.4142 for sqrt(2))")
     return {r for r in roots if r.is_real is True or (
         r.is_real is None and abs(sp.im(sp.N(r, 50))) < sp.Float(10) ** -40)}
-
-
-# --------------------------------------------------------------------------------------
-# code generation helpers shared by every module (one place for lambdify settings)
-
-def lambdify_numpy(args, expr):
-    """``sympy.lambdify`` to numpy + scipy with explicit modules and ``cse=True``.
-
-    Heaviside(0) is 1/2 (SymPy's convention since 1.9) in both back ends.  Softplus and
-    logistic sub-expressions are generated in forms that cannot overflow
-    (:func:`srfsym.symbolic.special.stable_forms`).
-    """
-    from .special import NUMPY_FUNCTIONS, stable_forms
-    expr = [stable_forms(e) for e in expr] if isinstance(expr, (list, tuple)) \
-        else stable_forms(expr)
-    return sp.lambdify(args, expr, modules=[NUMPY_FUNCTIONS, "numpy", "scipy"], cse=True)
-
-
-def lambdify_mpmath(args, expr):
-    """``sympy.lambdify`` to mpmath (exact Rationals stay exact at any precision)."""
-    from .special import MPMATH_FUNCTIONS, stable_forms
-    expr = [stable_forms(e) for e in expr] if isinstance(expr, (list, tuple)) \
-        else stable_forms(expr)
-    return sp.lambdify(args, expr, modules=[MPMATH_FUNCTIONS, "mpmath"], cse=True)
 
 
 # --------------------------------------------------------------------------------------

@@ -27,7 +27,7 @@ def _check_real_line(expr, text: str) -> None:
     """
     import mpmath
 
-    from .activations import ActivationError, X, lambdify_mpmath
+    from .expressions import ActivationError, X, lambdify_mpmath
     f = lambdify_mpmath(X, expr)
     with workdps(20):
         for x0 in _PROBES:
@@ -66,7 +66,7 @@ def _check_magnitude(expr, x0, text):
     import mpmath
     import numpy as np
 
-    from .activations import ActivationError, X, lambdify_mpmath, lambdify_numpy
+    from .expressions import ActivationError, X, lambdify_mpmath, lambdify_numpy
     with np.errstate(all="ignore"):
         try:
             v = complex(lambdify_numpy(X, expr)(np.float64(x0)))
@@ -101,7 +101,7 @@ def _numeric_parity(expr) -> str:
     """
     import mpmath
 
-    from .activations import X, lambdify_mpmath
+    from .expressions import X, lambdify_mpmath
     f = lambdify_mpmath(X, expr)
     found = {"odd": True, "even": True}
     with workdps(40):

@@ -26,7 +26,7 @@ import numpy as np
 from .channel import channel_data, validate_srf_parameters
 from .convex_channel import ConvexChannel
 from .engine import _START, Engine, MomentPrior
-from .fixed_point import _validate, _validate_solver, make_spectrum, solve_srf
+from .square_solve import _solve_at, _validate, _validate_solver, make_spectrum
 from .losses import LossError, loss as make_loss
 from .result import FixedPointResult
 from .state import ConvergenceError, State
@@ -179,8 +179,8 @@ def _start(student, teacher, r, c, gamma, lam, alpha, beta, spec, nodes, start):
         s = list(start) + [0.0] * (8 - len(start))
         return np.array(s[:8], dtype=float)
     try:
-        sq = solve_srf(student, teacher, r, c, gamma, max(lam, 1e-3), alpha, beta, spec,
-                       nodes=int(nodes), tol=1e-8)
+        sq = _solve_at(student, teacher, r, c, gamma, max(lam, 1e-3), alpha, beta, spec,
+                       int(nodes), 1e-8, "structured", None, None, 1000)
         s = sq.state
         return _vector(s, 0.0)
     except (ConvergenceError, ValueError, ArithmeticError):
@@ -341,7 +341,7 @@ def convex_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, *, loss="
 
 
 def _convex_grid_result_class():
-    from .grid import GridResult
+    from .grid_result import GridResult
 
     @dataclass
     class ConvexGridResult(GridResult):
@@ -371,7 +371,7 @@ def convex_solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, spe
     ((2, 1), True)
     """
     from ..step.mapping import srf_mapping
-    from .grid import _grid_axis
+    from .grid_result import _grid_axis
     t0 = time.perf_counter()
     if on_failure not in ("report", "raise"):
         raise ValueError(f"on_failure must be 'report' or 'raise', got {on_failure!r}")

@@ -44,10 +44,11 @@ import numpy as np
 from .channel import channel_data, validate_srf_parameters
 from .engine import (_NODE_LADDER, _START, _Problem, _affine_fixed_point, _anderson,  # noqa: F401
                      _complete, _complete_with_dets, _residual, _solve_v_iterate,
-                     _solve_v_newton, _spectral_moments, _v_map, _v_map_jacobian, _validate,
-                     _validate_solver, sweep)
+                     _solve_v_newton, _spectral_moments, _v_map, _v_map_jacobian, sweep)
 from .result import FixedPointResult, _fmt, _plain  # noqa: F401
 from .state import ConvergenceError, Hats, State
+from .square_solve import (_solve_at, _solve_v_scipy, _validate, _validate_solver,  # noqa: F401
+                           make_spectrum)
 from ..step.mapping import srf_mapping
 from ..core.values import MAX_SOLVER_DPS, check_dps
 from ..core.precision import workdps
@@ -55,60 +56,6 @@ from ..core.precision import workdps
 __all__ = ["State", "Hats", "ConvergenceError", "FixedPointResult", "LearningCurve",
            "sweep", "solve", "solve_srf", "learning_curve", "optimal_lambda", "make_spectrum"]
 
-
-def make_spectrum(spectrum="mp", beta=1.0, c=1.0, d=None, seed=0, gamma=None):
-    """The spectral back end: ``"mp"`` (deterministic) or ``"sample"`` (finite d, seeded)."""
-    from . import spectrum as spec  # the back ends' public names
-    if not isinstance(spectrum, str):
-        return spectrum
-    if spectrum == "mp":
-        return spec.MarchenkoPastur(beta=beta, c=c)
-    if spectrum == "sample":
-        if d is None:
-            raise ValueError("spectrum='sample' needs the dimension d")
-        from ..core.checks import check_memory, scalar_like
-        d = scalar_like("d", d)
-        if isinstance(d, float) and d.is_integer():
-            d = int(d)
-        if not isinstance(d, (int, np.integer)) or d < 2:
-            raise ValueError(f"the sampled spectrum needs an integer dimension d >= 2, got {d!r}")
-        p = max(1, round(float(beta) * d))
-        # Gaussian p x d rows, the d x d Gram matrix and its eigenvectors, workspace
-        check_memory(8.0 * (2 * p * d + 3 * max(p, d) ** 2),
-                     f"the sampled spectrum at d = {d}, p = {p}")
-        return spec.SampledSpectrum(d=int(d), beta=beta, c=c, seed=seed,
-                                    **({"zeta": "e1"} if gamma == 0 else {}))
-    raise ValueError(f"unknown spectrum {spectrum!r}: use 'mp' or 'sample'")
-
-
-def _validate(alpha, lam, beta):
-    from ..core.checks import scalar_like
-    for name, v in (("alpha", alpha), ("lambda", lam), ("beta", beta)):
-        v = scalar_like(name, v)
-        if not math.isfinite(float(v)):
-            raise ValueError(f"{name} must be finite, got {v}")
-    if float(alpha) <= 0:
-        raise ValueError(f"alpha (readout samples per dimension) must be > 0, got {alpha}")
-    if float(lam) < 0:
-        raise ValueError(f"lambda (ridge penalty) must be >= 0, got {lam}")
-    if float(beta) <= 0:
-        raise ValueError(f"beta = p/d must be > 0, got {beta}")
-    if float(lam) == 0 and float(alpha) < float(beta):
-        raise ValueError(f"lambda = 0 with alpha = {alpha} < beta = {beta}: fewer samples than "
-                         "features, the ridgeless readout interpolates and the fixed point has no "
-                         "unique solution; use lambda > 0 (or alpha > beta)")
-    # beyond these the double-precision spectral formulas overflow
-    for name, v, lo, hi in (("alpha", alpha, 1e-100, 1e100), ("lambda", lam, 0.0, 1e100),
-                            ("beta", beta, 1e-100, 1e100)):
-        if not lo <= float(v) <= hi:
-            raise ValueError(f"{name} = {v} is outside the supported range [{lo:g}, {hi:g}]")
-
-
-def _validate_solver(tol, max_iter):
-    if not (isinstance(tol, (int, float)) and math.isfinite(tol) and tol > 0):
-        raise ValueError(f"tol must be a positive number, got {tol!r}")
-    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
-        raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
 
 
 _NODE_CACHE: dict = {}
@@ -263,67 +210,6 @@ def _solve_mpmath(student, teacher, exact, lam, alpha, beta, spectrum, spec, d, 
 def _mp_nodes(dps):
     return int(60 + 4 * dps)
 
-
-def _solve_at(student, teacher, r, c, gamma, lam, alpha, beta, spec, K, tol, method, dps,
-              start, max_iter):
-    t0 = time.perf_counter()
-    ch = channel_data(student, teacher, r, c, gamma, nodes=K, dps=dps)
-    P = _Problem(ch, spec, alpha, lam, beta)
-    start = State(*start) if start is not None else _START
-    notes = []
-    iterations = 0
-    if method == "structured" and dps is None:
-        try:
-            V, iterations = _solve_v_newton(P, (start.V1, start.V2), tol)
-        except ConvergenceError as exc:
-            notes.append(f"Newton failed ({exc}); Anderson iteration on (V1, V2)")
-            try:
-                V, iterations = _solve_v_iterate(P, (start.V1, start.V2), tol, max_iter)
-            except ConvergenceError:
-                V = _solve_v_scipy(P, (start.V1, start.V2), tol)
-                notes.append("scipy.optimize.root on (V1, V2)")
-        state = _complete(P, float(V[0]), float(V[1]))
-    elif method == "structured":
-        with workdps(dps + 10):
-            V1s, V2s = (mpmath.mpf(float(start.V1)), mpmath.mpf(float(start.V2)))
-            f = lambda a, b: [x - y for x, y in zip(_v_map(P, (a, b)), (a, b))]
-            V1, V2 = mpmath.findroot(f, (V1s, V2s), tol=mpmath.mpf(10) ** (-2 * dps))
-            state = _complete(P, V1, V2)
-    elif method in ("anderson", "damped"):
-        if dps is not None:
-            raise ValueError("the mpmath mode uses the structured method")
-        G = lambda x: np.asarray(P.sweep(State(*x)), dtype=float)
-        x, iterations, _ = _anderson(G, np.asarray(start, dtype=float), tol * 0.1, max_iter,
-                                     memory=5 if method == "anderson" else 0)
-        state = State(*x)
-    else:
-        raise ValueError(f"unknown method {method!r}")
-    with workdps((dps or 15) + 10):
-        res, new = _residual(P, state)
-        test, train = P.errors(state)
-        hat, _ = P.hats(state)
-    if not res < tol:
-        raise ConvergenceError(f"fixed point not verified: final sweep moves the order "
-                               f"parameters by {res:.3e} > tol = {tol:g}", residual=res,
-                               iterate=state)
-    mp_test = test if dps is not None else None
-    return FixedPointResult(
-        test_error=float(test), train_error=float(train), state=state, hats=hat,
-        alpha=float(alpha), lam=float(lam), beta=float(beta), r=float(r), c=float(c),
-        gamma=float(gamma), spectrum="", nodes=K, residual=res, method=method,
-        iterations=iterations, seconds=time.perf_counter() - t0,
-        precision="double" if dps is None else f"mpmath:{dps}", mp_test_error=mp_test,
-        notes=notes)
-
-
-def _solve_v_scipy(P, start, tol):
-    from scipy.optimize import root
-    f = lambda u: np.log(np.maximum(np.asarray(_v_map(P, np.exp(u)), float), 1e-300)) - u
-    sol = root(f, np.log(np.asarray(start, float)), method="hybr", tol=tol * 1e-3)
-    if not sol.success:
-        raise ConvergenceError(f"scipy.optimize.root failed: {sol.message}",
-                               residual=float(np.max(np.abs(sol.fun))), iterate=np.exp(sol.x))
-    return np.exp(sol.x)
 
 
 def solve(student, teacher, alpha0, eta, lam, alpha, beta=1.0, spectrum="mp", *,
