@@ -4,6 +4,7 @@ The layers are written down in ``pyproject.toml`` (``[tool.importlinter]``); ``l
 checks the real import graph against them.  A second run with the chain turned upside down must
 find broken contracts: the check sees the imports it claims to check.
 """
+import ast
 import os
 import pathlib
 import subprocess
@@ -49,3 +50,28 @@ def test_old_module_paths_are_the_new_modules(old, new):
     """Code written against the flat layout keeps working, on the very same module objects."""
     import importlib
     assert importlib.import_module(old) is importlib.import_module(new)
+
+
+def _code_lines(node):
+    """Lines of a function without its docstring."""
+    n = node.end_lineno - node.lineno + 1
+    body = node.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None),
+                                                             ast.Constant) \
+            and isinstance(body[0].value.value, str):
+        n -= body[0].end_lineno - body[0].lineno + 1
+    return n
+
+
+def test_modules_and_functions_stay_readable():
+    """No module over 600 lines, no function over 100 lines of code (docstrings excluded):
+    what grows past that is split along the concepts it mixes."""
+    big_modules, big_functions = [], []
+    for path in (ROOT / "srfsym").rglob("*.py"):
+        text = path.read_text()
+        if len(text.splitlines()) > 600:
+            big_modules.append((str(path.relative_to(ROOT)), len(text.splitlines())))
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _code_lines(node) > 100:
+                big_functions.append((f"{path.relative_to(ROOT)}:{node.name}", _code_lines(node)))
+    assert not big_modules and not big_functions, (big_modules, big_functions)
