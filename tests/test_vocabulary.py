@@ -325,3 +325,20 @@ def test_cli_optimised_bounds_at_fixed_gamma_with_dps(capsys):
     # sin/sin at gamma = 1: U = 0 where r = 1, i.e. eta = 1 / A (docs/theory.md (l.3))
     assert row["upper_bound"] < 1e-15
     assert row["eta_upper"] == pytest.approx(2.1574, abs=2e-4)
+
+
+def test_fit_uniform_parameters_recovers_r_c_and_is_the_weighted_least_squares():
+    """The fit of the measured per-letter (r_j, c_j) to the group formulas: exact data give
+    back (r, c); noisy data give the neuron-weighted least-squares solution, computed here
+    independently with numpy's lstsq on the formulas r_j = omega_j r, c_j = 1 + omega_j^2 (c - 1)."""
+    import numpy as np
+    from srfsym.step.vocabulary import fit_uniform_parameters
+    w, n = np.array([1.0, -2.0, 3.0]), np.array([5.0, 2.0, 1.0])
+    r, c = 1.3, 1.15
+    assert fit_uniform_parameters(w, n, w * r, 1 + w**2 * (c - 1)) == pytest.approx((r, c), abs=1e-14)
+    rj = w * r + np.array([0.01, -0.02, 0.03])
+    cj = 1 + w**2 * (c - 1) + np.array([-0.01, 0.02, 0.005])
+    sw = np.sqrt(n)
+    r_ls = np.linalg.lstsq((sw * w)[:, None], sw * rj, rcond=None)[0][0]
+    c_ls = 1 + np.linalg.lstsq((sw * w**2)[:, None], sw * (cj - 1), rcond=None)[0][0]
+    assert fit_uniform_parameters(w, n, rj, cj) == pytest.approx((r_ls, c_ls), rel=1e-13)

@@ -25,7 +25,7 @@ from ..symbolic.activations import activation
 from ..theory.feature_spectrum import FeatureSpectrum, feature_spectrum
 from .first_layer import _as_seed_sequence, _children, network_first_layer, srf_first_layer
 from .result import empirical_group_parameters, empirical_srf_parameters
-from ..step.vocabulary import vocabulary as make_vocabulary
+from ..step.vocabulary import fit_uniform_parameters, vocabulary as make_vocabulary
 from ..step.mapping import srf_mapping
 
 __all__ = ["SpectrumSimulation", "simulate_feature_spectrum", "DEFAULT_Z",
@@ -165,14 +165,14 @@ def simulate_feature_spectrum(student, teacher, alpha0, eta, d, beta=1.0, p_over
                 vhat = emp["vhat"]
                 r_emp.append(emp["r"])
                 c_emp.append(emp["c"])
-            else:   # the uniform (r, c) fitted to the groups: r_j = omega_j r, c_j - 1 = omega_j^2 (c - 1)
+            else:   # the uniform (r, c) fitted to the measured groups (docs/theory.md (k.1))
                 emp = empirical_group_parameters(W0, W1, omega)
                 vhat = emp["vhat"]
                 w = np.asarray(emp["letters"])
-                pj = np.array([np.sum(omega == x) for x in w], dtype=float)
-                r_emp.append(float(np.sum(pj * w * emp["r"]) / np.sum(pj * w * w)))
-                c_emp.append(1 + float(np.sum(pj * w**2 * (np.asarray(emp["c"]) - 1))
-                                       / np.sum(pj * w**4)))
+                r_fit, c_fit = fit_uniform_parameters(
+                    w, [np.sum(omega == x) for x in w], emp["r"], emp["c"])
+                r_emp.append(r_fit)
+                c_emp.append(c_fit)
         else:
             _, W1, vhat = srf_first_layer(m.r, m.c, m.gamma, d, beta=p / d, seed=ss_layer,
                                           omega=omega)

@@ -32,7 +32,7 @@ import numpy as np
 import sympy as sp
 
 __all__ = ["Vocabulary", "vocabulary", "UNIFORM", "group_parameter_expressions", "OMEGA",
-           "check_student"]
+           "check_student", "fit_uniform_parameters"]
 
 #: A letter of the vocabulary (the readout value of one group before the step).
 OMEGA = sp.Symbol("omega", real=True, nonzero=True)
@@ -60,6 +60,41 @@ def _group_functions():
     e = group_parameter_expressions()
     return tuple(sp.lambdify([OMEGA, _R, _C], e[k], modules="numpy")
                  for k in ("spike_strength", "bulk_variance"))
+
+
+@lru_cache(maxsize=1)
+def _fit_basis():
+    """Each group formula is affine in its uniform parameter (spike strength in r, bulk
+    variance in c): slope and offset in omega, from :func:`group_parameter_expressions`."""
+    e = group_parameter_expressions()
+    out = []
+    for key, sym in (("spike_strength", _R), ("bulk_variance", _C)):
+        slope = sp.diff(e[key], sym)
+        if sp.diff(slope, sym) != 0:
+            raise AssertionError(f"the group {key} is not affine in {sym}")
+        offset = sp.expand(e[key] - slope * sym)
+        out.append((sp.lambdify([OMEGA], slope, modules="numpy"),
+                    sp.lambdify([OMEGA], offset, modules="numpy")))
+    return tuple(out)
+
+
+def fit_uniform_parameters(letters, counts, group_spikes, group_bulk_variances):
+    """The uniform ``(r, c)`` that best explains measured per-letter spike strengths and bulk
+    variances: the group formulas of :func:`group_parameter_expressions` (affine in r and c)
+    fitted by least squares, each letter weighted by its number of neurons.
+
+    >>> r, c = fit_uniform_parameters([1, 2], [3, 1], [1.1, 2.2], [1.2, 1.8])
+    >>> round(r, 6), round(c, 6)
+    (1.1, 1.2)
+    """
+    w = np.asarray(letters, dtype=float)
+    n = np.asarray(counts, dtype=float)
+    fitted = []
+    for (slope, offset), y in zip(_fit_basis(), (group_spikes, group_bulk_variances)):
+        b = np.broadcast_to(np.asarray(slope(w), dtype=float), w.shape)
+        a = np.broadcast_to(np.asarray(offset(w), dtype=float), w.shape)
+        fitted.append(float(np.sum(n * b * (np.asarray(y, dtype=float) - a)) / np.sum(n * b * b)))
+    return tuple(fitted)
 
 
 @dataclass(frozen=True)
