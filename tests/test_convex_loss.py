@@ -209,7 +209,7 @@ def test_cli_error_with_loss_noise_bias(capsys):
     code = main(["error", "--student", "tanh", "--teacher", "sin", "--alpha0", "2", "--eta", "2",
                  "--lam", "0.1", "--alpha", "2", "--bias", "--noise", "0.1", "--json"])
     row = json.loads(capsys.readouterr().out)["rows"][0]
-    assert code == 0 and row["bias"] is not None and row["loss"] == "square"
+    assert code == 0 and row["output_bias"] is not None and row["loss"] == "square"
 
 
 @pytest.mark.parametrize("extra, message", [

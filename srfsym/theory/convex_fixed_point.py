@@ -55,7 +55,7 @@ class ConvexResult(FixedPointResult):
 
     def to_dict(self, dps: int = 30) -> dict:
         out = super().to_dict(dps)
-        out.update(loss=self.loss, noise=self.noise, bias=self.bias,
+        out.update(loss=self.loss, noise=self.noise, output_bias=self.bias,
                    classification_error=self.classification_error, train_loss=self.train_loss,
                    train_classification_error=self.train_classification_error,
                    channel=self.channel)
