@@ -336,7 +336,9 @@ def solve(student, teacher, alpha0, eta, lam, alpha, beta=1.0, spectrum="mp", *,
     ``bulk="step", d=D, seed=S`` (also for :func:`learning_curve`, :func:`optimal_lambda`)
     replaces the isotropic bulk ``c MP_beta`` by the bulk of the first layer realised at
     dimension ``D`` (the network of seed ``S``; its measured ``r, c, gamma`` on the channel
-    side): :mod:`srfsym.theory.step_bulk`, docs/theory.md (g.4).
+    side): :mod:`srfsym.theory.step_bulk`, docs/theory.md (g.4).  ``bulk="exact"`` uses its
+    d -> infinity law instead (:mod:`srfsym.theory.exact_bulk`, the mapping's ``r, c, gamma``;
+    uniform readout, double precision; docs/theory.md (g.5)).
 
     >>> res = solve("tanh", "sin", alpha0=0, eta=3, lam=0.1, alpha=2.0)  # plain RF
     >>> round(res.state.m, 12), round(res.state.theta, 12)
