@@ -92,6 +92,9 @@ class FeatureSpectrum(StieltjesSolver, DensityMixin, OutlierMixin):
         else:
             self.bulk = (spectrum if isinstance(spectrum, SpectralSide)
                          else EigenvalueSpectrum(spectrum))
+            if hasattr(self.bulk, "bulk_moments") and self.bulk.beta != self.beta:
+                raise ValueError(f"the exact bulk was built at beta = {self.bulk.beta:g}, the "
+                                 f"feature spectrum asks for beta = {self.beta:g}")
         self._warm = None
 
     def __repr__(self):
