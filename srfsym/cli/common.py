@@ -331,11 +331,13 @@ def add_spectrum(p):
 
 
 def add_bulk(p):
-    """``--bulk isotropic|step``: the bulk of the trained first layer (docs/theory.md (g), (g.4))."""
-    p.add_argument("--bulk", choices=["isotropic", "step"], default="isotropic",
+    """``--bulk isotropic|step|exact``: the bulk of the trained first layer (docs/theory.md (g),
+    (g.4), (g.5))."""
+    p.add_argument("--bulk", choices=["isotropic", "step", "exact"], default="isotropic",
                    help="bulk of the trained first layer: 'isotropic' (c MP_beta, the papers' "
-                   "model; default) or 'step' (the first layer realised at dimension --d, seed "
-                   "--seed: the network of 'srfsym simulate --seed S --seeds 1')")
+                   "model; default), 'step' (the first layer realised at dimension --d, seed "
+                   "--seed: the network of 'srfsym simulate --seed S --seeds 1') or 'exact' "
+                   "(its d -> infinity law, docs/theory.md (g.5))")
 
 
 def warn_if_isotropic_is_off(args):

@@ -25,8 +25,9 @@ def _spectra(args):
     if args.r is not None or args.c is not None:
         if args.r is None or args.c is None or args.alpha0 is not None or args.eta is not None:
             raise CLIError("give either --r and --c, or --teacher, --alpha0 and --eta")
-        if args.bulk == "step":
-            raise CLIError("--bulk step needs the step (--teacher --alpha0 --eta), not --r --c")
+        if args.bulk != "isotropic":
+            raise CLIError(f"--bulk {args.bulk} needs the step (--teacher --alpha0 --eta), "
+                           "not --r --c")
         return feature_spectrum(args.student, r=args.r, c=args.c, **kw), None
     if args.teacher is None or args.alpha0 is None or args.eta is None:
         raise CLIError("give --teacher, --alpha0 and --eta (or --r and --c)")
@@ -40,6 +41,15 @@ def _spectra(args):
                                       args.d, args.beta, args.seed).data
         trained = feature_spectrum(args.student, r=data.r, c=data.c, spectrum=data.eigenvalues,
                                    **kw)
+    elif args.bulk == "exact":
+        from ..theory.exact_bulk import exact_bulk_spectrum
+        if kw["vocabulary"] is not None:
+            raise CLIError("--bulk exact is available for the uniform readout only")
+        if not args.alpha0 > 0:
+            raise CLIError("--bulk exact needs a step with --alpha0 > 0")
+        bulk = exact_bulk_spectrum(args.student, args.teacher, args.alpha0, args.eta, args.beta)
+        trained = feature_spectrum(args.student, args.teacher, alpha0=args.alpha0, eta=args.eta,
+                                   spectrum=bulk, **kw)
     else:
         warn_if_isotropic_is_off(args)
         trained = feature_spectrum(args.student, args.teacher, alpha0=args.alpha0, eta=args.eta,

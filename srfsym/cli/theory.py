@@ -55,6 +55,13 @@ def _solve_kwargs(args):
         if args.d is None or args.d < 2:
             raise CLIError("--bulk step needs --d >= 2 (the dimension of the realised first layer)")
         kw.update(bulk="step", d=args.d, seed=args.seed)
+    if getattr(args, "bulk", "isotropic") == "exact":
+        if args.spectrum == "sample":
+            raise CLIError("--bulk exact is its own (d -> infinity) spectrum: drop --spectrum "
+                           "sample")
+        if getattr(args, "dps", None):
+            raise CLIError("--bulk exact is solved in double precision only: drop --dps")
+        kw.update(bulk="exact")
     return kw
 
 
@@ -89,8 +96,11 @@ def cmd_error(args):
              if args.spectrum == "sample" else "")
     if args.bulk == "step":
         where = f" on the step bulk realised at d = {args.d} (docs/theory.md (g.4))"
+    elif args.bulk == "exact":
+        where = " on the exact law of the step's bulk (docs/theory.md (g.5))"
     warn_if_isotropic_is_off(args)
-    slow = args.spectrum == "sample" or args.dps or args.optimize_lambda or args.bulk == "step"
+    slow = args.spectrum == "sample" or args.dps or args.optimize_lambda \
+        or args.bulk != "isotropic"
     for a in args.alpha:
         with (status(f"fixed point at alpha = {a:g}" + where
                      + (", minimising over lambda" if args.optimize_lambda else "")
@@ -284,7 +294,7 @@ def cmd_curve(args):
                        details=None if sim is None else {"simulation": sim.to_dict()}):
         out(srf_header(mp, voc, 8))
         out(f"bounds: lower {b.lower:.8g}, upper {b.upper:.8g}, kernel {b.kernel:.8g}")
-        if args.bulk == "step":
+        if args.bulk != "isotropic":
             out(f"theory on the {lc.results[0].notes[-1]}")
         cl = getattr(lc.results[0], "classification_error", None) is not None
         out(f"{'alpha':>10s} {'test error':>14s} {'train error':>14s}"

@@ -41,9 +41,10 @@ from numpy.polynomial.hermite_e import hermegauss
 from ..symbolic.activations import activation
 from ..symbolic.hermite import hermite_constants
 from ..step.mapping import ALPHA0
+from .interfaces import SpectralSide
 from .spectrum import SpectralMoments
 
-__all__ = ["ExactBulk", "step_bulk_parameters", "bulk_moment_expressions", "free_moment",
+__all__ = ["ExactBulk", "exact_bulk_spectrum", "step_bulk_parameters", "bulk_moment_expressions", "free_moment",
            "noncrossing_partitions", "A_STEP", "B_STEP", "ALPHA0_S", "BETA_S", "RES_MOMENTS"]
 
 #: SymPy symbols of the law: the two step constants, alpha0, beta and E e^k (k = 1..4).
@@ -234,7 +235,7 @@ def _population_resolvent(w, C, weights, alpha0, G=None, tol=1e-15, maxit=20000)
     return (g11, g12, g22), False
 
 
-class ExactBulk:
+class ExactBulk(SpectralSide):
     r"""Exact limiting law of the trained first layer's bulk (docs/theory.md (g.5)).
 
     Parameters
@@ -579,3 +580,24 @@ class ExactBulk:
             inv = s / v1hat
             rho = (1.0 - lam_prime * inv) / v1hat
         return (float(inv.real), float(rho.real)) if real else (complex(inv), complex(rho))
+
+
+_CACHE: dict = {}
+_CACHE_SIZE = 8
+
+
+def exact_bulk_spectrum(student, teacher, alpha0, eta, beta=1.0) -> ExactBulk:
+    """The back end of ``bulk="exact"`` (docs/theory.md (g.5)): :class:`ExactBulk` with the
+    deterministic residual law, kept for the last few argument sets.
+
+    >>> b = exact_bulk_spectrum("tanh", "sin", 2.0, 3.0)
+    >>> b is exact_bulk_spectrum("tanh", "sin", 2.0, 3.0), isinstance(b, SpectralSide)
+    (True, True)
+    """
+    key = (str(activation(student).expr), str(activation(teacher).expr), float(alpha0),
+           float(eta), float(beta))
+    if key not in _CACHE:
+        while len(_CACHE) >= _CACHE_SIZE:
+            _CACHE.pop(next(iter(_CACHE)))
+        _CACHE[key] = ExactBulk(student, teacher, float(alpha0), float(eta), float(beta))
+    return _CACHE[key]

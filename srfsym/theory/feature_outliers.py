@@ -91,6 +91,9 @@ class OutlierMixin:
         from .spectral.eigenvalues import EigenvalueSpectrum
         if isinstance(self.bulk, EigenvalueSpectrum):
             return float(np.var(self.bulk.D))
+        if hasattr(self.bulk, "bulk_moments"):        # the exact law, docs/theory.md (g.5)
+            m1, m2 = self.bulk.bulk_moments()
+            return float(m2 - m1 * m1)
         return self.beta * self.c ** 2
 
     @cached_property

@@ -92,6 +92,9 @@ class FeatureSpectrum(StieltjesSolver, DensityMixin, OutlierMixin):
         else:
             self.bulk = (spectrum if isinstance(spectrum, SpectralSide)
                          else EigenvalueSpectrum(spectrum))
+            if hasattr(self.bulk, "bulk_moments") and self.bulk.beta != self.beta:
+                raise ValueError(f"the exact bulk was built at beta = {self.bulk.beta:g}, the "
+                                 f"feature spectrum asks for beta = {self.beta:g}")
         self._warm = None
 
     def __repr__(self):
@@ -139,7 +142,9 @@ def feature_spectrum(student, teacher=None, *, alpha0=None, eta=None, r=None, c=
     spectrum : "mp", array or spectral back end
         Marchenko-Pastur bulk, or the eigenvalues of ``W Pi W^T`` (finite-d variant), or a
         back end such as :class:`~srfsym.theory.spectral.eigenvalues.EigenvalueSpectrum`
-        (s(z) reads its eigenvalues; the projections serve the ridge fixed point).
+        (s(z) reads its eigenvalues; the projections serve the ridge fixed point), or
+        :class:`~srfsym.theory.exact_bulk.ExactBulk` (the exact law of the step's bulk,
+        docs/theory.md (g.5); pass the same ``beta``).
     tol : float
         Relative accuracy of ``s(z)`` targeted by the kappa node ladder.
     vocabulary : None, list of letters or :class:`~srfsym.step.vocabulary.Vocabulary`

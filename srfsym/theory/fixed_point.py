@@ -222,7 +222,9 @@ def solve(student, teacher, alpha0, eta, lam, alpha, beta=1.0, spectrum="mp", *,
     ``bulk="step", d=D, seed=S`` (also for :func:`learning_curve`, :func:`optimal_lambda`)
     replaces the isotropic bulk ``c MP_beta`` by the bulk of the first layer realised at
     dimension ``D`` (the network of seed ``S``; its measured ``r, c, gamma`` on the channel
-    side): :mod:`srfsym.theory.step_bulk`, docs/theory.md (g.4).
+    side): :mod:`srfsym.theory.step_bulk`, docs/theory.md (g.4).  ``bulk="exact"`` uses its
+    d -> infinity law instead (:mod:`srfsym.theory.exact_bulk`, the mapping's ``r, c, gamma``;
+    uniform readout, double precision; docs/theory.md (g.5)).
 
     >>> res = solve("tanh", "sin", alpha0=0, eta=3, lam=0.1, alpha=2.0)  # plain RF
     >>> round(res.state.m, 12), round(res.state.theta, 12)
@@ -233,9 +235,9 @@ def solve(student, teacher, alpha0, eta, lam, alpha, beta=1.0, spectrum="mp", *,
     dps = kwargs.get("dps")
     if dps is not None:
         check_dps(dps, MAX_SOLVER_DPS)
-    step = _step_bulk(student, teacher, alpha0, eta, beta, spectrum, kwargs)
+    step = _step_bulk(student, teacher, alpha0, eta, beta, spectrum, kwargs, mp)
     if step is not None:
-        params, spectrum, note = step
+        params, spectrum, note, name = step
     elif dps is None:
         params = (mp.spike_strength, mp.bulk_variance, mp.alignment)
     else:  # the mapping at the working precision, not its double-precision image
@@ -245,27 +247,34 @@ def solve(student, teacher, alpha0, eta, lam, alpha, beta=1.0, spectrum="mp", *,
     res.notes.extend(mp.notes)
     if step is not None:
         res.notes.append(note)
-        res.spectrum = "step"
+        res.spectrum = name
     return res
 
 
-def _step_bulk(student, teacher, alpha0, eta, beta, spectrum, kwargs):
-    """``((r, c, gamma), spectrum, note)`` for ``bulk="step"`` (docs/theory.md (g.4)), ``None``
-    for the isotropic bulk; pops ``bulk`` (and, for the step, ``d`` and ``seed``) from ``kwargs``."""
+def _step_bulk(student, teacher, alpha0, eta, beta, spectrum, kwargs, mapping=None):
+    """``((r, c, gamma), spectrum, note, name)`` for ``bulk="step"`` (docs/theory.md (g.4)) or
+    ``bulk="exact"`` ((g.5)), ``None`` for the isotropic bulk; pops ``bulk`` (and, for the step,
+    ``d`` and ``seed``) from ``kwargs``.  ``mapping``: the :func:`srf_mapping` result whose
+    deterministic ``(r, c, gamma)`` the exact bulk uses on the channel side."""
     from .step_bulk import BULKS, step_bulk_spectrum
     bulk = kwargs.pop("bulk", "isotropic")
     if bulk not in BULKS:
         raise ValueError(f"bulk must be one of {BULKS}, got {bulk!r}")
     if bulk == "isotropic":
         return None
+    own = ("the realised first layer" if bulk == "step" else
+           "the exact law of the step's bulk, docs/theory.md (g.5)")
     if not (isinstance(spectrum, str) and spectrum == "mp"):
-        raise ValueError("bulk='step' is its own spectral back end (the realised first layer): "
+        raise ValueError(f"bulk={bulk!r} is its own spectral back end ({own}): "
                          f"leave spectrum at 'mp', got {spectrum!r}")
     if kwargs.get("vocabulary") is not None:
         from ..step.vocabulary import vocabulary as make_vocabulary
         if not make_vocabulary(kwargs["vocabulary"]).is_uniform:
-            raise ValueError("bulk='step' is available for the uniform readout only (the "
-                             "group prior of a vocabulary has no finite-d back end yet)")
+            raise ValueError(f"bulk={bulk!r} is available for the uniform readout only (the "
+                             "group prior of a vocabulary has no such back end yet: the law of "
+                             "docs/theory.md (g.5) is derived for the uniform readout)")
+    if bulk == "exact":
+        return _exact_bulk(student, teacher, alpha0, eta, beta, kwargs, mapping)
     d, seed = kwargs.pop("d", None), kwargs.pop("seed", 0)
     if d is None:
         raise ValueError("bulk='step' needs the dimension d of the realised first layer")
@@ -278,7 +287,40 @@ def _step_bulk(student, teacher, alpha0, eta, beta, spectrum, kwargs):
     note = (f"bulk 'step': the realised first layer at d = {data.d}, p = {data.p}, seed = {seed} "
             f"(its measured r = {data.r:.6g}, c = {data.c:.6g}, gamma = {data.gamma:.6g}; "
             "docs/theory.md (g.4))")
-    return (data.r, data.c, data.gamma), spec, note
+    return (data.r, data.c, data.gamma), spec, note, "step"
+
+
+def _exact_bulk(student, teacher, alpha0, eta, beta, kwargs, mapping):
+    """The ``bulk="exact"`` branch of :func:`_step_bulk`: the mapping's deterministic
+    ``(r, c, gamma)`` on the channel side (``c = E D`` of the exact law, docs/theory.md (g.5))."""
+    from .exact_bulk import exact_bulk_spectrum
+    if kwargs.get("dps") is not None:
+        raise ValueError("bulk='exact' is solved in double precision only (its law comes from "
+                         "a numerical fixed point): drop dps")
+    if kwargs.get("d") is not None:
+        raise ValueError("bulk='exact' is the d -> infinity law: it takes no d (use "
+                         "bulk='step' for a first layer realised at dimension d)")
+    kwargs.pop("d", None), kwargs.pop("seed", None)
+    if not float(alpha0) > 0:
+        raise ValueError(f"bulk='exact' needs a step with alpha0 > 0, got {alpha0!r}: at "
+                         "alpha0 = 0 the bulk is the isotropic one (use bulk='isotropic')")
+    if mapping is None:
+        mapping = srf_mapping(student, teacher, eta, alpha0)
+    spec = exact_bulk_spectrum(student, teacher, float(alpha0), float(eta), float(beta))
+    r, c, gamma = (float(mapping.spike_strength), float(mapping.bulk_variance),
+                   float(mapping.alignment))
+    if abs(spec.bulk_moments()[0] / c - 1) > 1e-9:      # E D = c, docs/theory.md (g.5)
+        raise ValueError(f"bulk='exact': the law's mean E D = {spec.bulk_moments()[0]:.12g} "
+                         f"differs from the mapping's c = {c:.12g}; the law is derived with the "
+                         "mu0 correction of the residuals (keep mu0_correction=True)")
+    note = (f"bulk 'exact': the d -> infinity law of the step's bulk (docs/theory.md (g.5)), "
+            f"E D = {spec.bulk_moments()[0]:.12g} = c; the mapping's r, c, gamma on the channel "
+            "side")
+    if not spec.exact_directions:
+        note += ("; the F, H sums keep the isotropic rules F -> c, H -> D of docs/theory.md (g) "
+                 "(the exact direction sums of (g.5) are derived for odd students, mu_2 = 0, "
+                 "with eta > 0)")
+    return (r, c, gamma), spec, note, "exact"
 
 
 @dataclass
@@ -319,7 +361,7 @@ def learning_curve(student, teacher, alpha0, eta, lam, alphas, beta=1.0, spectru
     mp = srf_mapping(student, teacher, eta, alpha0, mu0_correction=kwargs.pop("mu0_correction",
                                                                              True))
     args = (student, teacher, mp.spike_strength, mp.bulk_variance, mp.alignment, lam)
-    step = _step_bulk(student, teacher, alpha0, eta, beta, spectrum, kwargs)
+    step = _step_bulk(student, teacher, alpha0, eta, beta, spectrum, kwargs, mp)
     if step is not None:
         args, spectrum = (student, teacher, *step[0], lam), step[1]
     if nodes == "auto":  # choose the kappa nodes at the ends of the curve, use the larger
@@ -341,7 +383,7 @@ def learning_curve(student, teacher, alpha0, eta, lam, alphas, beta=1.0, spectru
         res.mapping = mp
         if step is not None:
             res.notes.append(step[2])
-            res.spectrum = "step"
+            res.spectrum = step[3]
         results.append(res)
         start = res.state
     return LearningCurve(alphas, results)
@@ -373,7 +415,7 @@ def optimal_lambda(student, teacher, alpha0, eta, alpha, beta=1.0, spectrum="mp"
     mu0_correction = kwargs.pop("mu0_correction", True)
     mp = srf_mapping(student, teacher, eta, alpha0, mu0_correction=mu0_correction)
     args = (student, teacher, mp.spike_strength, mp.bulk_variance, mp.alignment)
-    step = _step_bulk(student, teacher, alpha0, eta, beta, spectrum, kwargs)
+    step = _step_bulk(student, teacher, alpha0, eta, beta, spectrum, kwargs, mp)
     if step is not None:
         args, spectrum = (student, teacher, *step[0]), step[1]
     search = dict(kwargs, nodes=kwargs.get("nodes", 108), dps=None)   # the search in double
@@ -398,7 +440,7 @@ def optimal_lambda(student, teacher, alpha0, eta, alpha, beta=1.0, spectrum="mp"
     res.mapping = mp
     if step is not None:
         res.notes.append(step[2])
-        res.spectrum = "step"
+        res.spectrum = step[3]
     if min(opt.x - lo, hi - opt.x) < 1e-3:
         res.notes.append(f"the optimum lambda = {lam:.3g} sits at the edge of lam_range = "
                          f"{lam_range}: widen the range")

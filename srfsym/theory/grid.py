@@ -295,6 +295,7 @@ def solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, spectrum="
     bulk : "isotropic" or "step"
         ``"step"``: the bulk of the first layer realised at ``d`` from ``seed`` (with its
         measured r, c, gamma), as :func:`srfsym.solve` (docs/theory.md (g.4)).
+        ``"exact"`` is refused here (no vectorised sums; use :func:`srfsym.solve`).
     loss, noise, bias :
         A readout loss, label noise, a trained bias (docs/theory.md (m)): the grid is then
         solved point by point by the convex-loss fixed point
@@ -314,6 +315,11 @@ def solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, spectrum="
                                  loss=loss, noise=noise, bias=bias, tol=tol, d=d, seed=seed,
                                  nodes=120 if nodes == "auto" else int(nodes),
                                  mu0_correction=mu0_correction, on_failure=on_failure)
+    if bulk == "exact":
+        raise ValueError("solve_grid does not take bulk='exact': the exact law (docs/theory.md "
+                         "(g.5)) answers one (lambda', Vhat_1) at a time through its own fixed "
+                         "point, with no vectorised sums over a grid; solve the points with "
+                         "srfsym.solve or learning_curve(bulk='exact')")
     t0 = time.perf_counter()
     alphas = _grid_axis("alphas", alphas, 0.0, True)
     lams = _grid_axis("lams", lams, 0.0, False)
@@ -334,7 +340,7 @@ def solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, spectrum="
     step = _step_bulk(student, teacher, alpha0, eta, beta, spectrum,
                       {"bulk": bulk, "d": d, "seed": seed})
     if step is not None:
-        (r, c, gamma), step_spec, note = step
+        (r, c, gamma), step_spec, note, _ = step
         notes.append(note)
     node_error = None
     if nodes == "auto":

@@ -46,8 +46,9 @@ __all__ = ["StepEigenData", "StepBulkSpectrum", "step_eigen_data", "step_eigen",
            "IsotropicBulkWarning", "BULK_WARNING_THRESHOLD", "BULKS"]
 
 #: The bulks of the trained first layer srfsym knows: ``"isotropic"`` (``c MP_beta``, docs/theory.md
-#: (g)) and ``"step"`` (the realised step at finite d, docs/theory.md (g.4)).
-BULKS = ("isotropic", "step")
+#: (g)), ``"step"`` (the realised step at finite d, docs/theory.md (g.4)) and ``"exact"`` (its
+#: d -> infinity law, docs/theory.md (g.5)).
+BULKS = ("isotropic", "step", "exact")
 
 #: Relative excess of the normalised variance ``m2/m1^2 - 1`` of the step's bulk over
 #: ``c MP_beta``'s (which is ``beta``) above which srfsym warns that the isotropic bulk is off
