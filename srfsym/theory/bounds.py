@@ -42,7 +42,7 @@ import mpmath
 import numpy as np
 
 from ..core.precision import workdps
-from .channel import PIECE_LADDER, group_channel_data, node_rule, transition_cuts  # noqa: F401
+from .channel import group_channel_data, transition_cuts
 from ..symbolic.activations import activation
 from ..step.vocabulary import vocabulary as make_vocabulary
 from ..symbolic.hermite import hermite_constants
@@ -231,7 +231,7 @@ def _kernel(teacher, dps=None):
 #: kappa node counts of the double-precision ladder (Gauss-Hermite), and nodes per piece
 #: when the rule is cut at the student's transitions (:func:`~srfsym.theory.channel.transition_cuts`)
 _LADDER = (60, 90, 135, 200, 300, 450, 675, 1000)
-_PIECE_LADDER = PIECE_LADDER
+_PIECE_LADDER = (16, 24, 36, 54, 80, 120)
 #: the double-precision result is converged when two node counts agree to this; a result
 #: whose last node change is above _REFUSE is refused (its digits are contradicted)
 _CONVERGED, _REFUSE = 1e-13, 1e-10
@@ -239,8 +239,12 @@ _CONVERGED, _REFUSE = 1e-13, 1e-10
 
 def _rule(student, teacher, r, c, gamma, voc):
     """The extra kappa cuts for this point and the node ladder that goes with them."""
-    return node_rule(student, voc.group_spike_strengths(float(r)),
-                     voc.group_bulk_variances(float(c)), _LADDER)
+    cuts = transition_cuts(student, voc.group_spike_strengths(float(r)),
+                           voc.group_bulk_variances(float(c)))
+    if not cuts:
+        return cuts, _LADDER
+    pieces = len(cuts) + 1 + 2 * len(activation(student).kinks) + 2
+    return cuts, tuple(per * pieces for per in _PIECE_LADDER)
 
 
 def _not_converged(what, K, err, hint):

@@ -249,6 +249,7 @@ def _solve_at(student, teacher, r, c, gamma, lam, alpha, beta, voc, nodes, tol, 
         spectrum="block-mp", nodes=nodes, residual=res, method="structured-groups",
         iterations=iterations, seconds=time.perf_counter() - t0, notes=notes)
     out.vocabulary = voc
+    out.rule_size = len(gch.groups[0].kappa)   # the nodes the rule really has (climb_nodes)
     out.groups = {"spike_strength": [float(v) for v in gch.group_r],
                   "bulk_variance": [float(v) for v in gch.group_c],
                   "resolvent": pr.r.tolist()}

@@ -101,13 +101,15 @@ def _solve_at(student, teacher, r, c, gamma, lam, alpha, beta, spec, K, tol, met
                                f"parameters by {res:.3e} > tol = {tol:g}", residual=res,
                                iterate=state)
     mp_test = test if dps is not None else None
-    return FixedPointResult(
+    out = FixedPointResult(
         test_error=float(test), train_error=float(train), state=state, hats=hat,
         alpha=float(alpha), lam=float(lam), beta=float(beta), r=float(r), c=float(c),
         gamma=float(gamma), spectrum="", nodes=K, residual=res, method=method,
         iterations=iterations, seconds=time.perf_counter() - t0,
         precision="double" if dps is None else f"mpmath:{dps}", mp_test_error=mp_test,
         notes=notes)
+    out.rule_size = len(ch.kappa)   # the nodes the rule really has (climb_nodes)
+    return out
 
 
 def _solve_v_scipy(P, start, tol):

@@ -60,7 +60,8 @@ def climb_nodes(solve_at, ladder, what):
 
     ``solve_at(K, prev)`` solves at ``K`` nodes (``prev``: the result at the count before, or
     None).  Returns the result at the lower of the two agreeing counts, with ``node_error``
-    set.  If the ladder ends first, the last result is returned with a note when its last
+    set; a count that gives the same rule as the one before (``rule_size``, the nodes the
+    rule really has) is not a second count.  If the ladder ends first, the last result is returned with a note when its last
     change is at most 1e-6 relative, and :class:`ConvergenceError` is raised above that
     (its digits are contradicted by a node change).  The answer depends on the arguments
     only, never on earlier calls.
@@ -77,6 +78,9 @@ def climb_nodes(solve_at, ladder, what):
     prev = change = None
     for K in ladder:
         cur = solve_at(K, prev)
+        size = getattr(cur, "rule_size", None)
+        if prev is not None and size is not None and size == getattr(prev, "rule_size", None):
+            continue    # the same rule again (a piecewise rule's floor of 16 nodes a piece)
         if prev is not None:
             change = abs(cur.test_error - prev.test_error)
             if change < NODES_CONVERGED:
