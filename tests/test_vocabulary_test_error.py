@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from srfsym.theory.bounds import bounds
-from srfsym.theory.channel import group_channel_data
+from srfsym.theory.channel import group_channel_data, transition_cuts
 from srfsym.theory.fixed_point import (ConvergenceError, State, _anderson, learning_curve,
                                 optimal_lambda, solve, solve_srf)
 from srfsym.theory.fixed_point_groups import _GroupProblem, solve_srf_groups
@@ -184,8 +184,10 @@ def test_solver_against_a_plain_iteration_of_the_equations():
     full sweep from an unrelated start, at beta != 1 and gamma < 1."""
     voc = vocabulary([1, 2], [0.6, 0.4])
     res = solve_srf("tanh", "sin", R, C, GAMMA, 0.3, 1.5, 2.0, nodes=NODES, vocabulary=voc)
-    P = _GroupProblem(group_channel_data("tanh", "sin", R, C, GAMMA, voc, nodes=NODES),
-                      1.5, 0.3, 2.0)
+    # the solver's own rule: at group spike 2R > 2 it is cut at the student's transitions
+    cuts = transition_cuts("tanh", voc.group_spike_strengths(R), voc.group_bulk_variances(C))
+    P = _GroupProblem(group_channel_data("tanh", "sin", R, C, GAMMA, voc, nodes=NODES,
+                                         extra_cuts=cuts), 1.5, 0.3, 2.0)
 
     def pack(s):
         return np.concatenate([np.ravel(s.q1), s.q2, np.ravel(s.V1), s.V2, s.theta, s.psi, s.m])

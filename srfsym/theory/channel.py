@@ -26,7 +26,8 @@ from ..symbolic.cget import cget_coefficients, teacher_functions
 from ..symbolic.gaussian import (GAUSSIAN_HALF_WIDTH, gauss_hermite, gaussian_piecewise_rule,
                        trapezoid_mpmath)
 
-__all__ = ["ChannelData", "channel_data", "GroupChannelData", "group_channel_data", "gauss_hermite_mpmath", "validate_srf_parameters", "transition_cuts"]
+__all__ = ["ChannelData", "channel_data", "GroupChannelData", "group_channel_data", "gauss_hermite_mpmath", "validate_srf_parameters", "transition_cuts",
+           "node_rule", "PIECE_LADDER"]
 
 
 def validate_srf_parameters(r, c, gamma):
@@ -161,6 +162,28 @@ def transition_cuts(student, rs, cs, below=0.5):
                 cuts |= {k0 - step, k0 + step}
                 step *= 2
     return tuple(sorted(k for k in cuts if abs(k) < _HALF_WIDTH))
+
+
+#: nodes per piece of a kappa rule cut at the student's transitions (:func:`transition_cuts`)
+PIECE_LADDER = (16, 24, 36, 54, 80, 120)
+
+
+def node_rule(student, rs, cs, ladder):
+    """The extra kappa cuts at spike strengths ``rs`` (bulk variances ``cs``) and the node
+    ladder that goes with them: ``ladder`` when there are no cuts (small r), else
+    :data:`PIECE_LADDER` nodes per piece (the counts are totals over the pieces).
+
+    >>> node_rule("tanh", [1.0], [1.0], (48, 72))
+    ((), (48, 72))
+    >>> cuts, ladder = node_rule("tanh", [30.0], [1.0], (48, 72))
+    >>> len(ladder), ladder[0] % 16
+    (6, 0)
+    """
+    cuts = transition_cuts(student, rs, cs)
+    if not cuts:
+        return cuts, tuple(ladder)
+    pieces = len(cuts) + 1 + 2 * len(activation(student).kinks) + 2
+    return cuts, tuple(per * pieces for per in PIECE_LADDER)
 
 
 @lru_cache(maxsize=64)

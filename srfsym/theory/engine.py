@@ -458,11 +458,9 @@ def solve_general(engine: Engine, start: State, tol=1e-11, max_iter=2000, b0=0.0
 
 
 def _validate(alpha, lam, beta):
-    from ..core.checks import scalar_like
+    from ..core.checks import real_scalar
     for name, v in (("alpha", alpha), ("lambda", lam), ("beta", beta)):
-        v = scalar_like(name, v)
-        if not math.isfinite(float(v)):
-            raise ValueError(f"{name} must be finite, got {v}")
+        real_scalar(name, v, allow_str=True)    # a real number: not a symbol, NaN or inf
     if float(alpha) <= 0:
         raise ValueError(f"alpha (readout samples per dimension) must be > 0, got {alpha}")
     if float(lam) < 0:
@@ -485,9 +483,3 @@ def _validate_solver(tol, max_iter):
         raise ValueError(f"tol must be a positive number, got {tol!r}")
     if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
         raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
-
-
-_NODE_LADDER = (48, 72, 108, 162, 243, 364)
-_NODE_CACHE: dict = {}
-
-

@@ -41,12 +41,12 @@ from dataclasses import dataclass
 import mpmath
 import numpy as np
 
-from .channel import channel_data, validate_srf_parameters
+from .channel import channel_data, node_rule, validate_srf_parameters  # noqa: F401
 from .engine import (_NODE_LADDER, _START, _Problem, _affine_fixed_point, _anderson,  # noqa: F401
                      _complete, _complete_with_dets, _residual, _solve_v_iterate,
                      _solve_v_newton, _spectral_moments, _v_map, _v_map_jacobian, sweep)
 from .result import FixedPointResult, _fmt, _plain  # noqa: F401
-from .state import ConvergenceError, Hats, State
+from .state import NODES_REFUSE, ConvergenceError, Hats, State, climb_nodes
 from .square_solve import (_solve_at, _solve_v_scipy, _validate, _validate_solver,  # noqa: F401
                            make_spectrum)
 from ..step.mapping import srf_mapping
@@ -56,9 +56,6 @@ from ..core.precision import workdps
 __all__ = ["State", "Hats", "ConvergenceError", "FixedPointResult", "LearningCurve",
            "sweep", "solve", "solve_srf", "learning_curve", "optimal_lambda", "make_spectrum"]
 
-
-
-_NODE_CACHE: dict = {}
 
 
 def solve_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp", *,
@@ -141,41 +138,28 @@ def solve_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp"
     exact = (r, c, gamma)   # kept as given (decimal strings / mpf) for the mpmath solve
     r, c, gamma = float(r), float(c), float(gamma)
     spec = make_spectrum(spectrum, beta=float(beta), c=c, d=d, seed=seed, gamma=gamma)
-    key = (str(student), str(teacher), float(r), float(c), float(gamma))
-    node_error = None
+    # large r: the rule cut at the student's transitions, nodes counted over the pieces
+    cuts, ladder = node_rule(student, [r], [c], _NODE_LADDER)
     if nodes == "auto":
-        res = None
-        for K in _NODE_LADDER:
-            if key in _NODE_CACHE and K < _NODE_CACHE[key]:
-                continue
-            new = _solve_at(student, teacher, r, c, gamma, lam, alpha, beta, spec, K, tol,
-                            method, None, start, max_iter)
-            if res is not None:
-                node_error = abs(new.test_error - res.test_error)
-                if node_error < 1e-11:
-                    _NODE_CACHE[key] = res.nodes
-                    res.node_error = node_error
-                    break
-            res = new
-        else:
-            res.notes.append(f"kappa quadrature not converged to 1e-11 with {res.nodes} nodes "
-                             f"(last change {node_error:.1e})")
-            res.node_error = node_error
+        res = climb_nodes(lambda K, prev: _solve_at(student, teacher, r, c, gamma, lam, alpha,
+                                                    beta, spec, K, tol, method, None, start,
+                                                    max_iter, cuts), ladder, "solve_srf")
     else:
         res = _solve_at(student, teacher, r, c, gamma, lam, alpha, beta, spec, int(nodes), tol,
-                        method, None, start, max_iter)
+                        method, None, start, max_iter, cuts)
     if dps is not None:
         res = _solve_mpmath(student, teacher, exact, lam, alpha, beta, spectrum, spec, d, seed,
-                            gamma, res, tol, int(dps), max_iter)
+                            gamma, res, tol, int(dps), max_iter, cuts)
     res.spectrum = spectrum if isinstance(spectrum, str) else type(spectrum).__name__
     res.seconds = time.perf_counter() - t0
     return res
 
 
 def _solve_mpmath(student, teacher, exact, lam, alpha, beta, spectrum, spec, d, seed, gamma,
-                  res, tol, dps, max_iter):
+                  res, tol, dps, max_iter, cuts=()):
     """The mpmath solve at ``dps`` digits from the double-precision result ``res``: the kappa
-    nodes raised until two counts agree to ``dps - 3`` digits."""
+    nodes raised until two counts agree to ``dps - 3`` digits; above 1000 nodes it stops with
+    a note when they agree to 1e-6 relative, and raises :class:`ConvergenceError` if not."""
     r_mp, c_mp, g_mp = (v if isinstance(v, (str, mpmath.mpf)) else repr(float(v))
                         for v in exact)
     spec_mp = make_spectrum(spectrum, beta=str(beta), c=c_mp, d=d, seed=seed,
@@ -184,12 +168,20 @@ def _solve_mpmath(student, teacher, exact, lam, alpha, beta, spectrum, spec, d, 
     prev = None
     while True:
         mp_res = _solve_at(student, teacher, r_mp, c_mp, g_mp, str(lam), str(alpha), beta,
-                           spec_mp, K, tol, "structured", int(dps), res.state, max_iter)
+                           spec_mp, K, tol, "structured", int(dps), res.state, max_iter, cuts)
         if prev is not None:
             change = abs(mp_res.mp_test_error - prev.mp_test_error)
             if change < mpmath.mpf(10) ** (-(int(dps) - 3)):
                 break
             if K > 1000:
+                rel = float(change / max(abs(mp_res.mp_test_error), mpmath.mpf(10) ** -300))
+                if not rel <= NODES_REFUSE:
+                    raise ConvergenceError(
+                        f"solve_srf at {dps} digits: the kappa quadrature did not converge: "
+                        f"the test error at {K} nodes and at the count before differ by "
+                        f"{mpmath.nstr(change, 2)} ({rel:.1e} relative, above {NODES_REFUSE:g});"
+                        " the double-precision result (no dps) may still be available",
+                        residual=float(change))
                 mp_res.notes.append(
                     f"kappa quadrature at {dps} digits: two node counts agree to "
                     f"{mpmath.nstr(change, 2)} only; trust the test error to that level")

@@ -59,13 +59,13 @@ import time
 
 import numpy as np
 
-from .channel import group_channel_data, validate_srf_parameters
+from .channel import group_channel_data, node_rule, validate_srf_parameters
 from .engine import (Engine, _NODE_LADDER, _anderson, _complete_full, _validate,
                      _validate_solver, newton)
 from .result import FixedPointResult
 from .spectral.block_wishart import GroupPrior, BlockWishartPrior
 from .square_channel import GroupSquareLossChannel, PINV_RTOL as _PINV_RTOL, _sym_index  # noqa: F401
-from .state import ConvergenceError, Hats, State  # noqa: F401
+from .state import ConvergenceError, Hats, State, climb_nodes  # noqa: F401
 from ..step.vocabulary import check_student, vocabulary as make_vocabulary
 
 __all__ = ["solve_srf_groups", "GroupPrior"]
@@ -209,9 +209,9 @@ def _start_vector(P: _GroupProblem, start):
 
 
 def _solve_at(student, teacher, r, c, gamma, lam, alpha, beta, voc, nodes, tol, start,
-              max_iter):
+              max_iter, cuts=()):
     t0 = time.perf_counter()
-    gch = group_channel_data(student, teacher, r, c, gamma, voc, nodes=nodes)
+    gch = group_channel_data(student, teacher, r, c, gamma, voc, nodes=nodes, extra_cuts=cuts)
     P = _GroupProblem(gch, alpha, lam, beta)
     notes = []
     x0 = _start_vector(P, start)
@@ -249,6 +249,7 @@ def _solve_at(student, teacher, r, c, gamma, lam, alpha, beta, voc, nodes, tol, 
         spectrum="block-mp", nodes=nodes, residual=res, method="structured-groups",
         iterations=iterations, seconds=time.perf_counter() - t0, notes=notes)
     out.vocabulary = voc
+    out.rule_size = len(gch.groups[0].kappa)   # the nodes the rule really has (climb_nodes)
     out.groups = {"spike_strength": [float(v) for v in gch.group_r],
                   "bulk_variance": [float(v) for v in gch.group_c],
                   "resolvent": pr.r.tolist()}
@@ -279,26 +280,17 @@ def solve_srf_groups(student, teacher, r, c, gamma, lam, alpha, beta=1.0, *, voc
     voc = make_vocabulary(vocabulary)
     check_student(student, voc)
     r, c, gamma = float(r), float(c), float(gamma)
-    node_error = None
+    # large r: the rule cut at every group's transitions, nodes counted over the pieces
+    cuts, ladder = node_rule(student, voc.group_spike_strengths(r), voc.group_bulk_variances(c),
+                             _NODE_LADDER)
     if nodes == "auto":
-        res = None
-        for n in _NODE_LADDER:
-            new = _solve_at(student, teacher, r, c, gamma, lam, alpha, beta, voc, n, tol, start,
-                            max_iter)
-            if res is not None:
-                node_error = abs(new.test_error - res.test_error)
-                if node_error < 1e-11:
-                    break
-            res = new
-            start = new.state
-        else:
-            res.notes.append(f"kappa quadrature not converged to 1e-11 with {res.nodes} nodes "
-                             f"(last change {node_error:.1e})")
-        res.node_error = node_error
+        res = climb_nodes(lambda n, prev: _solve_at(
+            student, teacher, r, c, gamma, lam, alpha, beta, voc, n, tol,
+            start if prev is None else prev.state, max_iter, cuts), ladder, "solve_srf_groups")
     else:
         if isinstance(nodes, bool) or not isinstance(nodes, (int, np.integer)):
             raise ValueError(f"nodes must be an integer or 'auto', got {nodes!r}")
         res = _solve_at(student, teacher, r, c, gamma, lam, alpha, beta, voc, int(nodes), tol,
-                        start, max_iter)
+                        start, max_iter, cuts)
     res.seconds = time.perf_counter() - t0
     return res

@@ -33,12 +33,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .channel import channel_data
+from .channel import group_channel_data, node_rule
 from .engine import (_NODE_LADDER, _START, Engine, MomentPrior, _complete_with_dets,
                      _v_map_jacobian, _validate, _validate_solver)
 from .fixed_point import make_spectrum, solve_srf
 from .square_channel import SquareLossChannel
-from .state import ConvergenceError, State
+from .state import ConvergenceError, State, climb_nodes
 from .fixed_point import _step_bulk
 from ..step.mapping import srf_mapping
 
@@ -197,36 +197,38 @@ def _relative_change(new: State, old: State):
 _FIELDS = State._fields
 
 
+class _CornerFailed(Exception):
+    """A grid corner the single-point solver could not solve (skipped by the node choice)."""
+
+
 def _choose_nodes(student, teacher, r, c, gamma, alphas, lams, beta, tol):
-    """The node count ``solve(nodes="auto")`` would pick, at each corner of the grid (the
-    largest is used): up the same ladder until the test error moves by less than 1e-11.
-    Unlike ``solve`` it does not start from counts remembered from earlier calls, so the
-    choice (and every value) does not depend on what the process computed before."""
+    """The node count ``solve(nodes="auto")`` picks, at each corner of the grid (the largest
+    is used): up the same ladder (cut at the student's transitions at large r) until the test
+    error moves by less than 1e-11; a corner whose last change stays above 1e-6 relative
+    raises :class:`ConvergenceError`, between the two a note says so.  The choice depends on
+    the arguments only, never on earlier calls."""
+    _, ladder = node_rule(student, [float(r)], [float(c)], _NODE_LADDER)
     nodes, node_error, notes = [], [], []
     for a in sorted({alphas.min(), alphas.max()}):
         for lam in sorted({lams.min(), lams.max()}):
-            prev = None
+            def solve_at(K, prev, a=a, lam=lam):
+                try:
+                    return solve_srf(student, teacher, r, c, gamma, lam, a, beta, nodes=K,
+                                     tol=tol)
+                except (ConvergenceError, ValueError, ArithmeticError) as exc:
+                    raise _CornerFailed() from exc
             try:
-                for K in _NODE_LADDER:
-                    res = solve_srf(student, teacher, r, c, gamma, lam, a, beta, nodes=K,
-                                    tol=tol)
-                    if prev is not None and abs(res.test_error - prev.test_error) < 1e-11:
-                        break
-                    prev = res
-            except (ConvergenceError, ValueError, ArithmeticError):
+                res = climb_nodes(solve_at, ladder,
+                                  f"solve_grid (corner alpha = {a:g}, lambda = {lam:g})")
+            except _CornerFailed:
                 continue
-            if prev is None:
-                continue
-            change = abs(res.test_error - prev.test_error)
-            if change >= 1e-11:
-                notes.append(f"kappa quadrature not converged to 1e-11 with {res.nodes} nodes "
-                             f"at alpha = {a:g}, lambda = {lam:g} (last change {change:.1e})")
-                prev = res
-            nodes.append(prev.nodes)
-            node_error.append(change)
+            notes += [f"{n} at alpha = {a:g}, lambda = {lam:g}" for n in res.notes
+                      if n.startswith("kappa quadrature")]
+            nodes.append(res.nodes)
+            node_error.append(res.node_error)
     if not nodes:
-        notes.append(f"no corner of the grid converged; {_NODE_LADDER[2]} kappa nodes used")
-        return _NODE_LADDER[2], None, notes
+        notes.append(f"no corner of the grid converged; {ladder[2]} kappa nodes used")
+        return ladder[2], None, notes
     return max(nodes), max(node_error), notes
 
 
@@ -347,7 +349,8 @@ def solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, spectrum="
         nodes, node_error, more = _choose_nodes(student, teacher, r, c, gamma, alphas, lams,
                                                 beta, tol)
         notes += more
-    ch = channel_data(student, teacher, r, c, gamma, nodes=nodes)
+    cuts, _ = node_rule(student, [float(r)], [float(c)], _NODE_LADDER)
+    ch = group_channel_data(student, teacher, r, c, gamma, nodes=nodes, extra_cuts=cuts).groups[0]
     K = ch.nodes
     A, L = np.meshgrid(alphas, lams, indexing="ij")
     spec = step_spec if step is not None else make_spectrum(spectrum, beta=beta, c=float(c), d=d,

@@ -19,9 +19,9 @@ import time
 import mpmath
 import numpy as np
 
-from .channel import channel_data
-from .engine import (_START, _Problem, _anderson, _complete, _residual, _solve_v_iterate,
-                     _solve_v_newton, _v_map)
+from .channel import channel_data, group_channel_data
+from .engine import (_START, _Problem, _anderson, _complete, _residual, _solve_v_iterate,  # noqa: F401
+                     _solve_v_newton, _v_map, _validate, _validate_solver)
 from .result import FixedPointResult
 from .state import ConvergenceError, State
 from ..core.precision import workdps
@@ -54,40 +54,14 @@ def make_spectrum(spectrum="mp", beta=1.0, c=1.0, d=None, seed=0, gamma=None):
     raise ValueError(f"unknown spectrum {spectrum!r}: use 'mp' or 'sample'")
 
 
-def _validate(alpha, lam, beta):
-    from ..core.checks import scalar_like
-    for name, v in (("alpha", alpha), ("lambda", lam), ("beta", beta)):
-        v = scalar_like(name, v)
-        if not math.isfinite(float(v)):
-            raise ValueError(f"{name} must be finite, got {v}")
-    if float(alpha) <= 0:
-        raise ValueError(f"alpha (readout samples per dimension) must be > 0, got {alpha}")
-    if float(lam) < 0:
-        raise ValueError(f"lambda (ridge penalty) must be >= 0, got {lam}")
-    if float(beta) <= 0:
-        raise ValueError(f"beta = p/d must be > 0, got {beta}")
-    if float(lam) == 0 and float(alpha) < float(beta):
-        raise ValueError(f"lambda = 0 with alpha = {alpha} < beta = {beta}: fewer samples than "
-                         "features, the ridgeless readout interpolates and the fixed point has no "
-                         "unique solution; use lambda > 0 (or alpha > beta)")
-    # beyond these the double-precision spectral formulas overflow
-    for name, v, lo, hi in (("alpha", alpha, 1e-100, 1e100), ("lambda", lam, 0.0, 1e100),
-                            ("beta", beta, 1e-100, 1e100)):
-        if not lo <= float(v) <= hi:
-            raise ValueError(f"{name} = {v} is outside the supported range [{lo:g}, {hi:g}]")
-
-
-def _validate_solver(tol, max_iter):
-    if not (isinstance(tol, (int, float)) and math.isfinite(tol) and tol > 0):
-        raise ValueError(f"tol must be a positive number, got {tol!r}")
-    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
-        raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
-
-
 def _solve_at(student, teacher, r, c, gamma, lam, alpha, beta, spec, K, tol, method, dps,
-              start, max_iter):
+              start, max_iter, cuts=()):
     t0 = time.perf_counter()
-    ch = channel_data(student, teacher, r, c, gamma, nodes=K, dps=dps)
+    if cuts:    # a large spike strength: the rule cut at the student's transitions
+        ch = group_channel_data(student, teacher, r, c, gamma, nodes=K, dps=dps,
+                                extra_cuts=cuts).groups[0]
+    else:
+        ch = channel_data(student, teacher, r, c, gamma, nodes=K, dps=dps)
     P = _Problem(ch, spec, alpha, lam, beta)
     start = State(*start) if start is not None else _START
     notes = []
@@ -127,13 +101,15 @@ def _solve_at(student, teacher, r, c, gamma, lam, alpha, beta, spec, K, tol, met
                                f"parameters by {res:.3e} > tol = {tol:g}", residual=res,
                                iterate=state)
     mp_test = test if dps is not None else None
-    return FixedPointResult(
+    out = FixedPointResult(
         test_error=float(test), train_error=float(train), state=state, hats=hat,
         alpha=float(alpha), lam=float(lam), beta=float(beta), r=float(r), c=float(c),
         gamma=float(gamma), spectrum="", nodes=K, residual=res, method=method,
         iterations=iterations, seconds=time.perf_counter() - t0,
         precision="double" if dps is None else f"mpmath:{dps}", mp_test_error=mp_test,
         notes=notes)
+    out.rule_size = len(ch.kappa)   # the nodes the rule really has (climb_nodes)
+    return out
 
 
 def _solve_v_scipy(P, start, tol):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-__all__ = ["State", "Hats", "ConvergenceError"]
+__all__ = ["State", "Hats", "ConvergenceError", "climb_nodes"]
 
 
 class State(NamedTuple):
@@ -48,3 +48,56 @@ class ConvergenceError(RuntimeError):
         super().__init__(message)
         self.residual = residual
         self.iterate = iterate
+
+
+#: a kappa ladder is converged when two node counts give test errors within NODES_CONVERGED
+#: (absolute); one that ends with its last change above NODES_REFUSE (relative) is refused
+NODES_CONVERGED, NODES_REFUSE = 1e-11, 1e-6
+
+
+def climb_nodes(solve_at, ladder, what):
+    """Up the kappa node ``ladder`` until two counts give test errors within 1e-11.
+
+    ``solve_at(K, prev)`` solves at ``K`` nodes (``prev``: the result at the count before, or
+    None).  Returns the result at the lower of the two agreeing counts, with ``node_error``
+    set; a count that gives the same rule as the one before (``rule_size``, the nodes the
+    rule really has) is not a second count.  If the ladder ends first, the last result is returned with a note when its last
+    change is at most 1e-6 relative, and :class:`ConvergenceError` is raised above that
+    (its digits are contradicted by a node change).  The answer depends on the arguments
+    only, never on earlier calls.
+
+    >>> class R:
+    ...     def __init__(self, K): self.test_error, self.notes, self.nodes = 1 + 1 / K**9, [], K
+    >>> climb_nodes(lambda K, prev: R(K), (10, 100, 1000), "x").nodes
+    100
+    >>> climb_nodes(lambda K, prev: R(K), (2, 3), "x")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    srfsym.theory.state.ConvergenceError: x: the kappa quadrature did not converge...
+    """
+    prev = change = None
+    for K in ladder:
+        cur = solve_at(K, prev)
+        size = getattr(cur, "rule_size", None)
+        if prev is not None and size is not None and size == getattr(prev, "rule_size", None):
+            continue    # the same rule again (a piecewise rule's floor of 16 nodes a piece)
+        if prev is not None:
+            change = abs(cur.test_error - prev.test_error)
+            if change < NODES_CONVERGED:
+                prev.node_error = change
+                return prev
+        prev = cur
+    if change is None:
+        return prev
+    rel = change / max(abs(prev.test_error), 1e-300)
+    if not rel <= NODES_REFUSE:
+        raise ConvergenceError(
+            f"{what}: the kappa quadrature did not converge: the test error at {prev.nodes} "
+            f"nodes and at the count before differ by {change:.1e} ({rel:.1e} relative, above "
+            f"{NODES_REFUSE:g}); give more nodes explicitly (nodes=...) and compare two counts, "
+            "or report this point", residual=change)
+    prev.notes.append(f"kappa quadrature not converged to {NODES_CONVERGED:g} with {prev.nodes} "
+                      f"nodes (last change {change:.1e}, {rel:.1e} relative): trust the test "
+                      "error to that level")
+    prev.node_error = change
+    return prev
