@@ -39,6 +39,7 @@ import mpmath
 import numpy as np
 import scipy.linalg
 
+from .spectral.moments import allowed_points
 from .spectrum import SpectralMoments, _FIELDS
 
 __all__ = ["StepEigenData", "StepBulkSpectrum", "step_eigen_data", "step_eigen",
@@ -285,11 +286,7 @@ class StepBulkSpectrum:
         >>> bool(abs(m.F2[0] / spec.moments(0.5, 1.2).F2 - 1) < 1e-13), bool(np.isnan(m.inv[1]))
         (True, True)
         """
-        lam_prime, v1hat = np.broadcast_arrays(np.asarray(lam_prime, dtype=float),
-                                               np.asarray(v1hat, dtype=float))
-        with np.errstate(invalid="ignore"):
-            ok = (lam_prime > 0.0) & (lam_prime < math.inf) & (v1hat >= 0.0) & (v1hat < math.inf)
-        out = np.full((len(_FIELDS),) + lam_prime.shape, np.nan)
+        lam_prime, v1hat, ok, out = allowed_points(lam_prime, v1hat)
         if ok.any():
             inv = 1.0 / (lam_prime[ok][None, :] + v1hat[ok][None, :] * self.D[:, None])
             vals = np.concatenate([self._rows1 @ inv, self._rows2 @ (inv * inv)])

@@ -101,3 +101,21 @@ def to_mpf(x):
 
 _check_positive = check_positive
 _to_mpf = to_mpf
+
+
+def allowed_points(lam_prime, v1hat):
+    """Array arguments of ``moments_array``: ``(lambda', Vhat_1)`` broadcast as floats, the mask of
+    the points where the sums exist (``0 < lambda' < oo``, ``0 <= Vhat_1 < oo``) and the NaN-filled
+    output array ``(fields, *shape)`` that the back ends fill at those points.
+
+    >>> import numpy as np
+    >>> lp, v, ok, out = allowed_points(np.array([0.5, -1.0]), 1.0)
+    >>> ok.tolist(), out.shape
+    ([True, False], (11, 2))
+    """
+    import numpy as np
+    lam_prime, v1hat = np.broadcast_arrays(np.asarray(lam_prime, dtype=float),
+                                           np.asarray(v1hat, dtype=float))
+    with np.errstate(invalid="ignore"):
+        ok = (lam_prime > 0.0) & (lam_prime < math.inf) & (v1hat >= 0.0) & (v1hat < math.inf)
+    return lam_prime, v1hat, ok, np.full((len(_FIELDS),) + lam_prime.shape, np.nan)

@@ -20,7 +20,8 @@ import sympy as sp
 
 from ...symbolic.activations import lambdify_mpmath
 from ..interfaces import SpectralSide
-from .moments import LAM_PRIME, V1HAT, SpectralMoments, _check_positive, _to_mpf
+from .moments import (LAM_PRIME, V1HAT, SpectralMoments, _check_positive, _to_mpf,
+                      allowed_points)
 from ...core.precision import workdps
 
 __all__ = ["SampledSpectrum", "SwSum", "sherman_morrison_expressions", "sw_sums_in",
@@ -349,11 +350,7 @@ class SampledSpectrum(SpectralSide):
         >>> bool(abs(m.F2[0] / s.moments(0.5, 1.2).F2 - 1) < 1e-13), bool(np.isnan(m.inv[1]))
         (True, True)
         """
-        lam_prime, v1hat = np.broadcast_arrays(np.asarray(lam_prime, dtype=float),
-                                               np.asarray(v1hat, dtype=float))
-        with np.errstate(invalid="ignore"):
-            ok = (lam_prime > 0.0) & (lam_prime < math.inf) & (v1hat >= 0.0) & (v1hat < math.inf)
-        out = np.full((len(_FIELDS),) + lam_prime.shape, np.nan)
+        lam_prime, v1hat, ok, out = allowed_points(lam_prime, v1hat)
         if ok.any():
             lp, v = lam_prime[ok], v1hat[ok]
             inv = 1.0 / (lp[None, :] + v[None, :] * self.rho_w[:, None])      # (p, points)
