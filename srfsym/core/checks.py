@@ -43,6 +43,9 @@ def real_scalar(name, value, *, allow_inf=False, allow_str=False) -> float:
     ``allow_inf`` (``+inf`` only)."""
     if isinstance(value, (bool, np.bool_)):
         raise ParameterTypeError(f"{name} must be a real number, got {value!r} (a bool)")
+    if isinstance(value, (list, tuple, set, dict)):
+        raise ParameterTypeError(f"{name} must be a single real number, got a "
+                                 f"{type(value).__name__} {value!r}")
     if isinstance(value, np.ndarray):
         if value.ndim != 0:
             raise ParameterTypeError(f"{name} must be a single real number, got an array of "
