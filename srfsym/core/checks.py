@@ -43,14 +43,8 @@ def real_scalar(name, value, *, allow_inf=False, allow_str=False) -> float:
     ``allow_inf`` (``+inf`` only)."""
     if isinstance(value, (bool, np.bool_)):
         raise ParameterTypeError(f"{name} must be a real number, got {value!r} (a bool)")
-    if isinstance(value, (list, tuple, set, dict)):
-        raise ParameterTypeError(f"{name} must be a single real number, got a "
-                                 f"{type(value).__name__} {value!r}")
-    if isinstance(value, np.ndarray):
-        if value.ndim != 0:
-            raise ParameterTypeError(f"{name} must be a single real number, got an array of "
-                                     f"shape {value.shape}")
-        value = value.item()
+    if isinstance(value, (list, tuple, set, dict, np.ndarray)):
+        value = scalar_like(name, value)        # one element: its item; else a named error
     if isinstance(value, str) and allow_str:
         try:
             v = float(value)
