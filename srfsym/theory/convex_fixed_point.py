@@ -25,7 +25,7 @@ import numpy as np
 
 from .channel import channel_data, validate_srf_parameters
 from .convex_channel import ConvexChannel
-from .engine import _START, Engine, MomentPrior
+from .engine import _START, Engine, MomentPrior, anderson_candidate
 from .square_solve import _solve_at, _validate, _validate_solver, make_spectrum
 from .losses import LossError, loss as make_loss
 from .result import FixedPointResult
@@ -219,16 +219,9 @@ def _iterate(G, x, tol, max_iter, method, lo, lam, bias, memory=5, damping=0.5, 
             if len(X) > memory + 1:
                 X.pop(0)
                 F.pop(0)
-            if len(F) > 1:
-                dF = np.array([F[i + 1] - F[i] for i in range(len(F) - 1)]).T
-                dX = np.array([X[i + 1] - X[i] for i in range(len(X) - 1)]).T
-                try:
-                    coef, *_ = np.linalg.lstsq(dF, f, rcond=None)
-                    cand = x + mixing * f - (dX + mixing * dF) @ coef
-                    if _admissible(cand):
-                        x_new = cand
-                except np.linalg.LinAlgError:
-                    pass
+            cand = anderson_candidate(X, F, x, f, mixing)
+            if cand is not None and _admissible(cand):
+                x_new = cand
         x = x_new
     raise ConvergenceError(f"no convergence after {max_iter} sweeps (last move {res:.2e})",
                            residual=res, iterate=x)

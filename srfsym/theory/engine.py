@@ -303,19 +303,35 @@ def _anderson(G, x, tol, max_iter, memory=5, damping=0.5):
             X.pop(0)
             F.pop(0)
         x_new = x + damping * f
-        if len(F) > 1:
-            dF = np.array([F[i + 1] - F[i] for i in range(len(F) - 1)]).T
-            dX = np.array([X[i + 1] - X[i] for i in range(len(X) - 1)]).T
-            try:
-                coef, *_ = np.linalg.lstsq(dF, f, rcond=None)
-                cand = x + damping * f - (dX + damping * dF) @ coef
-                if np.all(np.isfinite(cand)):
-                    x_new = cand
-            except np.linalg.LinAlgError:
-                pass
+        cand = anderson_candidate(X, F, x, f, damping)
+        if cand is not None and np.all(np.isfinite(cand)):
+            x_new = cand
         x = x_new
     raise ConvergenceError(f"no convergence after {max_iter} iterations", residual=res,
                            iterate=x)
+
+
+def anderson_candidate(X, F, x, f, mixing):
+    """The Anderson (type II) step from the history ``X`` (iterates) and ``F`` (their residuals
+    ``G(x) - x``), with mixing parameter ``mixing`` on the residual; ``None`` with fewer than
+    two entries or a singular least-squares problem.
+
+    >>> import numpy as np
+    >>> G = lambda x: 0.5 * x + 1.0                    # fixed point 2
+    >>> X = [np.array([0.0]), np.array([1.0])]
+    >>> F = [G(x) - x for x in X]
+    >>> anderson_candidate(X, F, X[-1], F[-1], 1.0)
+    array([2.])
+    """
+    if len(F) < 2:
+        return None
+    dF = np.array([F[i + 1] - F[i] for i in range(len(F) - 1)]).T
+    dX = np.array([X[i + 1] - X[i] for i in range(len(X) - 1)]).T
+    try:
+        coef, *_ = np.linalg.lstsq(dF, f, rcond=None)
+    except np.linalg.LinAlgError:
+        return None
+    return x + mixing * f - (dX + mixing * dF) @ coef
 
 
 def _affine_fixed_point(T, n, zero=0.0, check=True):
