@@ -6,17 +6,8 @@ coefficients ``mu0^(j), mu1^(j), mu*^(j)`` of spike ``r omega_j`` and bulk varia
 ``c_j`` (:func:`srfsym.theory.channel.group_channel_data`).  The order parameters are K x K
 symmetric matrices ``V1, Q1`` (cross-group overlaps) and K-vectors ``V2, q2, m, theta,
 psi``; the conjugates have the same shapes.  The engine (:mod:`srfsym.theory.engine`) runs
-the channel :class:`~srfsym.theory.square_channel.GroupSquareLossChannel`, vectorised over the
-groups::
-
-    V(k)   = mu1^T V1 mu1 + sum_j mu*_j^2 V2_j,   w = 1/(1+V)
-    b(k)   = sum_j (mu0_j m_j + k mu1_j theta_j),  s(k) = sum_j mu1_j psi_j
-    eps(k) = h2 - 2 b h - 2 s h1 + b^2 + mu1^T Q1 mu1 + sum_j mu*_j^2 q2_j
-    V1^_jl = (alpha/beta) E mu1_j mu1_l w          V2^_j = (alpha/beta) E mu*_j^2 w
-    Q1^_jl = (alpha/beta) E mu1_j mu1_l eps w^2    q2^_j = (alpha/beta) E mu*_j^2 eps w^2
-    th^_j  = (alpha/sqrt beta) E k mu1_j (h-b) w    psi^_j = (alpha/sqrt beta) E mu1_j h1 w
-    m      : E mu0_j (h - b) w = 0  (j = 1..K; minimum-norm solution)
-
+the channel :class:`~srfsym.theory.square_channel.GroupSquareLossChannel` (its docstring
+states the per-group conjugates, docs/theory.md (k.7))
 and the prior :class:`~srfsym.theory.spectral.block_wishart.BlockWishartPrior` (block-Wishart
 deterministic equivalent) with ``B = C^1/2 V1^ C^1/2``,
 ``Lambda = diag(pi_j r_j)``::
