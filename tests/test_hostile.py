@@ -303,3 +303,23 @@ def test_sigmoid_builtin_against_quadrature():
         mu1 = gauss(lambda z: z * f(z), dps=50)
     assert close(hc.mu1.decimal(30), mu1, 1e-29)
     assert hc.mu0.decimal(30).startswith("0.5")
+
+
+def test_an_alarm_turned_into_another_error_still_names_the_time_limit():
+    """The deadline's BudgetExceeded is a ValueError; code that catches ValueError and raises
+    its own error (a number check around np.asarray, seen in CI) must not hide the time limit."""
+    from srfsym.core.budget import BudgetExceeded, time_budget
+    t0 = time.monotonic()
+    with pytest.raises(BudgetExceeded, match="time limit of 0.2 s") as info:
+        with time_budget(0.2):
+            while True:
+                try:
+                    sum(range(10_000))
+                except ValueError:
+                    raise TypeError("a and s must be real numbers") from None
+    assert isinstance(info.value.__cause__, TypeError)
+    assert time.monotonic() - t0 < 5
+    # an error that is not caused by the alarm keeps its own type
+    with pytest.raises(ZeroDivisionError):
+        with time_budget(5):
+            1 / 0

@@ -35,7 +35,7 @@ class LimitReached(Exception):
     """Internal: a :func:`limited` call was interrupted (callers fall back or re-raise)."""
 
 
-_STATE = {"deadline": None, "seconds": None}
+_STATE = {"deadline": None, "seconds": None, "fired": 0}
 
 #: Longest single ``sympy.simplify`` (seconds) before its input is used unsimplified.
 SIMPLIFY_SECONDS = 4.0
@@ -51,9 +51,14 @@ def _budget_alarm(deadline, outer_handler, outer_at):
             outer_handler(signum, frame)
             signal.setitimer(signal.ITIMER_REAL, max(deadline - time.monotonic(), 1e-3), 0.5)
             return
-        raise BudgetExceeded(f"the computation gave no answer within the time limit of "
-                             f"{_STATE['seconds']:g} s (raise it with --time-limit)")
+        _STATE["fired"] += 1
+        raise BudgetExceeded(_expired_message())
     return handler
+
+
+def _expired_message(what="the computation"):
+    return (f"{what} gave no answer within the time limit of "
+            f"{_STATE['seconds']:g} s (raise it with --time-limit)")
 
 
 @contextmanager
@@ -70,6 +75,7 @@ def time_budget(seconds):
                                 or not seconds > 0):
         raise ValueError(f"the time budget must be a positive number of seconds, got {seconds!r}")
     old = dict(_STATE)
+    fired_before = _STATE["fired"]
     armed = False
     if seconds is not None:
         deadline = time.monotonic() + float(seconds)
@@ -86,6 +92,12 @@ def time_budget(seconds):
                 armed = True
     try:
         yield
+    except Exception as exc:
+        # the alarm's BudgetExceeded is a ValueError: code that catches ValueError (a number
+        # check, a conversion) may have turned it into another error; name the time limit
+        if _STATE["fired"] > fired_before and not isinstance(exc, BudgetExceeded):
+            raise BudgetExceeded(_expired_message()) from exc
+        raise
     finally:
         if armed:
             signal.setitimer(signal.ITIMER_REAL, 0)
@@ -93,7 +105,9 @@ def time_budget(seconds):
             if old_delay > 0:       # an enclosing budget's timer
                 signal.setitimer(signal.ITIMER_REAL,
                                  max(old_delay - (time.monotonic() - t0), 1e-3))
+        fired = _STATE["fired"]
         _STATE.update(old)
+        _STATE["fired"] = fired
 
 
 def remaining():
@@ -107,8 +121,7 @@ def check(what="the computation"):
     """Raise :class:`BudgetExceeded` if the budget is spent (cheap: call it from integrands)."""
     d = _STATE["deadline"]
     if d is not None and time.monotonic() > d:
-        raise BudgetExceeded(f"{what} gave no answer within the time limit of "
-                             f"{_STATE['seconds']:g} s (raise it with --time-limit)")
+        raise BudgetExceeded(_expired_message(what))
 
 
 class _Alarm(BaseException):
