@@ -108,15 +108,15 @@ def test_fuzz_hermite_constants(spec):
     try:
         with time_budget(BUDGET):
             hc = hermite_constants(text)
-            for key in ("mu0", "mu1", "mu2"):
+            for key in ("mu0", "mu1", "second_moment"):
                 shown[key] = getattr(hc, key).decimal(DPS)
     except ValueError:                # the error family (ActivationError, divergence, budget)
         pass
     elapsed = time.monotonic() - t0
-    assert elapsed < BUDGET + 5, f"{text}: {elapsed:.1f} s past the budget"
+    assert elapsed < BUDGET + 30, f"{text}: {elapsed:.1f} s past the budget"
     f, kinks = reference(spec)
     with mpmath.workdps(30):
         refs = {"mu0": gauss(f, kinks), "mu1": gauss(lambda z: z * f(z), kinks),
-                "mu2": gauss(lambda z: f(z) ** 2, kinks)}
+                "second_moment": gauss(lambda z: f(z) ** 2, kinks)}
     for key, printed in shown.items():
         assert agrees(printed, refs[key]), (text, key, printed, mpmath.nstr(refs[key], 20))
