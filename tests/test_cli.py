@@ -45,11 +45,11 @@ def test_mapping_json_matches_math_table(capsys):
 def test_activation_report_user_expression(capsys):
     code, out, _ = run(capsys, "activation", "x**3 - 3*x", "--json", "--dps", "20")
     data = json.loads(out)
-    assert code == 0 and data["parity"] == "odd"
-    assert data["constants"]["mustar2"]["value"].startswith("6.0")
-    assert data["constants"]["mustar2"]["method"] == "exact"
+    assert code == 0 and data["rows"][0]["parity"] == "odd"
+    assert data["rows"][0]["mustar2"] == 6.0 and data["rows"][0]["decimal"]["mustar2"].startswith("6.0")
+    assert data["details"]["constants"]["mustar2"]["method"] == "exact"
     import sympy as sp   # the printed closed form, in whatever tidy form: the same expression
-    assert sp.expand(sp.sympify(data["cget"]["mu1"]["expr"])) == \
+    assert sp.expand(sp.sympify(data["details"]["cget"]["mu1"]["expr"])) == \
         sp.expand(sp.sympify("3*c + 3*kappa**2*r**2 - 3"))
 
 

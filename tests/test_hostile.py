@@ -273,7 +273,7 @@ def test_cli_simulate_one_seed_no_nan(capsys):
 def test_cli_json_activation_is_valid_and_certified(capsys):
     code, out, _ = run(capsys, "activation", "tanh", "--dps", "20", "--json")
     data = json.loads(out)
-    c = data["constants"]["mustar2"]
+    c = data["details"]["constants"]["mustar2"]
     assert c["method"] == "numeric" and c["digits"] == 20 and float(c["abs_error"]) < 1e-20
 
 

@@ -176,3 +176,33 @@ def test_the_schema_file_ships_with_the_package():
     assert "output_schema.json" in project["tool"]["setuptools"]["package-data"]["srfsym.cli"]
     assert any(x.startswith("jsonschema") for x in project["project"]["optional-dependencies"]
                ["test"])
+
+
+@pytest.mark.parametrize("argv", [["activation", "x**3 - 3*x", "--dps", "20"],
+                                  ["activation", "sign"],
+                                  ["coefficients", "tanh", "--r", "0.9", "--c", "1",
+                                   "--kappa", "0.7"]])
+def test_activation_and_coefficients_use_the_schema(argv, capsys, validator):
+    """activation and coefficients print the same envelope (schema, meta, rows, notes,
+    warnings); their rows lead with source, activation, kappa, r, c."""
+    from srfsym.cli.common import ACTIVATION_COLUMNS
+    data = json.loads(run(capsys, *argv, "--json"))
+    errors = sorted(validator.iter_errors(data), key=str)
+    assert not errors, "\n".join(e.message for e in errors[:5])
+    assert data["meta"]["subcommand"] == argv[0]
+    row = data["rows"][0]
+    assert list(row)[:len(ACTIVATION_COLUMNS)] == list(ACTIVATION_COLUMNS)
+    assert row["source"] == argv[0]
+    import mpmath
+    if argv[1] == "sign":                   # sigma' has a Dirac mass: E[sigma'^2] = inf
+        assert row["checkmu1_sq"] == "inf" and row["mu1"] == pytest.approx(
+            float(mpmath.sqrt(2 / mpmath.pi)), rel=1e-15)
+    elif argv[0] == "activation":           # x^3 - 3x = He_3: mu1 = 0, E sigma^2 = 3! = 6
+        assert row["mu1"] == 0 and row["second_moment"] == 6.0 and row["method"] == "exact"
+    else:                                   # mu0(kappa) = E tanh(r kappa + sqrt(c) z)
+        with mpmath.workdps(30):
+            ref = mpmath.quad(lambda z: mpmath.tanh(mpmath.mpf("0.63") + z)
+                              * mpmath.npdf(z), [-mpmath.inf, 0, mpmath.inf])
+        assert row["mu0"] == pytest.approx(float(ref), rel=1e-14) and row["kappa"] == 0.7
+    header = run(capsys, *argv, "--csv").splitlines()[0].split(",")
+    assert header[:len(ACTIVATION_COLUMNS)] == list(ACTIVATION_COLUMNS)

@@ -6,7 +6,7 @@ import warnings
 import mpmath
 import sympy as sp
 
-from .common import (add_output, add_vocabulary, emit_json, emit_output, out, status,
+from .common import (activation_row, add_output, add_vocabulary, emit_output, out, status,
                      table_row, vocabulary_arg)
 
 
@@ -82,15 +82,20 @@ def cmd_activation(args):
         co = cget_coefficients(act)
         with status(f"checking the constants at {args.dps} digits"):
             constants = {k: (v, v.decimal(args.dps)) for k, v in hc.as_dict().items()}
-    if args.json:
-        emit_json({"name": act.name, "expr": str(act.expr), "latex": act.latex(),
-               "parity": act.parity, "derivative": str(act.derivative),
-               "kinks": [str(k) for k in act.kinks],
+    row = activation_row("activation", act.name,
+                         **{k: float(v) for k, (v, _) in constants.items()},
+                         parity=act.parity,
+                         method=" ".join(sorted({v.method for v, _ in constants.values()})),
+                         decimal={k: text for k, (_, text) in constants.items()})
+    details = {"activation": {"expr": str(act.expr), "latex": act.latex(),
+                              "derivative": str(act.derivative),
+                              "kinks": [str(k) for k in act.kinks]},
                "constants": {k: v.to_dict(args.dps) for k, (v, _) in constants.items()},
                "cget": {n: {"expr": None if e is None else str(e),
                             "latex": None if e is None else sp.latex(e),
                             "method": co.methods()[n], "how": co.how()[n]}
-                        for n, e in co.expressions().items()}})
+                        for n, e in co.expressions().items()}}
+    if emit_output(args, [row], details=details):
         return
     out(f"activation {act.name}:")
     for line in closed_form_lines("sigma(x)", act.expr):
@@ -150,12 +155,15 @@ def cmd_coefficients(args):
         errors = tuple(abs(mpmath.mpf(float(v)) - ref) for v, ref in zip(vals, checked))
     want = args.dps or 15
     methods, how = co.methods(), co.how()
-    if args.json:
-        emit_json({"activation": co.activation.name, "kappa": args.kappa, "r": args.r, "c": args.c,
-               "dps": args.dps, "values": {n: {"value": rows[n], "method": methods[n],
-                                               "how": how[n], "good_digits": g,
-                                               "abs_error": mpmath.nstr(e, 3)}
-                                           for n, g, e in zip(names, good, errors)}})
+    row = activation_row("coefficients", co.activation.name, kappa=args.kappa, r=args.r,
+                         c=args.c, **{n: float(mpmath.mpf(rows[n])) for n in names},
+                         method=" ".join(sorted(set(methods.values()))),
+                         decimal=dict(rows))
+    details = {"coefficients": {n: {"value": rows[n], "method": methods[n], "how": how[n],
+                                    "good_digits": g, "abs_error": mpmath.nstr(e, 3)}
+                                for n, g, e in zip(names, good, errors)},
+               "dps": args.dps}
+    if emit_output(args, [row], details=details):
         return
     out(f"cGET coefficients of {co.activation.name} at kappa = {args.kappa}, r = {args.r}, "
          f"c = {args.c}" + (f" ({args.dps} digits)" if args.dps else " (double precision)"))
@@ -217,7 +225,7 @@ def register(sub):
     p.add_argument("expr", help="a built-in name (tanh, erf, relu, ...) or an expression in x, "
                    'e.g. "x/(1+abs(x))"')
     p.add_argument("--dps", type=int, default=30, help="digits of the printed constants")
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    add_output(p)
     p.set_defaults(func=cmd_activation)
 
     p = sub.add_parser("coefficients", help="cGET coefficients at one point",
@@ -230,7 +238,7 @@ def register(sub):
     p.add_argument("--kappa", required=True, help="spike coordinate kappa")
     p.add_argument("--dps", type=int, default=None,
                    help="digits (mpmath); without it, double precision")
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    add_output(p)
     p.set_defaults(func=cmd_coefficients)
 
     p = sub.add_parser("mapping", help="spike strength, bulk variance, alignment",

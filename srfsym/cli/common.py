@@ -130,6 +130,25 @@ def table_row(source, student, teacher, **columns):
     return row
 
 
+#: leading columns of the rows of ``activation`` and ``coefficients`` (one activation, not a
+#: student-teacher point)
+ACTIVATION_COLUMNS = ("source", "activation", "kappa", "r", "c")
+
+
+def activation_row(source, name, **columns):
+    """One row of ``activation`` / ``coefficients``: :data:`ACTIVATION_COLUMNS` (absent ones
+    ``None``), then the other columns in the order given.
+
+    >>> activation_row("coefficients", "tanh", kappa="0.7", r="0.9", c="1", mu0=0.36)
+    {'source': 'coefficients', 'activation': 'tanh', 'kappa': 0.7, 'r': 0.9, 'c': 1.0, 'mu0': 0.36}
+    """
+    row = {"source": source, "activation": str(name)}
+    for key in ACTIVATION_COLUMNS[2:]:
+        row[key] = _number(columns.pop(key, None))
+    row.update(columns)
+    return row
+
+
 def emit_csv(rows):
     """CSV of the rows: the union of their scalar columns, in order of first appearance."""
     if not rows:
