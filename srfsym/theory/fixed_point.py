@@ -5,14 +5,9 @@ The public entry points (:func:`solve`, :func:`solve_srf`, :func:`learning_curve
 ``beta = p/d``) are written **once**, in the engine (:mod:`srfsym.theory.engine`): conjugates
 ("hats") from the overlaps through kappa-expectations (the channel,
 :mod:`srfsym.theory.square_channel`), then overlaps from the hats through the spectral sums
-(the spectral back ends, :mod:`srfsym.theory.spectral`)::
+(the spectral back ends, :mod:`srfsym.theory.spectral`).  The channel's conjugates are stated
+in :mod:`srfsym.theory.square_channel`; the overlaps from the hats::
 
-    V(k)   = mu1^2 V1 + mu*^2 V2,  w = 1/(1+V),  b = mu0 m + mu1 k theta
-    eps(k) = h2 - 2 b h - 2 mu1 psi h1 + b^2 + mu1^2 q1 + mu*^2 q2
-    V1^ = (alpha/beta) E mu1^2 w            V2^ = (alpha/beta) E mu*^2 w
-    q1^ = (alpha/beta) E mu1^2 eps w^2      q2^ = (alpha/beta) E mu*^2 eps w^2
-    th^ = (alpha/sqrt beta) E k mu1 (h-b) w  psi^ = (alpha/sqrt beta) E mu1 h1 w
-    m   : E mu0 (h - b) w = 0
     V1 = <D/S>, V2 = <1/S>, theta = sqrt(beta) th^ <F/S>, psi = sqrt(beta) psi^ <H/S>,
     q1 = q1^<D^2/S^2> + q2^<D/S^2> + th^2 <DF/S^2> + psi^2 <DH/S^2>
     q2 = q1^<D/S^2>   + q2^<1/S^2> + th^2 <F/S^2>  + psi^2 <H/S^2>,   S = lambda + V2^ + V1^ D.
