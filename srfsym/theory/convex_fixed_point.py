@@ -312,7 +312,7 @@ def _predict(done, a):
     without converged points.
 
     >>> pts = [(a, np.array([a * a, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0])) for a in (1, 2, 3)]
-    >>> _predict(pts, 4.0)[0]
+    >>> float(_predict(pts, 4.0)[0])
     16.0
     """
     if not done:
