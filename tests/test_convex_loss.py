@@ -241,7 +241,7 @@ def test_training_classification_error_against_an_independent_integral(name, noi
     C = ConvexChannel(ch, name, alpha=2.0, beta=1.0, teacher="sign", noise=noise)
     s = State(0.6, 0.9, 1.3, 1.1, 0.4, 0.3, 0.7)
     pt = C.point(*s)
-    got = C.moments(pt, observables=True)["cl"]
+    got = C._train_cl(pt)
     lo, rho = loss(name), math.sqrt(1 - 0.8 ** 2)
     inner = np.flatnonzero(pt.Q > 1e-2)                  # (omega = b in the far tails)
     for i in inner[::3]:

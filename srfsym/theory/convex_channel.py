@@ -175,7 +175,7 @@ class ConvexChannel(Channel):
     # --- the four expectations per kappa --------------------------------------------
     def moments(self, pt: ChannelPoint, observables=False) -> dict:
         """``E f, E f^2, E g, E[z f]`` per kappa node (and, with ``observables``, the
-        training loss ``E loss(y, P)``, training MSE, training classification error and the
+        training loss ``E loss(y, P)``, training MSE and the
         Moreau envelope ``E M_V(y, omega)`` of the channel loss, whose kappa-average is the
         channel potential)."""
         if self.method == "closed":
@@ -192,8 +192,6 @@ class ConvexChannel(Channel):
                "Ezf": (self.h1 - self.mu1 * pt.psi) * w}
         if observables:
             out["loss"] = out["mse"] = eps * w * w
-            if self.pm1:
-                out["cl"] = self._train_cl(pt)
         return out
 
     def _u_rule(self, pt, y):
@@ -268,7 +266,6 @@ class ConvexChannel(Channel):
             value = self.loss.value(yb, P)
             out["loss"] = np.einsum("lkn,lkn->k", WP, value)
             out["mse"] = np.einsum("lkn,lkn->k", WP, (yb - P) ** 2)
-            out["cl"] = self._train_cl(pt)
             out["moreau"] = np.einsum("lkn,lkn->k", WP, (P - omega) ** 2 / (2 * np.where(
                 V > 0, V, np.inf)) + 0.5 * value)
         return out
@@ -331,12 +328,14 @@ class ConvexChannel(Channel):
         mom, m, b = self.stationary(state, 0.0 if b0 is None else float(b0))
         return ChannelStep(self.hats(mom, state.psi), m, b if self.trained_bias else None)
 
-    def observables(self, state, b0=None) -> dict:
+    def observables(self, state, b0=None, train_classification=True) -> dict:
         """``test_error`` (test MSE), ``train_error`` (training MSE), ``train_loss``
         (penalty excluded), ``classification_error`` and ``train_classification_error``
-        (labels +-1, else None)."""
+        (labels +-1, else None; also None with ``train_classification=False``, which
+        saves its integral where it is not reported, as on a grid)."""
         pt = self.point(*state, 0.0 if b0 is None else float(b0))
-        obs = self._observables(pt, self.moments(pt, observables=True))
+        obs = self._observables(pt, self.moments(pt, observables=True),
+                                train_classification)
         return {"test_error": obs["test_mse"], "train_error": obs["train_mse"],
                 "train_loss": obs["train_loss"],
                 "classification_error": obs["test_classification_error"],
@@ -400,7 +399,7 @@ class ConvexChannel(Channel):
         scale = min(1.0, cap / max(abs(dm), abs(db), 1e-300))
         return m + scale * dm, b0 + scale * db
 
-    def _observables(self, pt, mom):
+    def _observables(self, pt, mom, train_classification=True):
         """Test MSE, test classification error (labels +-1), training loss (penalty
         excluded, srfsym's convention), training MSE and classification error."""
         E = lambda v: float(np.dot(self.w, v))   # noqa: E731
@@ -410,7 +409,8 @@ class ConvexChannel(Channel):
                "test_classification_error": None, "train_classification_error": None}
         if self.pm1:
             out["test_classification_error"] = E(self._test_cl(pt))
-            out["train_classification_error"] = E(mom["cl"])
+            if train_classification:
+                out["train_classification_error"] = E(self._train_cl(pt))
         return out
 
     def _test_cl(self, pt):

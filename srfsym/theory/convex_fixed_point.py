@@ -75,7 +75,9 @@ class ConvexResult(FixedPointResult):
 class GridContext:
     """What the points of a grid share in :func:`solve_convex_srf`: the channel of the last
     point (reused when only ``alpha`` changes: its rules and label moments do not depend on
-    it) and that point's Anderson secant pairs.
+    it) and that point's Anderson secant pairs.  ``train_classification``: compute the
+    training classification error (the grids do not report it: False there, and the
+    results' ``train_classification_error`` is None).
 
     >>> ctx = GridContext()
     >>> a, b = (solve_convex_srf("tanh", "sign", 1.0, 1.1, 0.8, 0.05, al, loss="logistic",
@@ -84,8 +86,9 @@ class GridContext:
     True
     """
 
-    def __init__(self):
+    def __init__(self, train_classification=True):
         self.channel, self.key, self.pairs = None, None, []
+        self.train_classification = bool(train_classification)
 
 
 def _vector(s: State, b0):
@@ -192,7 +195,8 @@ def solve_convex_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectr
     x = gx
     q1, q2, V1, V2, theta, psi, m, b0 = x
     state = State(q1, q2, V1, V2, theta, psi, m)
-    obs = C.observables(state, b0)
+    obs = C.observables(state, b0, train_classification=context is None
+                        or context.train_classification)
     hat = last["step"].hats     # of the verifying sweep (at the fixed point to within tol)
     notes = [] if lo.convexity == "verified" else [f"loss convexity {lo.convexity}"]
     return ConvexResult(
@@ -380,7 +384,7 @@ def convex_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, *, loss="
     keys = ("classification_error", "test_error", "train_loss", "q2", "m", "bias")
     out = {k: np.full((alphas.size, lams.size), np.nan) for k in keys}
     failures = []
-    ctx, first = GridContext(), None
+    ctx, first = GridContext(train_classification=False), None
     for j, lam in enumerate(lams):
         done = []           # (alpha, unknowns) of the converged points of this column
         for i, a in enumerate(alphas):
@@ -451,7 +455,7 @@ def convex_solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, spe
     ok = np.zeros(shape, bool)
     method = np.full(shape, "failed", dtype=object)
     failures, notes, iterations = [], list(mp.notes), 0
-    ctx, first = GridContext(), None
+    ctx, first = GridContext(train_classification=False), None
     for j, lam in enumerate(lams):
         done = []
         for i, a in enumerate(alphas):
