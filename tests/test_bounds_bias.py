@@ -12,13 +12,18 @@ from srfsym.cli import main
 from srfsym.theory.bounds import bounds
 
 
-def _independent(r, c, gamma, bias, dps=30):
+def _independent(r, c, gamma, bias, dps=30, student="relu"):
     with mpmath.workdps(dps + 15):
         r, c, gamma = (mpmath.mpf(str(v)) for v in (r, c, gamma))
         rho, s = mpmath.sqrt(1 - gamma ** 2), mpmath.sqrt(c)
         npdf = mpmath.npdf
-        mu0 = lambda k: r * k * mpmath.ncdf(r * k / s) + s * npdf(r * k / s)   # noqa: E731
-        mu1 = lambda k: mpmath.ncdf(r * k / s)                                  # noqa: E731
+        if student == "relu":
+            mu0 = lambda k: r * k * mpmath.ncdf(r * k / s) + s * npdf(r * k / s)   # noqa: E731
+            mu1 = lambda k: mpmath.ncdf(r * k / s)                                  # noqa: E731
+        else:   # erf: E erf(a + s xi) = erf(a / sqrt(1 + 2 c)), E erf'(a + s xi) likewise
+            t = mpmath.sqrt(1 + 2 * c)
+            mu0 = lambda k: mpmath.erf(r * k / t)                                   # noqa: E731
+            mu1 = lambda k: 2 / (mpmath.sqrt(mpmath.pi) * t) * mpmath.exp(-(r * k / t) ** 2)  # noqa: E731,E501
         h = lambda k: mpmath.erf(gamma * k / (rho * mpmath.sqrt(2)))            # noqa: E731
         h1 = lambda k: 2 * npdf(gamma * k / rho)                                # noqa: E731
         E = lambda f: mpmath.quad(lambda k: f(k) * npdf(k), [-mpmath.inf, 0, mpmath.inf])  # noqa: E731,E501
@@ -42,9 +47,9 @@ def test_bias_bounds_equal_an_independent_30_digit_projection(gamma):
     r, c = 1.3, 1.2
     b = bounds("relu", "sign", r, c, gamma, dps=30, bias=True)
     upper, lower = _independent(r, c, gamma, bias=True)
-    # the library's 30-digit path and this computation agree to 5e-18 only (also without
-    # the bias): an open discrepancy beyond double precision, noted in docs/theory.md (m)
-    tol = 1e-15
+    # 30 digits (measured: 3e-31); before the node ladder skipped counts that give the
+    # same kappa rule, two equal 160-node sums passed for convergence (error 2e-17)
+    tol = 1e-27
     assert abs(b.mp_values["upper"] - upper) < tol
     assert abs(b.mp_values["lower"] - lower) < tol
     # the constant is a real new direction here: both bounds go down
@@ -53,6 +58,15 @@ def test_bias_bounds_equal_an_independent_30_digit_projection(gamma):
     plain = bounds("relu", "sign", r, c, gamma)
     assert abs(plain.upper - float(u0)) < 1e-12 and abs(plain.lower - float(l0)) < 1e-12
     assert len(b.b_upper) == 2 and len(b.b_lower) == 4
+
+
+def test_30_digit_bounds_equal_an_independent_quadrature_erf_student():
+    """erf student (closed-form mu0, mu1), no bias: the 30-digit path to 30 digits."""
+    b = bounds("erf", "sign", 0.9, 1.1, 0.6, dps=30)
+    upper, lower = _independent(0.9, 1.1, 0.6, bias=False, student="erf")
+    assert b.precision == "mpmath:30"
+    assert abs(b.mp_values["upper"] - upper) < 1e-27
+    assert abs(b.mp_values["lower"] - lower) < 1e-27
 
 
 def test_cli_bounds_bias(capsys):

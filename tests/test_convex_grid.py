@@ -8,10 +8,13 @@ from srfsym.theory.grid import solve_grid
 
 
 def test_solve_grid_with_logistic_loss_equals_single_points():
-    alphas, lams = [0.8, 2.0], [0.05, 0.5]
+    """Continuation (quadratic extrapolation along alpha from the third point on, the first
+    point of a column from the column before, inherited Anderson pairs, one channel) and
+    cold single-point solves give the same fixed points."""
+    alphas, lams = [0.8, 1.4, 2.0, 2.6], [0.05, 0.5]
     g = solve_grid("tanh", "sign", 2, 2, alphas, lams, loss="logistic", bias=True, nodes=60)
     m = srf_mapping("tanh", "sign", 2, 2)
-    assert g.converged.all() and g.loss == "logistic" and g.bias.shape == (2, 2)
+    assert g.converged.all() and g.loss == "logistic" and g.bias.shape == (4, 2)
     for i, a in enumerate(alphas):
         for j, lam in enumerate(lams):
             one = solve_convex_srf("tanh", "sign", m.r, m.c, m.gamma, lam, a, loss="logistic",

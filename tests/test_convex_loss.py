@@ -223,3 +223,36 @@ def test_cli_bad_loss_input(capsys, extra, message):
                  "--alpha", "2", *extra])
     err = capsys.readouterr().err
     assert code == 2 and message in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("name, noise", [("logistic", 0.25), ("hinge", 0.0), ("square", 0.1)])
+def test_training_classification_error_against_an_independent_integral(name, noise):
+    """The training classification error P(y P < 0) as the half-line integral of the label
+    law at omega = V l'(y, 0) equals an independent computation: the sign change of the
+    proximal point located by brentq on the prox itself, the label law written here from
+    its definition (probit flips), scipy's adaptive quad over u."""
+    from scipy.integrate import quad
+    from scipy.optimize import brentq
+    from scipy.stats import norm
+
+    from srfsym.theory.convex_channel import ConvexChannel
+    from srfsym.theory.state import State
+    ch = channel_data("tanh", "sign", 1.0, 1.1, 0.8, nodes=24)
+    C = ConvexChannel(ch, name, alpha=2.0, beta=1.0, teacher="sign", noise=noise)
+    s = State(0.6, 0.9, 1.3, 1.1, 0.4, 0.3, 0.7)
+    pt = C.point(*s)
+    got = C._train_cl(pt)
+    lo, rho = loss(name), math.sqrt(1 - 0.8 ** 2)
+    inner = np.flatnonzero(pt.Q > 1e-2)                  # (omega = b in the far tails)
+    for i in inner[::3]:
+        b, sq, V, vr, k = pt.b[i], math.sqrt(pt.Q[i]), pt.V[i], pt.varrho[i], ch.kappa[i]
+        delta = math.sqrt(rho ** 2 * (1 - vr ** 2) + noise)
+        p_up = lambda u: norm.cdf((0.8 * k + rho * vr * u) / delta)  # noqa: E731
+        total = 0.0
+        for y in (1.0, -1.0):
+            P = lambda u: float(lo.prox(np.array(y), np.array(b + sq * u), np.array(V))[0])  # noqa: E731,E501
+            u0 = brentq(P, -40, 40, xtol=1e-14)          # P increases with u
+            py = p_up if y > 0 else (lambda u: 1 - p_up(u))
+            lims = (-np.inf, u0) if y > 0 else (u0, np.inf)
+            total += quad(lambda u: norm.pdf(u) * py(u), *lims, epsabs=1e-13)[0]
+        assert abs(got[i] - total) < 1e-11

@@ -264,10 +264,14 @@ def _double(student, teacher, r, c, gamma, nodes, voc, bias=False):
     cuts, ladder = _rule(student, teacher, r, c, gamma, voc)
     node_error, notes = None, []
     if nodes == "auto":
-        prev = None
+        prev, size = None, None
         for K in ladder:
-            cur = _all_projections(group_channel_data(student, teacher, r, c, gamma, voc,
-                                                      nodes=K, extra_cuts=cuts), bias)
+            ch = group_channel_data(student, teacher, r, c, gamma, voc, nodes=K,
+                                    extra_cuts=cuts)
+            if len(ch.kappa) == size:   # the same rule (pieces at their minimum count)
+                continue
+            size = len(ch.kappa)
+            cur = _all_projections(ch, bias)
             if prev is not None:
                 node_error = float(max(abs(a - b) for a, b in zip(cur[:3], prev[:3])))
                 if node_error < _CONVERGED:
@@ -291,12 +295,16 @@ def _mpmath(student, teacher, r, c, gamma, dps, voc, bias=False):
     ``dps - 3`` digits (about 2000 nodes at most, then ConvergenceError)."""
     cuts, _ = _rule(student, teacher, r, c, gamma, voc)
     pieces = len(cuts) + 1 + 2 * len(activation(student).kinks) + 2 if cuts else 1
-    prev = None
+    prev, size = None, None
     K = max(60, 2 * dps, 16 * pieces)
     tol = mpmath.mpf(10) ** (-(dps - 3))
     while True:
         ch = group_channel_data(student, teacher, str(r), str(c), str(gamma), voc, nodes=K,
                                 dps=dps, extra_cuts=cuts)
+        if len(ch.kappa) == size:   # the same rule: a larger count must change the nodes,
+            K = int(K * 1.5)        # else two equal sums pass for convergence
+            continue
+        size = len(ch.kappa)
         with workdps(dps + 10):
             cur = _all_projections(ch, bias)
         if prev is not None:

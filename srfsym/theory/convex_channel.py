@@ -175,7 +175,7 @@ class ConvexChannel(Channel):
     # --- the four expectations per kappa --------------------------------------------
     def moments(self, pt: ChannelPoint, observables=False) -> dict:
         """``E f, E f^2, E g, E[z f]`` per kappa node (and, with ``observables``, the
-        training loss ``E loss(y, P)``, training MSE, training classification error and the
+        training loss ``E loss(y, P)``, training MSE and the
         Moreau envelope ``E M_V(y, omega)`` of the channel loss, whose kappa-average is the
         channel potential)."""
         if self.method == "closed":
@@ -192,26 +192,17 @@ class ConvexChannel(Channel):
                "Ezf": (self.h1 - self.mu1 * pt.psi) * w}
         if observables:
             out["loss"] = out["mse"] = eps * w * w
-            if self.pm1:   # P = (omega + V y) w: classification error of the prox by quadrature
-                out["cl"] = self._labels_pm1(pt, True)["cl"]
         return out
 
-    def _u_rule(self, pt, y, observables):
+    def _u_rule(self, pt, y):
         """Per-kappa composite Gauss-Legendre in u for label ``y``: nodes and Gaussian
-        weights, shape (K, n), split at the loss's kinks (and, for the training
-        classification error, where the prox changes sign: omega = V l'(y, 0))."""
+        weights, shape (K, n), split at the loss's kinks."""
         L = LABEL_HALF_WIDTH
         sq = np.sqrt(pt.Q)
         splits = [np.broadcast_to(s, pt.V.shape) for s in self.loss.kinks(y, pt.V)]
         with np.errstate(divide="ignore", invalid="ignore"):
             us = [np.where(sq > 1e-150, (s - pt.b) / sq, 0.0) for s in splits]
         us += [np.full_like(pt.b, e) for e in self.u_pieces]   # fixed pieces in the bulk
-        splits = []
-        if observables:
-            splits.append(pt.V * self.loss.channel_d1(y * np.ones_like(pt.V),
-                                                      np.zeros_like(pt.V)))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            us += [np.where(sq > 1e-150, (s - pt.b) / sq, 0.0) for s in splits]
         edges = np.sort(np.clip(np.stack([np.full_like(pt.b, -L), *us, np.full_like(pt.b, L)],
                                         axis=1), -L, L), axis=1)
         t, wt = self._gl_u
@@ -221,13 +212,13 @@ class ConvexChannel(Channel):
         W = (half[:, :, None] * wt).reshape(len(pt.b), -1) * _phi(u)
         return u, W
 
-    def _u_rules(self, pt, observables):
+    def _u_rules(self, pt):
         """Nodes and weights in u for both labels, shape (2, K, n); for a smooth loss the
-        sweeps' rule does not depend on the state (computed once)."""
-        fixed = not observables and not self.loss.kinks(1.0, pt.V)
+        rule does not depend on the state (computed once)."""
+        fixed = not self.loss.kinks(1.0, pt.V)
         if fixed and getattr(self, "_fixed_u", None) is not None:
             return self._fixed_u
-        rules = [self._u_rule(pt, y, observables) for y in (1.0, -1.0)]
+        rules = [self._u_rule(pt, y) for y in (1.0, -1.0)]
         n = max(r[0].shape[1] for r in rules)
         u = np.stack([np.pad(r[0], ((0, 0), (0, n - r[0].shape[1]))) for r in rules])
         W = np.stack([np.pad(r[1], ((0, 0), (0, n - r[1].shape[1]))) for r in rules])
@@ -236,17 +227,15 @@ class ConvexChannel(Channel):
         return u, W
 
     def _labels_pm1(self, pt, observables):
-        u, W = self._u_rules(pt, observables)
+        u, W = self._u_rules(pt)
         y = np.array([1.0, -1.0])[:, None, None]
         sq = np.sqrt(pt.Q)[None, :, None]
         omega = pt.b[None, :, None] + sq * u
         V = np.broadcast_to(pt.V[None, :, None], omega.shape)
         last = getattr(self, "_last_P", None)       # warm start: the previous sweep's P
-        start = last if (not observables and last is not None and last.shape == omega.shape) \
-            else None
+        start = last if (last is not None and last.shape == omega.shape) else None
         P, f, g = self.loss.prox(np.broadcast_to(y, omega.shape), omega, V, start=start)
-        if not observables:
-            self._last_P = P
+        self._last_P = P
         # label law given (kappa, u) in closed form (probit flips of variance `noise`)
         # (one row when both labels share the state-independent rule of a smooth loss)
         shared = getattr(self, "_fixed_u", None) is not None and u is self._fixed_u[0]
@@ -274,11 +263,11 @@ class ConvexChannel(Channel):
                "Ezf": np.einsum("lkn,lkn->k", W * Zy, f)}
         if observables:
             yb = np.broadcast_to(y, P.shape)
-            out["loss"] = np.einsum("lkn,lkn->k", WP, self.loss.value(yb, P))
+            value = self.loss.value(yb, P)
+            out["loss"] = np.einsum("lkn,lkn->k", WP, value)
             out["mse"] = np.einsum("lkn,lkn->k", WP, (yb - P) ** 2)
-            out["cl"] = np.einsum("lkn,lkn->k", WP, (yb * P < 0).astype(float))
             out["moreau"] = np.einsum("lkn,lkn->k", WP, (P - omega) ** 2 / (2 * np.where(
-                V > 0, V, np.inf)) + 0.5 * self.loss.value(yb, P))
+                V > 0, V, np.inf)) + 0.5 * value)
         return out
 
     def _z_rule(self):
@@ -339,12 +328,14 @@ class ConvexChannel(Channel):
         mom, m, b = self.stationary(state, 0.0 if b0 is None else float(b0))
         return ChannelStep(self.hats(mom, state.psi), m, b if self.trained_bias else None)
 
-    def observables(self, state, b0=None) -> dict:
+    def observables(self, state, b0=None, train_classification=True) -> dict:
         """``test_error`` (test MSE), ``train_error`` (training MSE), ``train_loss``
         (penalty excluded), ``classification_error`` and ``train_classification_error``
-        (labels +-1, else None)."""
+        (labels +-1, else None; also None with ``train_classification=False``, which
+        saves its integral where it is not reported, as on a grid)."""
         pt = self.point(*state, 0.0 if b0 is None else float(b0))
-        obs = self._observables(pt, self.moments(pt, observables=True))
+        obs = self._observables(pt, self.moments(pt, observables=True),
+                                train_classification)
         return {"test_error": obs["test_mse"], "train_error": obs["train_mse"],
                 "train_loss": obs["train_loss"],
                 "classification_error": obs["test_classification_error"],
@@ -361,12 +352,15 @@ class ConvexChannel(Channel):
         m, b = float(state.m), float(b0)
         if self.newton_steps is not None:
             max_steps = self.newton_steps
+        # a twice-differentiable loss: Newton converges quadratically, so after a step below
+        # 1e-8 the next one would be below the tolerance (one proximal pass saved)
+        final = 1e-8 if self.method == "closed" or not self.loss.kinks(1.0, 1.0) else tol
         for _ in range(max_steps):
             pt = self.point(state.q1, state.q2, state.V1, state.V2, state.theta, state.psi,
                             m, b)
             mom = self.moments(pt)
             m_new, b_new = self.bias_step(mom, m, b, self.trained_bias)
-            done = max(abs(m_new - m), abs(b_new - b)) <= tol * (1 + abs(m) + abs(b))
+            done = max(abs(m_new - m), abs(b_new - b)) <= final * (1 + abs(m) + abs(b))
             m, b = m_new, b_new
             if done or not (abs(m) < 1e6 and abs(b) < 1e6):
                 break
@@ -405,7 +399,7 @@ class ConvexChannel(Channel):
         scale = min(1.0, cap / max(abs(dm), abs(db), 1e-300))
         return m + scale * dm, b0 + scale * db
 
-    def _observables(self, pt, mom):
+    def _observables(self, pt, mom, train_classification=True):
         """Test MSE, test classification error (labels +-1), training loss (penalty
         excluded, srfsym's convention), training MSE and classification error."""
         E = lambda v: float(np.dot(self.w, v))   # noqa: E731
@@ -415,19 +409,39 @@ class ConvexChannel(Channel):
                "test_classification_error": None, "train_classification_error": None}
         if self.pm1:
             out["test_classification_error"] = E(self._test_cl(pt))
-            out["train_classification_error"] = E(mom["cl"])
+            if train_classification:
+                out["train_classification_error"] = E(self._train_cl(pt))
         return out
 
     def _test_cl(self, pt):
         """P(sign yhat != y | kappa): E_u[P(y=1|u) 1{omega<0} + P(y=-1|u) 1{omega>0}], the
         u-integral split at omega = 0 (the label law is smooth in u)."""
+        zero = np.zeros_like(pt.b)
+        return self._error_rate(pt, zero, zero)
+
+    def _train_cl(self, pt):
+        """Training classification error P(y P < 0 | kappa) of the proximal point: P is
+        increasing in omega and vanishes at omega = V l'(y, 0), so the error is
+        E_u[P(y=1|u) 1{omega < V l'(1, 0)} + P(y=-1|u) 1{omega > V l'(-1, 0)}], a half-line
+        integral of the label law (no proximal step)."""
+        zero = np.zeros_like(pt.V)
+        t = [pt.V * self.loss.channel_d1(np.full_like(zero, y), zero) for y in (1.0, -1.0)]
+        return self._error_rate(pt, *t)
+
+    def _error_rate(self, pt, t_plus, t_minus):
+        """E_u[P(y=1|u) 1{omega < t_plus} + P(y=-1|u) 1{omega > t_minus}] per kappa, the
+        two u-integrals split at their thresholds (64 Gauss-Legendre nodes per side)."""
         L = LABEL_HALF_WIDTH
         sq = np.sqrt(pt.Q)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            u0 = np.clip(np.where(sq > 1e-150, -pt.b / sq, -np.sign(pt.b) * L), -L, L)
+        u0 = []
+        for t in (t_plus, t_minus):
+            with np.errstate(divide="ignore", invalid="ignore"):
+                u0.append(np.clip(np.where(sq > 1e-150, (t - pt.b) / sq,
+                                           np.sign(t - pt.b) * L), -L, L))
         t, wt = _leggauss(64)
         out = np.zeros_like(pt.b)
-        for lo, hi, neg in ((np.full_like(u0, -L), u0, True), (u0, np.full_like(u0, L), False)):
+        for lo, hi, neg in ((np.full_like(pt.b, -L), u0[0], True),
+                            (u0[1], np.full_like(pt.b, L), False)):
             half, mid = (hi - lo) / 2, (hi + lo) / 2
             u = mid[:, None] + half[:, None] * t
             W = half[:, None] * wt * _phi(u)
@@ -445,6 +459,6 @@ class ConvexChannel(Channel):
         if np.any(degenerate):
             s = 2 * ndtr((self.gamma * self.k + self.threshold)
                          / max(math.sqrt(self.rho ** 2 + self.noise), 1e-300)) - 1
-            exact = np.where(pt.b >= 0, (1 - s) / 2, (1 + s) / 2)
+            exact = (1 + s) / 2 * (pt.b < t_plus) + (1 - s) / 2 * (pt.b > t_minus)
             out = np.where(degenerate, exact, out)
         return out

@@ -31,7 +31,8 @@ from .losses import LossError, loss as make_loss
 from .result import FixedPointResult
 from .state import ConvergenceError, State
 
-__all__ = ["ConvexResult", "solve_convex_srf", "convex_grid", "NoUniqueSolution"]
+__all__ = ["ConvexResult", "solve_convex_srf", "convex_grid", "NoUniqueSolution",
+           "GridContext"]
 
 
 class NoUniqueSolution(ConvergenceError, ValueError):
@@ -71,6 +72,25 @@ class ConvexResult(FixedPointResult):
         return super().__str__() + "\n  " + ", ".join(extra)
 
 
+class GridContext:
+    """What the points of a grid share in :func:`solve_convex_srf`: the channel of the last
+    point (reused when only ``alpha`` changes: its rules and label moments do not depend on
+    it) and that point's Anderson secant pairs.  ``train_classification``: compute the
+    training classification error (the grids do not report it: False there, and the
+    results' ``train_classification_error`` is None).
+
+    >>> ctx = GridContext()
+    >>> a, b = (solve_convex_srf("tanh", "sign", 1.0, 1.1, 0.8, 0.05, al, loss="logistic",
+    ...                          nodes=60, nodes_u=12, context=ctx) for al in (2.0, 2.1))
+    >>> len(ctx.pairs) > 0 and a.iterations > b.iterations
+    True
+    """
+
+    def __init__(self, train_classification=True):
+        self.channel, self.key, self.pairs = None, None, []
+        self.train_classification = bool(train_classification)
+
+
 def _vector(s: State, b0):
     return np.array([s.q1, s.q2, s.V1, s.V2, s.theta, s.psi, s.m, b0], dtype=float)
 
@@ -78,7 +98,7 @@ def _vector(s: State, b0):
 def solve_convex_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp", *,
                      loss="square", noise=0.0, bias=False, nodes=120, tol=1e-10,
                      method="anderson", channel=None, start=None, max_iter=1000, d=None,
-                     seed=0, nodes_u=16, threshold=0.0) -> ConvexResult:
+                     seed=0, nodes_u=16, threshold=0.0, context=None) -> ConvexResult:
     """Solve the fixed point of docs/theory.md (m) at sRF parameters (r, c, gamma).
 
     Parameters
@@ -100,6 +120,10 @@ def solve_convex_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectr
         Anderson mixing (memory 5) on top of damping 0.5, or the plain damped iteration.
     channel : None, "closed" or "quadrature"
         The square loss uses the closed-form channel unless "quadrature" is asked for.
+    context : None or GridContext
+        Shared by the points of a grid (:func:`convex_grid`): the channel (built once) and
+        the last point's Anderson secant pairs, a warm start of the iteration's model.
+        It changes the path, not the fixed point (verified by the final sweep).
 
     >>> res = solve_convex_srf("tanh", "sign", 1.0, 1.1, 0.8, 0.05, 2.0, loss="hinge",
     ...                        nodes=80)
@@ -129,8 +153,17 @@ def solve_convex_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectr
     ch = channel_data(student, teacher, r, c, gamma, nodes=int(nodes))
     if threshold != 0 and str(getattr(teacher, "expr", teacher)) not in ("sign", "sign(x)"):
         raise ValueError("a label threshold applies to the teacher 'sign' (labels +-1) only")
-    C = ConvexChannel(ch, lo, alpha=alpha, beta=beta, teacher=teacher, noise=noise, bias=bias,
-                      method=channel, nodes_u=nodes_u, threshold=float(threshold))
+    key = (id(ch), id(lo), beta, str(teacher), float(noise), bool(bias), channel, int(nodes_u),
+           float(threshold))
+    if context is not None and context.key == key:
+        C = context.channel             # the same channel at another alpha
+        C.alpha = alpha
+    else:
+        C = ConvexChannel(ch, lo, alpha=alpha, beta=beta, teacher=teacher, noise=noise,
+                          bias=bias, method=channel, nodes_u=nodes_u,
+                          threshold=float(threshold))
+        if context is not None:
+            context.channel, context.key, context.pairs = C, key, []
     spec = make_spectrum(spectrum, beta=beta, c=c, d=d, seed=seed, gamma=gamma)
     engine = Engine(C, MomentPrior(spec, lam, beta))
     if lo.name != "square":
@@ -149,7 +182,10 @@ def solve_convex_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectr
         return _vector(new, step.b0 if step.b0 is not None else 0.0)
 
     C.newton_steps = 1          # m, b0 take one Newton step per sweep while iterating ...
-    x, iterations = _iterate(G, x, tol, max_iter, method, lo, lam, bias)
+    x, iterations, pairs = _iterate(G, x, tol, max_iter, method, lo, lam, bias,
+                                    pairs=context.pairs if context is not None else ())
+    if context is not None:
+        context.pairs = pairs
     C.newton_steps = None       # ... and are stationary in the verifying sweep
     gx = G(x)
     res = float(np.max(np.abs(gx - x) / np.maximum(1.0, np.abs(x))))
@@ -159,7 +195,8 @@ def solve_convex_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectr
     x = gx
     q1, q2, V1, V2, theta, psi, m, b0 = x
     state = State(q1, q2, V1, V2, theta, psi, m)
-    obs = C.observables(state, b0)
+    obs = C.observables(state, b0, train_classification=context is None
+                        or context.train_classification)
     hat = last["step"].hats     # of the verifying sweep (at the fixed point to within tol)
     notes = [] if lo.convexity == "verified" else [f"loss convexity {lo.convexity}"]
     return ConvexResult(
@@ -187,11 +224,21 @@ def _start(student, teacher, r, c, gamma, lam, alpha, beta, spec, nodes, start):
         return _vector(_START, 0.0)
 
 
-def _iterate(G, x, tol, max_iter, method, lo, lam, bias, memory=5, damping=0.5, mixing=1.0):
+def _iterate(G, x, tol, max_iter, method, lo, lam, bias, memory=8, damping=0.5, mixing=1.0,
+             pairs=()):
     """Damped iteration x <- x + damping (G(x) - x), or Anderson mixing (type II, mixing
     parameter ``mixing`` on the residual, memory ``memory``); Anderson iterates that leave
-    the domain (q, V > 0, psi^2 <= q1) fall back to the damped step."""
+    the domain (q, V > 0, psi^2 <= q1) fall back to the damped step.  ``pairs``: secant
+    pairs ``(dx, df)`` of a neighbouring point (most recent first), which fill the memory
+    until this point's own history does.  Returns ``(x, sweeps, pairs)``, the last with
+    this point's own pairs first."""
     X, F = [], []
+    pairs = list(pairs)
+
+    def own():
+        mine = [(X[i + 1] - X[i], F[i + 1] - F[i]) for i in range(len(X) - 1)][::-1]
+        return (mine + pairs)[:memory]
+
     for it in range(1, max_iter + 1):
         try:
             gx = G(x)
@@ -210,16 +257,18 @@ def _iterate(G, x, tol, max_iter, method, lo, lam, bias, memory=5, damping=0.5, 
                 + "; use lambda > 0 (docs/theory.md (m))", residual=math.inf, iterate=gx)
         f = gx - x
         res = float(np.max(np.abs(f) / np.maximum(1.0, np.abs(x))))
-        if res < 0.1 * tol:
-            return gx, it
-        x_new = x + damping * f
         if method == "anderson":
             X.append(x.copy())
             F.append(f.copy())
             if len(X) > memory + 1:
                 X.pop(0)
                 F.pop(0)
-            cand = anderson_candidate(X, F, x, f, mixing)
+        if res < 0.1 * tol:
+            return gx, it, own()
+        x_new = x + damping * f
+        if method == "anderson":
+            cand = anderson_candidate(X, F, x, f, mixing,
+                                      extra=pairs[:max(0, memory + 1 - len(X))])
             if cand is not None and _admissible(cand):
                 x_new = cand
         x = x_new
@@ -262,15 +311,38 @@ def _separable_along_constant(C, lo, bias):
 
 def _predict(done, a):
     """Warm start at ``alpha = a`` from the last converged points of a grid column: the
-    secant through the last two (if admissible), else the last one, else None."""
+    polynomial through the last three (quadratic extrapolation), else the secant through
+    the last two, else the last one (an extrapolation is used only if admissible); None
+    without converged points.
+
+    >>> pts = [(a, np.array([a * a, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0])) for a in (1, 2, 3)]
+    >>> float(_predict(pts, 4.0)[0])
+    16.0
+    """
     if not done:
         return None
-    if len(done) == 2:
-        (a0, x0), (a1, x1) = done
-        cand = x1 + (x1 - x0) * (a - a1) / (a1 - a0)
+    for k in range(min(len(done), 3), 1, -1):
+        pts = done[-k:]
+        cand = np.zeros_like(pts[-1][1])
+        for i, (ai, xi) in enumerate(pts):      # Lagrange form
+            li = 1.0
+            for j, (aj, _) in enumerate(pts):
+                if j != i:
+                    li *= (a - aj) / (ai - aj)
+            cand = cand + li * xi
         if _admissible(cand):
             return tuple(cand)
     return tuple(done[-1][1])
+
+
+def _column_start(ctx, first, done, i, a):
+    """Warm start of a grid point: along a column (fixed lambda) the secant of
+    :func:`_predict`; the first point of a column starts from the first point of the column
+    before (the neighbour in lambda) and with its Anderson pairs."""
+    if i == 0 and first is not None:
+        ctx.pairs = list(first[1])
+        return tuple(first[0])
+    return _predict(done, a)
 
 
 def _check_divergence(x, lo, lam, bias, strict=False):
@@ -312,19 +384,23 @@ def convex_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, *, loss="
     keys = ("classification_error", "test_error", "train_loss", "q2", "m", "bias")
     out = {k: np.full((alphas.size, lams.size), np.nan) for k in keys}
     failures = []
+    ctx, first = GridContext(train_classification=False), None
     for j, lam in enumerate(lams):
         done = []           # (alpha, unknowns) of the converged points of this column
         for i, a in enumerate(alphas):
+            start = _column_start(ctx, first, done, i, a)
             try:
                 res = solve_convex_srf(student, teacher, mp.spike_strength, mp.bulk_variance,
                                        mp.alignment, lam, a, beta, loss=loss, noise=noise,
                                        bias=bias, nodes=nodes, nodes_u=nodes_u, tol=tol,
-                                       start=_predict(done, a))
+                                       start=start, context=ctx)
             except (ConvergenceError, ValueError, ArithmeticError) as exc:
                 failures.append((float(a), float(lam), str(exc)))
-                done = []
+                done, ctx.pairs = [], []
                 continue
-            done = (done + [(float(a), _vector(res.state, res.bias or 0.0))])[-2:]
+            done = (done + [(float(a), _vector(res.state, res.bias or 0.0))])[-3:]
+            if i == 0:
+                first = (done[-1][1], list(ctx.pairs))
             vals = (res.classification_error, res.test_error, res.train_loss, res.state.q2,
                     res.state.m, res.bias)
             for k, v in zip(keys, vals):
@@ -379,22 +455,26 @@ def convex_solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, spe
     ok = np.zeros(shape, bool)
     method = np.full(shape, "failed", dtype=object)
     failures, notes, iterations = [], list(mp.notes), 0
+    ctx, first = GridContext(train_classification=False), None
     for j, lam in enumerate(lams):
         done = []
         for i, a in enumerate(alphas):
+            start = _column_start(ctx, first, done, i, a)
             try:
                 res = solve_convex_srf(student, teacher, r, c, gamma, lam, a, beta, spectrum,
                                        loss=loss, noise=noise, bias=bias, nodes=nodes,
-                                       nodes_u=nodes_u, tol=tol, start=_predict(done, a), d=d,
-                                       seed=seed)
+                                       nodes_u=nodes_u, tol=tol, start=start, d=d,
+                                       seed=seed, context=ctx)
             except (ConvergenceError, ValueError, ArithmeticError) as exc:
                 last = getattr(exc, "residual", None)
                 failures.append({"alpha": float(a), "lam": float(lam),
                                  "residual": np.nan if last is None else float(last),
                                  "message": str(exc)})
-                done = []
+                done, ctx.pairs = [], []
                 continue
-            done = (done + [(float(a), _vector(res.state, res.bias or 0.0))])[-2:]
+            done = (done + [(float(a), _vector(res.state, res.bias or 0.0))])[-3:]
+            if i == 0:
+                first = (done[-1][1], list(ctx.pairs))
             for k, v in zip(("q1", "q2", "V1", "V2", "theta", "psi", "m"), res.state):
                 vals[k][i, j] = v
             for k in ("test_error", "train_error", "classification_error", "train_loss",

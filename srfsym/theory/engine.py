@@ -311,10 +311,12 @@ def _anderson(G, x, tol, max_iter, memory=5, damping=0.5):
                            iterate=x)
 
 
-def anderson_candidate(X, F, x, f, mixing):
+def anderson_candidate(X, F, x, f, mixing, extra=()):
     """The Anderson (type II) step from the history ``X`` (iterates) and ``F`` (their residuals
     ``G(x) - x``), with mixing parameter ``mixing`` on the residual; ``None`` with fewer than
-    two entries or a singular least-squares problem.
+    two entries or a singular least-squares problem.  ``extra``: further secant pairs
+    ``(dx, df)`` (e.g. of a neighbouring point's iteration, a warm start of the multisecant
+    model), used after the history's own.
 
     >>> import numpy as np
     >>> G = lambda x: 0.5 * x + 1.0                    # fixed point 2
@@ -323,10 +325,11 @@ def anderson_candidate(X, F, x, f, mixing):
     >>> anderson_candidate(X, F, X[-1], F[-1], 1.0)
     array([2.])
     """
-    if len(F) < 2:
+    pairs = [(X[i + 1] - X[i], F[i + 1] - F[i]) for i in range(len(F) - 1)] + list(extra)
+    if not pairs:
         return None
-    dF = np.array([F[i + 1] - F[i] for i in range(len(F) - 1)]).T
-    dX = np.array([X[i + 1] - X[i] for i in range(len(X) - 1)]).T
+    dX = np.array([p[0] for p in pairs]).T
+    dF = np.array([p[1] for p in pairs]).T
     try:
         coef, *_ = np.linalg.lstsq(dF, f, rcond=None)
     except np.linalg.LinAlgError:

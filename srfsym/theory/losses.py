@@ -200,23 +200,28 @@ def _sigmoid_neg(x):
         return 1.0 / (1.0 + np.exp(x))
 
 
+#: Newton's error bound for G(x) = x - w - v sigma(-x): e_next <= C v e^2 with
+#: C = max |sigma (1 - sigma)(1 - 2 sigma)| / 2 = 1 / (12 sqrt 3) (and G' >= 1)
+_LOGISTIC_C = 1 / (12 * math.sqrt(3))
+
+
 def _logistic_newton(x0, w, v, plain_steps=8):
     """Root of ``x - w - v sigma(-x)`` (increasing, in ``[w, w + v]``) on whole arrays:
     plain Newton steps clipped to the bracket (quadratic from the warm start of the previous
-    sweep: 3-4 steps), and the safeguarded Newton of :func:`_safeguarded_newton` if some
-    entry has not converged after ``plain_steps``."""
+    sweep: 2-3 steps), and the safeguarded Newton of :func:`_safeguarded_newton` if some
+    entry has not converged after ``plain_steps``.
+
+    Stopping rule: Newton's error bound ``|x_next - root| <= C v step^2`` (``C`` above) below
+    ``1e-16``, i.e. the root to rounding after the step just taken (no extra step to see a
+    step at rounding level)."""
     x, hi = np.array(x0, dtype=float), w + v
+    bound = _LOGISTIC_C * float(np.max(v)) if v.size else 0.0
     for _ in range(plain_steps):
         s = _sigmoid_neg(x)
-        G = x - w - v * s
-        step = G / (1 + v * s * (1 - s))
-        xn = np.minimum(np.maximum(x - step, w), hi)
-        # converged: a final step below 2e-15 (1 + |x|), or G at the level of its own
-        # rounding (large V: the step may then stay above that tolerance)
-        done = bool(np.all((np.abs(step) <= 2e-15 * (1 + np.abs(x)))
-                           | (np.abs(G) <= 4e-16 * (np.abs(x) + np.abs(w) + v * s))))
-        x = xn
-        if done:
+        step = (x - w - v * s) / (1 + v * s * (1 - s))
+        x = np.minimum(np.maximum(x - step, w), hi)
+        m2 = float(np.max(step * step)) if step.size else 0.0
+        if bound * m2 <= 1e-16 and m2 <= 1e-16:
             return x
     wf, vf = w.ravel(), v.ravel()
 
@@ -236,10 +241,10 @@ class _Logistic(Loss):
         y, omega, V = np.broadcast_arrays(*(np.asarray(a, dtype=float) for a in (y, omega, V)))
         Vh = 0.5 * V                      # the channel loss is half the logistic loss
         w = y * omega
-        x0 = w + Vh * _sigmoid_neg(w) / (1 + Vh / 4)
-        if start is not None:             # a previous P, where it lies inside the bracket
-            xs = y * np.asarray(start, dtype=float)
-            x0 = np.where((xs > w) & (xs < w + Vh), xs, x0)
+        if start is not None:             # a previous P, clipped to the bracket
+            x0 = np.minimum(np.maximum(y * np.asarray(start, dtype=float), w), w + Vh)
+        else:                             # the tangent start
+            x0 = w + Vh * _sigmoid_neg(w) / (1 + Vh / 4)
         x = _logistic_newton(x0, w, Vh)
         s = _sigmoid_neg(x)
         d2 = 0.5 * s * (1 - s)            # l'' of the channel loss (y^2 = 1)
