@@ -118,7 +118,8 @@ def simulation_table(rows, seeds):
             lines.append(f"  {name} (docs/theory.md (m.4)):")
             for row in rows:
                 z = z_score(row, key)
-                spread = f" +- {row[key + '_sem']:.2g}" if z is not None else " (one seed)"
+                sem = row[key + "_sem"]
+                spread = " (one seed)" if sem is None else f" +- {sem:.2g}"
                 flag = "" if z is None else f"{z:+.1f}" + ("  <- > 3 s.e." if abs(z) > Z_LIMIT
                                                           else "")
                 lines.append(f"  {row['alpha']:<8.4g}  {row[key]:.6f}{spread}"

@@ -374,11 +374,15 @@ def curve_figure(args, lc, b, sim, warns=()):
     ax.plot(lc.alphas, lc.test_error, color="C0", lw=2,
             label=f"sRF theory, $\\lambda$ = {args.lam:g}"
             + ("" if loss == "square" else f" ({loss} loss, test MSE)"))
-    ax.axhline(b.upper, ls="--", color="C1",
-               label="upper bound on $\\min_\\lambda$ test error\n($\\lambda\\to\\infty$ limit)")
-    ax.axhline(b.lower, ls="-.", color="C2",
-               label=f"lower bound (any $\\lambda$, $\\gamma$ = {b.gamma:.3g})")
-    ax.axhline(b.kernel, ls=":", color="k", label="kernel baseline (best linear)")
+    # the bounds are on the error to the teacher function: not for sampled (Bernoulli) labels
+    sampled = getattr(args, "label_rule", "teacher") == "bernoulli"
+    if not sampled:
+        ax.axhline(b.upper, ls="--", color="C1",
+                   label="upper bound on $\\min_\\lambda$ test error\n"
+                   "($\\lambda\\to\\infty$ limit)")
+        ax.axhline(b.lower, ls="-.", color="C2",
+                   label=f"lower bound (any $\\lambda$, $\\gamma$ = {b.gamma:.3g})")
+        ax.axhline(b.kernel, ls=":", color="k", label="kernel baseline (best linear)")
     if sim is not None:
         extra = "one first layer: readout noise only" if args.shared_first_layer else ""
         ax.errorbar(sim.alphas, sim.test_error, yerr=sim.test_error_sem, fmt="o", ms=4,
@@ -400,7 +404,7 @@ def curve_figure(args, lc, b, sim, warns=()):
         fig.tight_layout()
     else:
         legend_right(ax)
-    caption(fig, curve_notes(lc.alphas, lc.test_error, b, args.lam)
+    caption(fig, ([] if sampled else curve_notes(lc.alphas, lc.test_error, b, args.lam))
             + [w[0].upper() + w[1:] + "." for w in warns])
     return fig
 

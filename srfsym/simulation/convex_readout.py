@@ -284,4 +284,5 @@ def convex_result_fields(ro, out):
         fields[k + "_sem"] = (v.std(axis=0, ddof=1) / math.sqrt(v.shape[0]) if v.shape[0] > 1
                               else np.full(v.shape[1:], np.nan))
     fields["readout_diagnostics"] = [o["convex"]["diagnostics"] for o in out]
+    fields["convex_per_seed"] = {k: [o["convex"][k] for o in out] for k in CONVEX_KEYS}
     return fields

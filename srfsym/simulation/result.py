@@ -146,7 +146,8 @@ def empirical_group_parameters(W0: np.ndarray, W1: np.ndarray, omega, theta=None
 _CONVEX_FIELDS = ("loss", "noise", "bias", "label_rule", "classification_error",
                   "classification_error_sem", "train_loss", "train_loss_sem",
                   "train_classification_error", "train_classification_error_sem", "output_bias",
-                  "output_bias_sem", "q2", "q2_sem", "m", "m_sem", "readout_diagnostics")
+                  "output_bias_sem", "q2", "q2_sem", "m", "m_sem", "readout_diagnostics",
+                  "convex_per_seed")
 
 
 @dataclass
@@ -212,6 +213,7 @@ class SimulationResult:
     m: np.ndarray | None = None
     m_sem: np.ndarray | None = None
     readout_diagnostics: list | None = None
+    convex_per_seed: dict | None = None
 
     @property
     def r_emp_mean(self) -> float:
