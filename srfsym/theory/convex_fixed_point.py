@@ -360,7 +360,8 @@ def _convex_grid_result_class():
 
 def convex_solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, spectrum="mp", *,
                       loss="square", noise=0.0, bias=False, nodes=120, nodes_u=16, tol=1e-10,
-                      mu0_correction=True, on_failure="report", d=None, seed=0):
+                      mu0_correction=True, on_failure="report", d=None, seed=0,
+                      label_rule="teacher"):
     """:func:`srfsym.theory.grid.solve_grid` with a loss, label noise or a trained bias
     (it calls this): :func:`solve_convex_srf` point by point, warm-started along ``alpha``
     (secant through the last two points).  Returns a :class:`ConvexGridResult`.
@@ -393,7 +394,7 @@ def convex_solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, spe
                 res = solve_convex_srf(student, teacher, r, c, gamma, lam, a, beta, spectrum,
                                        loss=loss, noise=noise, bias=bias, nodes=nodes,
                                        nodes_u=nodes_u, tol=tol, start=_predict(done, a), d=d,
-                                       seed=seed)
+                                       seed=seed, label_rule=label_rule)
             except (ConvergenceError, ValueError, ArithmeticError) as exc:
                 last = getattr(exc, "residual", None)
                 failures.append({"alpha": float(a), "lam": float(lam),
