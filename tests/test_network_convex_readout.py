@@ -10,9 +10,14 @@ import pytest
 import srfsym
 from srfsym.simulation.simulate import simulate
 
-#: |simulation - theory| within this many standard errors; the standard error over 3 seeds is
-#: floored at the binomial error of the test sets (3 seeds are too few to trust their spread)
+#: |simulation - theory| within Z standard errors.  Three seeds are too few to trust their
+#: spread (the estimated s.e. falls below 0.3 x its true value with probability 9 %), so it is
+#: floored: for the classification error at the binomial error of the test sets, for the
+#: training loss and the MSEs at REL x the value (their seed-to-seed spread measured at d = 2000
+#: is 1-4 % of the value, benchmarks/convex_simulation_study.py, so ~2 % for the mean of 3 seeds
+#: at d = 1000).
 Z = 3.5
+REL = 0.02
 N_TEST = 4000
 SEEDS = 3
 
@@ -42,9 +47,10 @@ def test_network_convex_readout_matches_theory_at_d_1000(case):
     binomial = math.sqrt(cl * (1 - cl) / (SEEDS * N_TEST))
     sem = max(sim.classification_error_sem[0], binomial)
     assert abs(sim.classification_error[0] - cl) < Z * sem, (sim.classification_error[0], cl, sem)
-    assert abs(sim.train_loss[0] - th.train_loss) < Z * sim.train_loss_sem[0]
-    assert abs(sim.test_error[0] - th.test_error) < Z * sim.test_error_sem[0]      # test MSE
-    assert abs(sim.train_error[0] - th.train_error) < Z * sim.train_error_sem[0]   # train MSE
+    for key in ("train_loss", "test_error", "train_error"):     # test_error, train_error: MSEs
+        mean, val = getattr(sim, key)[0], getattr(th, key)
+        sem = max(getattr(sim, key + "_sem")[0], REL * abs(val))
+        assert abs(mean - val) < Z * sem, (key, mean, val, sem)
 
 
 def test_square_loss_is_the_ridge_path_bit_for_bit():
