@@ -13,6 +13,7 @@ error, training loss, test and training MSE.
 
     python benchmarks/convex_simulation_study.py [--d 1000] [--seeds 4] [--n-test 10000]
     python benchmarks/convex_simulation_study.py --network [--d 2000] [--seeds 4]
+    python benchmarks/convex_simulation_study.py --noise-bias [--d 2000] [--seeds 4]
 """
 import argparse
 import time
@@ -25,17 +26,21 @@ CASES = [("logistic", 0.0), ("logistic", 0.25), ("hinge", 0.0)]
 
 
 #: (student, eta, teacher, label rule, loss, alphas) of the network study
-NETWORK_CASES = [(st, eta, te, rule, loss, alphas)
+NETWORK_CASES = [(st, eta, te, rule, loss, alphas, {})
                  for st, eta in (("tanh", 2.0), ("relu", 1.0))
                  for te, rule in (("sign", "teacher"), ("tanh", "bernoulli"))
                  for loss, alphas in (("logistic", [1.0, 2.0, 4.0]), ("hinge", [1.0, 2.0]))]
+#: ``--noise-bias``: label noise 0.25 and a trained output bias (logistic)
+NOISE_BIAS_CASES = [(st, eta, te, rule, "logistic", [2.0], {"noise": 0.25, "bias": True})
+                    for st, eta in (("tanh", 2.0), ("relu", 1.0))
+                    for te, rule in (("sign", "teacher"), ("tanh", "bernoulli"))]
 QUANTITIES = (("classification_error", "classification_error", "test class. error"),
               ("train_loss", "train_loss", "training loss"),
               ("test_error", "test_error", "test MSE"),
               ("train_error", "train_error", "training MSE"))
 
 
-def network_study(d, seeds, n_test, alpha0=4.0, lam=0.05):
+def network_study(d, seeds, n_test, alpha0=4.0, lam=0.05, cases=NETWORK_CASES):
     """The network against the theory, one markdown row per case, alpha and quantity."""
     import warnings
 
@@ -44,17 +49,22 @@ def network_study(d, seeds, n_test, alpha0=4.0, lam=0.05):
           f"{n_test} test points per seed; mean +- standard error over seeds\n")
     print("| loss | student | labels | alpha | quantity | theory | network | z |")
     print("|---|---|---|---|---|---|---|---|")
-    for st, eta, te, rule, loss, alphas in NETWORK_CASES:
+    for st, eta, te, rule, loss, alphas, extra in cases:
         t = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            ths = [srfsym.solve(st, te, alpha0, eta, lam, a, loss=loss, label_rule=rule)
+            ths = [srfsym.solve(st, te, alpha0, eta, lam, a, loss=loss, label_rule=rule, **extra)
                    for a in alphas]
         sim = simulate(st, te, alpha0, eta, lam, alphas, d=d, seeds=seeds, n_test=n_test,
-                       workers=1, loss=loss, label_rule=rule)
-        labels = "sign" if rule == "teacher" else f"Bernoulli {te}"
+                       workers=1, loss=loss, label_rule=rule, **extra)
+        labels = ("sign" if rule == "teacher" else f"Bernoulli {te}") + "".join(
+            f", {k} {v}" for k, v in extra.items())
+        if extra.get("bias"):
+            quantities = QUANTITIES + (("output_bias", "bias", "bias"),)
+        else:
+            quantities = QUANTITIES
         for j, (a, th) in enumerate(zip(alphas, ths)):
-            for key, tkey, name in QUANTITIES:
+            for key, tkey, name in quantities:
                 mean, sem = getattr(sim, key)[j], getattr(sim, key + "_sem")[j]
                 val = getattr(th, tkey)
                 print(f"| {loss} | {st} (eta {eta:g}) | {labels} | {a:g} | {name} | {val:.4f} "
@@ -68,9 +78,12 @@ def main():
     ap.add_argument("--seeds", type=int, default=4)
     ap.add_argument("--n-test", type=int, default=10000)
     ap.add_argument("--network", action="store_true", help="the real network (see above)")
+    ap.add_argument("--noise-bias", action="store_true",
+                    help="the network with label noise 0.25 and a trained bias (logistic)")
     a = ap.parse_args()
-    if a.network:
-        network_study(a.d or 2000, a.seeds, a.n_test)
+    if a.network or a.noise_bias:
+        network_study(a.d or 2000, a.seeds, a.n_test,
+                      cases=NOISE_BIAS_CASES if a.noise_bias else NETWORK_CASES)
         return
     a.d = a.d or 1000
     m = srf_mapping("tanh", "sign", 2, 2)
