@@ -90,3 +90,27 @@ def test_bad_input():
     with pytest.raises(ValueError, match=r"\[-1, 1\]"):
         simulate("tanh", "sin(x) + x", 2.0, 1.0, 0.1, 1.0, loss="logistic",
                  label_rule="bernoulli", **kw)
+
+
+def test_simulate_rows_carry_the_classifier_beside_its_theory(capsys):
+    import json
+
+    from srfsym.cli import main
+    argv = ["--quiet", "simulate", "--student", "tanh", "--teacher", "tanh", "--alpha0", "4",
+            "--eta", "2", "--lam", "0.1", "--alpha", "1.5", "--loss", "logistic", "--noise",
+            "0.2", "--bias", "--label-rule", "bernoulli", "--d", "80", "--seeds", "2",
+            "--n-test", "400", "--workers", "1", "--json"]
+    assert main(argv) == 0
+    data = json.loads(capsys.readouterr().out)
+    row = data["rows"][0]
+    th = srfsym.solve("tanh", "tanh", 4, 2, 0.1, 1.5, loss="logistic", noise=0.2, bias=True,
+                      label_rule="bernoulli")
+    assert row["theory_classification_error"] == pytest.approx(th.classification_error,
+                                                               rel=1e-9)
+    assert row["theory_train_loss"] == pytest.approx(th.train_loss, rel=1e-9)
+    assert row["theory_output_bias"] == pytest.approx(th.bias, abs=1e-9)
+    assert row["theory_test_error"] == pytest.approx(th.test_error, rel=1e-9)
+    sim = data["details"]["simulation"]
+    assert row["classification_error"] == sim["classification_error"][0]
+    assert row["label_rule"] == "bernoulli" and row["bias"] is True and row["loss"] == "logistic"
+    assert row["classification_error_sem"] > 0

@@ -36,7 +36,7 @@ from scipy.special import expit
 from ..symbolic.activations import activation
 from ..theory.losses import loss as make_loss
 from .first_layer import _children, srf_first_layer
-from .readout import _features_and_labels
+from .readout import _features_and_labels, ridge_readout
 
 __all__ = ["fit_convex_readout", "simulate_convex", "check_readout", "convex_readout_seed",
            "convex_result_fields"]
@@ -253,7 +253,10 @@ def convex_readout_seed(task, W1, student, teacher, ss_read, ss_test):
                 and np.all(np.isfinite(phi_t)) and np.all(np.isfinite(y_t))):
             raise FloatingPointError("features or labels are not finite (sigma(W1 x) or the "
                                      "teacher overflows float64): no readout can be fitted")
-        a, b, info = fit_convex_readout(phi, y, lo, lam, ro["bias"])
+        if lo.name == "square" and not ro["bias"] and lam > 0:    # noise or drawn labels only
+            a, b, info = ridge_readout(phi, y, lam), 0.0, {}
+        else:
+            a, b, info = fit_convex_readout(phi, y, lo, lam, ro["bias"])
         z, zt = phi @ a / sqp + b, phi_t @ a / sqp + b
         test.append(float(np.mean((y_t - zt) ** 2)))
         train.append(float(np.mean((y - z) ** 2)))
