@@ -18,8 +18,8 @@ def add_loss(p):
     p.add_argument("--loss", default="square",
                    help="readout loss: square (default, the ridge), logistic, hinge, or an "
                    "expression in y and yhat convex in yhat, e.g. 'log(1 + exp(-y*yhat))' "
-                   "(objective: sum of the loss + lambda ||a||^2; logistic and hinge need the "
-                   "teacher sign, labels +-1)")
+                   "(objective: sum of the loss + lambda ||a||^2; logistic and hinge need "
+                   "labels +-1: the teacher sign, or --label-rule bernoulli)")
     p.add_argument("--noise", type=float, default=0.0,
                    help="label noise: variance of a Gaussian added to real labels, or of a "
                    "probit flip sign(<theta*, x> + sqrt(noise) xi) for the teacher sign")
