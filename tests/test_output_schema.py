@@ -97,6 +97,12 @@ COMMANDS = {
     "curve": ["curve", *PAIR, "--lam", "0.1", "--alpha", "1", "2", "--simulate",
               "--d-sim", "60", "--seeds", "2", "--sim-alpha", "1"],
     "simulate": ["simulate", *PAIR, "--lam", "0.1", "--alpha", "1", *SMALL_SIM],
+    "curve-hinge": ["curve", "--student", "tanh", "--teacher", "sign", "--alpha0", "4", "--eta",
+                    "2", "--lam", "0.1", "--alpha", "1", "--loss", "hinge", "--simulate",
+                    "--d-sim", "60", "--seeds", "2", "--sim-alpha", "1"],
+    "simulate-logistic": ["simulate", "--student", "tanh", "--teacher", "tanh", "--alpha0", "4",
+                          "--eta", "2", "--lam", "0.1", "--alpha", "1", "--loss", "logistic",
+                          "--label-rule", "bernoulli", *SMALL_SIM],
     "spectrum": ["spectrum", *PAIR, "--z", "0.6+0.1j", "1+0.1j", "--simulate", "--d", "60",
                  "--seeds", "2"],
 }

@@ -21,8 +21,10 @@ def _theory(sim):
     else:
         m = srf_mapping(sim.student, sim.teacher, sim.eta, sim.alpha0)
         r, c, gamma = m.r, m.c, m.gamma
-    return [solve_srf(sim.student, sim.teacher, r, c, gamma, sim.lam, float(a), sim.beta,
-                      **({} if voc is None else {"vocabulary": voc}))
+    kw = {} if voc is None else {"vocabulary": voc}
+    if sim.train_loss is not None:      # a convex readout (docs/theory.md (m))
+        kw.update(loss=sim.loss, noise=sim.noise, bias=sim.bias, label_rule=sim.label_rule)
+    return [solve_srf(sim.student, sim.teacher, r, c, gamma, sim.lam, float(a), sim.beta, **kw)
             for a in sim.alphas]
 
 
@@ -46,19 +48,39 @@ def simulation_rows(sim, theory=None):
             theory_test_error=th.test_error, theory_train_error=th.train_error,
             model=sim.model, d=sim.d, p=sim.p, n=int(sim.n[j]), seeds=sim.seeds,
             shared_first_layer=bool(sim.settings.get("shared_first_layer", False))))
+        if sim.train_loss is not None:
+            rows[-1].update(_convex_columns(sim, j, th))
         rows[-1]["z_score"] = z_score(rows[-1])
     return rows
 
 
+def _convex_columns(sim, j, th):
+    """The columns of a convex readout: the simulation's means and standard errors beside the
+    theory (docs/theory.md (m.4)); the test / train errors of the row are MSEs."""
+    cols = {"loss": sim.loss, "noise": sim.noise, "bias": sim.bias,
+            "label_rule": sim.label_rule}
+    for k, tk in (("classification_error", "classification_error"), ("train_loss", "train_loss"),
+                  ("train_classification_error", "train_classification_error"),
+                  ("output_bias", "bias")):
+        cols[k] = _or_none(getattr(sim, k)[j])
+        cols[k + "_sem"] = _or_none(getattr(sim, k + "_sem")[j])
+        v = getattr(th, tk, None)
+        cols["theory_" + k] = None if v is None else float(v)
+    cols["classification_error_z_score"] = z_score(
+        cols, "classification_error") if cols["classification_error"] is not None else None
+    return cols
+
+
 def cmd_simulate(args):
     from ..simulation.simulate import simulate
+    from .theory import _loss_kwargs
     res = simulate(args.student, args.teacher, args.alpha0, args.eta, args.lam, args.alpha,
                    d=args.d, beta=args.beta, seeds=args.seeds, model=args.model, seed=args.seed,
                    n_test=args.n_test, workers=args.workers,
                    shared_first_layer=args.shared_first_layer,
                    progress=not (args.json or args.csv or args.quiet),
-                   vocabulary=vocabulary_arg(args))
-    with status("the theory at the same parameters (docs/theory.md (f))"):
+                   vocabulary=vocabulary_arg(args), **_loss_kwargs(args))
+    with status("the theory at the same parameters (docs/theory.md (f), (m))"):
         rows = simulation_rows(res)
     warns = agreement_warnings(rows)
     if not emit_output(args, rows, warnings=warns, details={"simulation": res.to_dict()}):
@@ -86,6 +108,22 @@ def simulation_table(rows, seeds):
         flag = "" if z is None else f"{z:+.1f}" + ("  <- > 3 s.e." if abs(z) > Z_LIMIT else "")
         lines.append(f"  {row['alpha']:<8.4g}  {row['test_error']:.6f}{spread}"
                      f"    {row['theory_test_error']:.6f}   {flag}")
+    if rows and rows[0].get("loss") is not None:
+        lines[1] = lines[1].replace("  alpha     simulation", "  alpha     test MSE, simulation")
+        for key, name in (("classification_error", "test classification error"),
+                          ("train_loss", "training loss (penalty excluded)"),
+                          ("train_classification_error", "training classification error")):
+            if rows[0].get(key) is None:
+                continue
+            lines.append(f"  {name} (docs/theory.md (m.4)):")
+            for row in rows:
+                z = z_score(row, key)
+                sem = row[key + "_sem"]
+                spread = " (one seed)" if sem is None else f" +- {sem:.2g}"
+                flag = "" if z is None else f"{z:+.1f}" + ("  <- > 3 s.e." if abs(z) > Z_LIMIT
+                                                          else "")
+                lines.append(f"  {row['alpha']:<8.4g}  {row[key]:.6f}{spread}"
+                             f"    {row['theory_' + key]:.6f}   {flag}")
     return "\n".join(lines)
 
 
@@ -108,5 +146,7 @@ def register(sub):
     p.add_argument("--n-test", type=int, default=5000, help="fresh test points per seed")
     p.add_argument("--workers", type=int, default=None, help="cores to use (default: all)")
     p.add_argument("--shared-first-layer", action="store_true", help=SHARED_HELP)
+    from .theory import add_loss
+    add_loss(p)
     add_output(p)
     p.set_defaults(func=cmd_simulate)

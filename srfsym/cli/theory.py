@@ -18,25 +18,34 @@ def add_loss(p):
     p.add_argument("--loss", default="square",
                    help="readout loss: square (default, the ridge), logistic, hinge, or an "
                    "expression in y and yhat convex in yhat, e.g. 'log(1 + exp(-y*yhat))' "
-                   "(objective: sum of the loss + lambda ||a||^2; logistic and hinge need the "
-                   "teacher sign, labels +-1)")
+                   "(objective: sum of the loss + lambda ||a||^2; logistic and hinge need "
+                   "labels +-1: the teacher sign, or --label-rule bernoulli)")
     p.add_argument("--noise", type=float, default=0.0,
                    help="label noise: variance of a Gaussian added to real labels, or of a "
                    "probit flip sign(<theta*, x> + sqrt(noise) xi) for the teacher sign")
     p.add_argument("--bias", action="store_true",
                    help="train an unpenalised output bias b (yhat = a.phi/sqrt(p) + b)")
+    p.add_argument("--label-rule", choices=["teacher", "bernoulli"], default="teacher",
+                   help="teacher (default): labels teacher(<theta*, x>) (+ noise); bernoulli: "
+                   "labels +-1 with P(y = 1) = (1 + teacher(h))/2, h = <theta*, x> + "
+                   "sqrt(noise) xi (the teacher tanh: the logistic-noise rule; docs/theory.md "
+                   "(m.6))")
 
 
 def _loss_kwargs(args):
     if getattr(args, "noise", 0.0) < 0:
         raise CLIError(f"--noise is a variance: it must be >= 0, got {args.noise}")
-    return {"loss": getattr(args, "loss", "square"), "noise": getattr(args, "noise", 0.0),
-            "bias": getattr(args, "bias", False)}
+    kw = {"loss": getattr(args, "loss", "square"), "noise": getattr(args, "noise", 0.0),
+          "bias": getattr(args, "bias", False)}
+    if getattr(args, "label_rule", "teacher") != "teacher":
+        kw["label_rule"] = args.label_rule
+    return kw
 
 
 def _plain_square(args):
     kw = _loss_kwargs(args)
-    return kw["loss"].strip() == "square" and kw["noise"] == 0 and not kw["bias"]
+    return (kw["loss"].strip() == "square" and kw["noise"] == 0 and not kw["bias"]
+            and "label_rule" not in kw)
 
 
 def _solve_kwargs(args):
@@ -265,9 +274,6 @@ def cmd_curve(args):
     spacing = np.geomspace if args.log_alpha else np.linspace
     alphas = np.asarray(args.alpha if args.alpha else
                         spacing(args.alpha_min, args.alpha_max, args.points))
-    if not _plain_square(args) and args.simulate:
-        raise CLIError("--simulate is for the ridge readout for now; with --loss, --noise or "
-                       "--bias the curve is theory only (table, --json, --csv or --plot)")
     warn_if_isotropic_is_off(args)
     lc = learning_curve(args.student, args.teacher, args.alpha0, args.eta, args.lam, alphas,
                         beta=args.beta, progress=not (args.json or args.csv or args.quiet),
@@ -283,7 +289,8 @@ def cmd_curve(args):
                        list(np.asarray(args.sim_alpha or alphas[:: max(1, len(alphas) // 6)])),
                        d=args.d_sim, beta=args.beta, seeds=args.seeds,
                        progress=not args.quiet,
-                       shared_first_layer=args.shared_first_layer, vocabulary=voc)
+                       shared_first_layer=args.shared_first_layer, vocabulary=voc,
+                       **_loss_kwargs(args))
     # both bounds hold at this gamma (docs/theory.md (l.4))
     rows = [_theory_row(args, res, upper_bound=b.upper, lower_bound=b.lower,
                         kernel_baseline=b.kernel) for res in lc.results]
@@ -367,16 +374,25 @@ def curve_figure(args, lc, b, sim, warns=()):
     ax.plot(lc.alphas, lc.test_error, color="C0", lw=2,
             label=f"sRF theory, $\\lambda$ = {args.lam:g}"
             + ("" if loss == "square" else f" ({loss} loss, test MSE)"))
-    ax.axhline(b.upper, ls="--", color="C1",
-               label="upper bound on $\\min_\\lambda$ test error\n($\\lambda\\to\\infty$ limit)")
-    ax.axhline(b.lower, ls="-.", color="C2",
-               label=f"lower bound (any $\\lambda$, $\\gamma$ = {b.gamma:.3g})")
-    ax.axhline(b.kernel, ls=":", color="k", label="kernel baseline (best linear)")
+    # the bounds are on the error to the teacher function: not for sampled (Bernoulli) labels
+    sampled = getattr(args, "label_rule", "teacher") == "bernoulli"
+    if not sampled:
+        ax.axhline(b.upper, ls="--", color="C1",
+                   label="upper bound on $\\min_\\lambda$ test error\n"
+                   "($\\lambda\\to\\infty$ limit)")
+        ax.axhline(b.lower, ls="-.", color="C2",
+                   label=f"lower bound (any $\\lambda$, $\\gamma$ = {b.gamma:.3g})")
+        ax.axhline(b.kernel, ls=":", color="k", label="kernel baseline (best linear)")
     if sim is not None:
         extra = "one first layer: readout noise only" if args.shared_first_layer else ""
         ax.errorbar(sim.alphas, sim.test_error, yerr=sim.test_error_sem, fmt="o", ms=4,
                     capsize=3, color="C3", mec="k",
                     label=sem_label("network simulation", args.d_sim, args.seeds, extra))
+        if cl:
+            ax2.errorbar(sim.alphas, sim.classification_error, yerr=sim.classification_error_sem,
+                         fmt="o", ms=4, capsize=3, color="C3", mec="k",
+                         label=sem_label("network simulation", args.d_sim, args.seeds, extra))
+            ax2.legend(fontsize=8)
     if args.log_alpha:
         ax.set_xscale("log")
     ax.set_xlabel(r"$\alpha = n/d$")
@@ -388,7 +404,7 @@ def curve_figure(args, lc, b, sim, warns=()):
         fig.tight_layout()
     else:
         legend_right(ax)
-    caption(fig, curve_notes(lc.alphas, lc.test_error, b, args.lam)
+    caption(fig, ([] if sampled else curve_notes(lc.alphas, lc.test_error, b, args.lam))
             + [w[0].upper() + w[1:] + "." for w in warns])
     return fig
 

@@ -35,9 +35,11 @@ from scipy.special import expit
 
 from ..symbolic.activations import activation
 from ..theory.losses import loss as make_loss
-from .simulate import srf_first_layer
+from .first_layer import _children, srf_first_layer
+from .readout import _features_and_labels, ridge_readout
 
-__all__ = ["fit_convex_readout", "simulate_convex"]
+__all__ = ["fit_convex_readout", "simulate_convex", "check_readout", "convex_readout_seed",
+           "convex_result_fields"]
 
 
 def fit_convex_readout(Phi, y, loss, lam, bias=False):
@@ -156,3 +158,134 @@ def simulate_convex(student, teacher, r, c, gamma, lam, alpha, d, beta=1.0, *,
         out[k + "_sem"] = float(v.std(ddof=1) / math.sqrt(len(v))) if len(v) > 1 else float("nan")
     out["rows"] = rows
     return out
+
+
+# --------------------------------------------------------------------------------------
+# the convex readout of :func:`srfsym.simulation.simulate.simulate` (network or sRF model)
+
+#: Quantities of the convex readout, one value per alpha and seed.
+CONVEX_KEYS = ("classification_error", "train_loss", "train_classification_error",
+               "output_bias", "q2", "m")
+
+
+def check_readout(loss, noise, bias, label_rule, teacher, lam):
+    """The readout arguments of ``simulate``, checked: ``None`` for the ridge (the square loss
+    without noise, bias or Bernoulli labels: the ridge path itself), else a dict.
+
+    >>> check_readout("square", 0.0, False, "teacher", activation("tanh"), 0.1) is None
+    True
+    >>> check_readout("logistic", 0.1, True, "teacher", activation("sign"), 0.1)["loss"]
+    'logistic'
+    """
+    from ..theory.convex_channel import _check_label_rule
+    lo = make_loss(loss)
+    if isinstance(noise, bool) or not isinstance(noise, (int, float, np.floating)) \
+            or not math.isfinite(noise) or noise < 0:
+        raise ValueError(f"the label noise is a variance: a finite number >= 0, got {noise!r}")
+    if not isinstance(bias, (bool, np.bool_)):
+        raise ValueError(f"bias must be True or False, got {bias!r}")
+    _check_label_rule(label_rule, teacher)
+    if lo.name == "square" and noise == 0 and not bias and label_rule == "teacher":
+        return None
+    pm1 = str(teacher.expr) == "sign(x)" or label_rule == "bernoulli"
+    if lo.margin and not pm1:
+        raise ValueError(f"the {lo.name} loss needs labels +-1: use the teacher 'sign' or "
+                         f"label_rule='bernoulli' (docs/theory.md (m)), got {teacher.name!r}")
+    if bias and not lo.allows_bias:
+        raise ValueError(f"a trained bias needs a loss that grows at both ends in yhat; "
+                         f"{lo.name!r} does not")
+    if bias and lo.name == "hinge":
+        raise ValueError("the simulated hinge readout is fitted through its box-constrained "
+                         "dual, which cannot hold a trained bias: use bias=False (or the "
+                         "logistic loss)")
+    if lo.margin and lam == 0:
+        raise ValueError(f"the {lo.name} readout at lam = 0 has no finite or no unique "
+                         "minimiser when the training data are separable: use lam > 0")
+    return {"loss": lo.name if lo.name in ("square", "logistic", "hinge") else str(loss),
+            "noise": float(noise), "bias": bool(bias), "label_rule": label_rule, "pm1": pm1}
+
+
+def _label_stream(ss):
+    """A generator for the label noise of a sample set drawn from ``ss`` (a child index the
+    feature blocks never reach)."""
+    return np.random.default_rng(np.random.SeedSequence(
+        ss.entropy, spawn_key=tuple(ss.spawn_key) + (1 << 30,), pool_size=ss.pool_size))
+
+
+def _draw_labels(teacher, u, ro, ss, clean_real):
+    """Labels of the samples with teacher fields ``u`` under the readout ``ro``: +-1 (sign
+    teacher with a probit flip, or Bernoulli ``P(y = 1) = (1 + teacher(u + sqrt(noise) xi))/2``)
+    or real ``teacher(u) + sqrt(noise) xi`` (``clean_real``: the clean target, the test labels
+    of docs/theory.md (m.4))."""
+    rng = _label_stream(ss)
+    noisy = u + math.sqrt(ro["noise"]) * rng.standard_normal(u.shape) if ro["noise"] else u
+    if str(teacher.expr) == "sign(x)":
+        return np.where(noisy >= 0, 1.0, -1.0)
+    if ro["label_rule"] == "bernoulli":
+        p1 = (1 + np.asarray(teacher.numpy(noisy), float)) / 2
+        return np.where(rng.random(u.shape) < p1, 1.0, -1.0)
+    y = np.asarray(teacher.numpy(u), float) * np.ones_like(u)
+    if ro["noise"] and not clean_real:
+        y = y + math.sqrt(ro["noise"]) * rng.standard_normal(u.shape)
+    return y
+
+
+def convex_readout_seed(task, W1, student, teacher, ss_read, ss_test):
+    """The convex readouts of one seed on the first layer ``W1``: for each alpha of the task,
+    a fresh training set (the same draws as the ridge's), the readout of
+    :func:`fit_convex_readout`, and its test MSE, training MSE, test and training
+    classification errors, training loss (penalty excluded), bias, ``q2``, ``m``.
+
+    Returns ``(test, train, extra)``: test / training MSE per alpha and a dict of lists
+    (:data:`CONVEX_KEYS`, plus the solver's diagnostics)."""
+    ro, lam, threads = task["readout"], task["lam"], task["threads"]
+    ident = lambda x: x   # noqa: E731 -- the features' draw with the teacher's field as "label"
+    sqp = math.sqrt(task["p"])
+    phi_t, u_t = _features_and_labels(student.numpy, ident, W1, ss_test, task["n_test"], threads)
+    y_t = _draw_labels(teacher, u_t, ro, ss_test, clean_real=True)
+    lo = make_loss(ro["loss"])
+    test, train = [], []
+    extra = {k: [] for k in CONVEX_KEYS + ("diagnostics",)}
+    for n, ss_a in zip(task["ns"], _children(ss_read, len(task["ns"]))):
+        phi, u = _features_and_labels(student.numpy, ident, W1, ss_a, n, threads)
+        y = _draw_labels(teacher, u, ro, ss_a, clean_real=False)
+        if not (np.all(np.isfinite(phi)) and np.all(np.isfinite(y))
+                and np.all(np.isfinite(phi_t)) and np.all(np.isfinite(y_t))):
+            raise FloatingPointError("features or labels are not finite (sigma(W1 x) or the "
+                                     "teacher overflows float64): no readout can be fitted")
+        if lo.name == "square" and not ro["bias"] and lam > 0:    # noise or drawn labels only
+            a, b, info = ridge_readout(phi, y, lam), 0.0, {}
+        else:
+            a, b, info = fit_convex_readout(phi, y, lo, lam, ro["bias"])
+        z, zt = phi @ a / sqp + b, phi_t @ a / sqp + b
+        test.append(float(np.mean((y_t - zt) ** 2)))
+        train.append(float(np.mean((y - z) ** 2)))
+        pm1 = ro["pm1"]
+        vals = (float(np.mean(np.sign(zt) != y_t)) if pm1 else float("nan"),
+                float(np.mean(lo.value(y, z))),
+                float(np.mean(np.sign(z) != y)) if pm1 else float("nan"),
+                float(b), float(a @ a / task["p"]), float(a.sum() / sqp))
+        for k, v in zip(CONVEX_KEYS, vals):
+            extra[k].append(v)
+        extra["diagnostics"].append({k: v for k, v in info.items() if k != "message"})
+        del phi, u
+        if task.get("tick") is not None:
+            task["tick"]()
+    return test, train, extra
+
+
+def convex_result_fields(ro, out):
+    """The :class:`~srfsym.simulation.result.SimulationResult` fields of the convex readout:
+    means and standard errors over seeds (per alpha) of :data:`CONVEX_KEYS`, the settings."""
+    if ro is None:
+        return {}
+    fields = {"loss": ro["loss"], "noise": ro["noise"], "bias": ro["bias"],
+              "label_rule": ro["label_rule"]}
+    for k in CONVEX_KEYS:
+        v = np.array([o["convex"][k] for o in out], dtype=float)
+        fields[k] = v.mean(axis=0)
+        fields[k + "_sem"] = (v.std(axis=0, ddof=1) / math.sqrt(v.shape[0]) if v.shape[0] > 1
+                              else np.full(v.shape[1:], np.nan))
+    fields["readout_diagnostics"] = [o["convex"]["diagnostics"] for o in out]
+    fields["convex_per_seed"] = {k: [o["convex"][k] for o in out] for k in CONVEX_KEYS}
+    return fields

@@ -142,6 +142,14 @@ def empirical_group_parameters(W0: np.ndarray, W1: np.ndarray, omega, theta=None
 # --------------------------------------------------------------------------------------
 # the result
 
+#: The fields of a convex readout (absent from the ridge's :meth:`SimulationResult.to_dict`).
+_CONVEX_FIELDS = ("loss", "noise", "bias", "label_rule", "classification_error",
+                  "classification_error_sem", "train_loss", "train_loss_sem",
+                  "train_classification_error", "train_classification_error_sem", "output_bias",
+                  "output_bias_sem", "q2", "q2_sem", "m", "m_sem", "readout_diagnostics",
+                  "convex_per_seed")
+
+
 @dataclass
 class SimulationResult:
     """Outcome of :func:`srfsym.simulation.simulate.simulate` (errors per alpha; measured sRF parameters per seed).
@@ -187,6 +195,25 @@ class SimulationResult:
     vocabulary: dict | None = None
     r_emp_groups: np.ndarray | None = None
     c_emp_groups: np.ndarray | None = None
+    # a convex readout (docs/theory.md (m)); None for the ridge
+    loss: str = "square"
+    noise: float = 0.0
+    bias: bool = False
+    label_rule: str = "teacher"
+    classification_error: np.ndarray | None = None
+    classification_error_sem: np.ndarray | None = None
+    train_loss: np.ndarray | None = None
+    train_loss_sem: np.ndarray | None = None
+    train_classification_error: np.ndarray | None = None
+    train_classification_error_sem: np.ndarray | None = None
+    output_bias: np.ndarray | None = None
+    output_bias_sem: np.ndarray | None = None
+    q2: np.ndarray | None = None
+    q2_sem: np.ndarray | None = None
+    m: np.ndarray | None = None
+    m_sem: np.ndarray | None = None
+    readout_diagnostics: list | None = None
+    convex_per_seed: dict | None = None
 
     @property
     def r_emp_mean(self) -> float:
@@ -220,10 +247,25 @@ class SimulationResult:
                 return int(v)
             return v
         out = clean(asdict(self))
+        if self.train_loss is None:       # the ridge: its output as before
+            for k in _CONVEX_FIELDS:
+                out.pop(k, None)
         out.update(r_emp_mean=clean(self.r_emp_mean), c_emp_mean=clean(self.c_emp_mean),
                    gamma_emp_mean=clean(self.gamma_emp_mean),
                    singular_values_mean=clean(self.singular_values_mean))
         return out
+
+    def _convex_lines(self, pm):
+        lines = [f"  {self.loss} readout (noise {self.noise:g}, bias {self.bias}, labels "
+                 f"{self.label_rule}); test/train error above are MSEs",
+                 "  alpha     class. error           train loss             train class. error"]
+        for j, a in enumerate(self.alphas):
+            lines.append(f"  {a:<8.4g}  {self.classification_error[j]:.6f}"
+                         f"{pm(self.classification_error_sem[j])}    {self.train_loss[j]:.6f}"
+                         f"{pm(self.train_loss_sem[j])}    "
+                         f"{self.train_classification_error[j]:.6f}"
+                         f"{pm(self.train_classification_error_sem[j])}")
+        return lines
 
     def summary(self) -> str:
         """A few human-readable lines."""
@@ -257,6 +299,8 @@ class SimulationResult:
             lines.append(f"  {a:<8.4g}{self.n[j]:>6d}   {self.test_error[j]:.6f}"
                          f"{pm(self.test_error_sem[j])}    {self.train_error[j]:.6f}"
                          f"{pm(self.train_error_sem[j])}")
+        if self.train_loss is not None:
+            lines += self._convex_lines(pm)
         if not np.all(np.isfinite(self.test_error_sem)):
             lines.append("  (one seed: no standard error; use seeds >= 2 for error bars)")
         return "\n".join(lines)

@@ -17,13 +17,18 @@ Z_LIMIT = 3.0
 FEW_SEEDS = 5
 
 
-def z_score(row):
+def z_score(row, key="test_error"):
     """(simulation - theory) / standard error of a simulation row (``None`` without an error
-    bar: one seed, or zero spread)."""
-    sem = row.get("test_error_sem")
-    if sem is None or not sem == sem or sem <= 0:
+    bar: one seed, or zero spread), for the column ``key`` (``theory_<key>``, ``<key>_sem``).
+
+    >>> round(z_score({"test_error": 0.3, "test_error_sem": 0.01, "theory_test_error": 0.25}), 9)
+    5.0
+    """
+    sem = row.get(key + "_sem")
+    theory = row.get("theory_" + key)
+    if sem is None or not sem == sem or sem <= 0 or theory is None:
         return None
-    return (row["test_error"] - row["theory_test_error"]) / sem
+    return (row[key] - theory) / sem
 
 
 def _nice_up(x):

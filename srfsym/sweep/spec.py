@@ -37,7 +37,8 @@ _SIMULATION_KEYS = {"student": (str, ...), "teacher": (str, ...), "alpha0": (_NU
                     "d": (int, ...), "beta": (_NUMBER, 1.0), "vocabulary": (_VOCABULARY, "1.0"),
                     "seeds": (int, 3),
                     "seed": (int, 0), "model": (str, "network"), "n_test": (int, 5000),
-                    "shared_first_layer": (bool, False)}
+                    "shared_first_layer": (bool, False),
+                    "loss": (str, "square"), "noise": (_NUMBER, 0.0), "bias": (bool, False)}
 _TABLES = {"theory": _THEORY_KEYS, "simulation": _SIMULATION_KEYS}
 _CHOICES = {"spectrum": ("mp", "sample"), "model": ("network", "srf")}
 
@@ -260,8 +261,7 @@ def grid_id(spec: dict) -> str:
     True
     """
     spec = {table: {k: v for k, v in body.items()
-                    if not (table == "theory" and k in _LOSS_KEYS
-                            and v == [_THEORY_KEYS[k][1]])}
+                    if not (k in _LOSS_KEYS and v == [_THEORY_KEYS[k][1]])}
             for table, body in spec.items()}
     text = json.dumps(spec, sort_keys=True, default=repr)
     return hashlib.sha256(text.encode()).hexdigest()[:16]

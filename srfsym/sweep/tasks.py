@@ -99,6 +99,9 @@ def simulation_tasks(spec: dict) -> list:
     n = max(s["seeds"])
     tasks, seen = [], set()
     for combo in _product(s, outer):
+        for k in _LOSS_KEYS:        # the ridge's tasks (and rows) as before the readout loss
+            if combo.get(k) == _THEORY_KEYS[k][1]:
+                combo.pop(k)
         if combo["shared_first_layer"]:
             runs = [(root, n) for root in s["seed"]]
         else:
@@ -264,7 +267,8 @@ def _simulation_rows(task):
                    task["alpha"], d=task["d"], beta=task["beta"], seeds=task["seeds"],
                    seed=task["seed"], n_test=task["n_test"], model=task["model"], workers=1,
                    progress=False, shared_first_layer=task["shared_first_layer"],
-                   vocabulary=vocabulary_of(task.get("vocabulary", "1.0")))
+                   vocabulary=vocabulary_of(task.get("vocabulary", "1.0")),
+                   **{k: task[k] for k in _LOSS_KEYS if k in task})
     each = (time.perf_counter() - t0) / (len(task["alpha"]) * task["seeds"])
     method = f"simulation ({task['model']}, p = {res.p}" + (
         ", one first layer per root seed)" if task["shared_first_layer"] else ")")
@@ -274,8 +278,20 @@ def _simulation_rows(task):
         res.r, res.c, res.gamma = m.r, m.c, m.gamma
     return [_row(task, alpha=a, lam=task["lam"], seed=label, r=res.r, c=res.c, gamma=res.gamma,
                  test_error=float(res.test_error_per_seed[i, j]),
-                 train_error=float(res.train_error_per_seed[i, j]), method=method, seconds=each)
+                 train_error=float(res.train_error_per_seed[i, j]), method=method, seconds=each,
+                 **_classifier_per_seed(res, i, j))
             for i, label in enumerate(_seed_labels(task)) for j, a in enumerate(task["alpha"])]
+
+
+def _classifier_per_seed(res, i, j):
+    """``classification_error`` and ``train_loss`` of seed ``i`` at alpha ``j`` of a convex
+    readout (else none)."""
+    per_seed = getattr(res, "convex_per_seed", None) or {}
+    out = {}
+    for key in ("classification_error", "train_loss"):
+        if key in per_seed and math.isfinite(per_seed[key][i][j]):
+            out[key] = float(per_seed[key][i][j])
+    return out
 
 
 def run_task(task: dict) -> list:

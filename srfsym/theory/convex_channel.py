@@ -52,12 +52,12 @@ import numpy as np
 from scipy.special import ndtr
 
 from ..symbolic.activations import activation
-from ..symbolic.quadrature import gauss_hermite
+from ..symbolic.quadrature import _trapezoid_numpy, gauss_hermite
 from .interfaces import Channel, ChannelStep
 from .losses import LossError, loss as make_loss
 from .state import Hats, State
 
-__all__ = ["ConvexChannel", "ChannelPoint", "LABEL_HALF_WIDTH"]
+__all__ = ["ConvexChannel", "ChannelPoint", "LABEL_HALF_WIDTH", "LABEL_RULES"]
 
 #: Inner Gaussian integrals run over [-L, L] (mass beyond: 1.5e-23).
 LABEL_HALF_WIDTH = 10.0
@@ -68,6 +68,31 @@ _SQ2PI = math.sqrt(2 * math.pi)
 def _leggauss(n):
     """Gauss-Legendre nodes and weights on [-1, 1] (cached: numpy takes ~1 ms each)."""
     return np.polynomial.legendre.leggauss(n)
+
+
+#: Label rules: ``"teacher"`` (y = sigma*(h) + noise; sign labels with a probit flip for the
+#: teacher sign) and ``"bernoulli"`` (y = +-1 with P(y = 1 | h) = (1 + sigma*(h + sqrt(noise)
+#: xi))/2, E[y | h] = sigma*(h); the teacher tanh gives P(y = 1) = 1/(1 + exp(-2h))).
+LABEL_RULES = ("teacher", "bernoulli")
+
+
+def _check_label_rule(rule, teacher):
+    """The label rule, checked: Bernoulli labels need a teacher with values in [-1, 1]."""
+    if rule not in LABEL_RULES:
+        raise ValueError(f"label_rule must be one of {LABEL_RULES}, got {rule!r}")
+    if rule == "bernoulli" and str(teacher.expr) != "sign(x)":
+        if teacher.kinks:
+            raise ValueError(f"label_rule 'bernoulli' needs a smooth teacher (or sign), got "
+                             f"{teacher.name!r} with kinks at {teacher.kinks}")
+        grid = np.linspace(-60.0, 60.0, 24001)
+        with np.errstate(all="ignore"):
+            vals = np.asarray(teacher.numpy(grid), float) * np.ones_like(grid)
+        if not (np.all(np.isfinite(vals)) and np.all(np.abs(vals) <= 1 + 1e-12)):
+            raise ValueError(
+                f"label_rule 'bernoulli' draws y = +-1 with P(y = 1) = (1 + sigma*(h))/2: the "
+                f"teacher {teacher.name!r} must take values in [-1, 1] (e.g. tanh, erf, sign); "
+                f"it reaches {np.nanmax(np.abs(vals)):.3g}")
+    return rule
 
 
 def _phi(t):
@@ -103,7 +128,7 @@ class ConvexChannel(Channel):
     def __init__(self, ch, loss="square", *, alpha, beta, teacher, noise=0.0, bias=False,
                  method=None, nodes_u=16,
                  nodes_z=24, nodes_xi=32, nodes_xi0=16, threshold=0.0,
-                 u_pieces=(-4.0, 0.0, 4.0)):
+                 u_pieces=(-4.0, 0.0, 4.0), label_rule="teacher"):
         if ch.precision != "double":
             raise ValueError("the convex-loss channel works in double precision (no dps)")
         self.ch, self.loss = ch, make_loss(loss)
@@ -114,7 +139,11 @@ class ConvexChannel(Channel):
             raise ValueError(f"the label noise must be a number >= 0, got {noise!r}")
         act = activation(teacher)
         self.teacher = act
-        self.pm1 = str(act.expr) == "sign(x)"
+        self.label_rule = _check_label_rule(label_rule, act)
+        self.pm1 = str(act.expr) == "sign(x)" or self.label_rule == "bernoulli"
+        # Bernoulli labels of a smooth teacher: P(y = 1 | h) = (1 + sigma*(h))/2 (a sign
+        # teacher is the probit law below, with nothing random left at noise = 0)
+        self.bernoulli = self.label_rule == "bernoulli" and str(act.expr) != "sign(x)"
         if self.loss.margin and not self.pm1:
             raise LossError(
                 f"the {self.loss.name} loss is a classification loss: it needs labels +-1, but "
@@ -135,6 +164,8 @@ class ConvexChannel(Channel):
         self.mu1sq = self.mu1 ** 2
         self.gamma = float(ch.gamma)
         self.rho = math.sqrt(max(0.0, 1 - self.gamma ** 2))
+        if self.bernoulli:   # the spread of the teacher's field given the cavity field
+            self._t_rule = _trapezoid_numpy(math.sqrt(self.rho ** 2 + self.noise))
         self._label_moments()
         self.u_pieces = tuple(u_pieces)
         t, wt = _leggauss(int(nodes_u))
@@ -147,7 +178,12 @@ class ConvexChannel(Channel):
     def _label_moments(self):
         """h = E[y|k], h1 = E[y z|k], h2 = E[y^2|k]: for training (noisy labels) and test
         (labels +-1: the noisy label; real labels: the clean target, srfsym's convention)."""
-        if self.pm1:
+        if self.bernoulli:
+            s = np.full_like(self.k, math.sqrt(self.rho ** 2 + self.noise))
+            P, D = self._label_law(self.gamma * self.k, s)
+            self.h, self.h1 = 2 * P - 1, 2 * self.rho * D
+            self.h2_train = self.h2_test = np.ones_like(self.k)
+        elif self.pm1:
             s = math.sqrt(self.rho ** 2 + self.noise)
             if s == 0:
                 h = np.sign(self.gamma * self.k + self.threshold)
@@ -161,6 +197,18 @@ class ConvexChannel(Channel):
             self.h, self.h1 = np.asarray(self.ch.h, float), np.asarray(self.ch.h1, float)
             self.h2_test = np.asarray(self.ch.h2, float)
             self.h2_train = self.h2_test + self.noise
+
+    def _label_law(self, num, delta):
+        """Bernoulli labels: ``P(y = 1 | .) = E_t (1 + sigma*(num + delta t))/2`` and
+        ``D = E_t sigma*'(num + delta t)/2``, t ~ N(0, 1) (the teacher's local field given the
+        cavity field is Gaussian, mean ``num``, spread ``delta``); then
+        ``E[z 1{y=1} | u] = varrho u P + rho (1 - varrho^2) D`` (Stein's lemma).  Trapezoidal
+        rule in t on [-9, 9], step 0.12 / max(delta, 1) (geometric convergence for a teacher
+        analytic in a strip, docs/theory.md (m.6); Gauss-Hermite converges slowly here)."""
+        t, wt = self._t_rule
+        x = num[..., None] + delta[..., None] * t
+        return (0.5 + 0.5 * (self.teacher.numpy(x) @ wt),
+                0.5 * (np.asarray(self.teacher.numpy_derivative(x), float) * np.ones_like(x)) @ wt)
 
     # --- state -> per-kappa Gaussian ------------------------------------------------
     def point(self, q1, q2, V1, V2, theta, psi, m, b0=0.0) -> ChannelPoint:
@@ -243,7 +291,10 @@ class ConvexChannel(Channel):
         vr = pt.varrho[None, :, None]
         delta = np.sqrt(self.rho ** 2 * (1 - vr ** 2) + self.noise)
         num = self.gamma * self.k[None, :, None] + self.threshold + self.rho * vr * uu
-        if np.all(delta > 0):       # the usual case: no masks over the node arrays
+        if self.bernoulli:
+            Pp, D = self._label_law(num, np.broadcast_to(delta, num.shape))
+            zterm = self.rho * (1 - vr ** 2) * D
+        elif np.all(delta > 0):       # the usual case: no masks over the node arrays
             tau = num / delta
             zterm = (self.rho * (1 - vr ** 2) / delta) * _phi(tau)
         else:
@@ -253,7 +304,8 @@ class ConvexChannel(Channel):
                 zterm = np.where(delta > 0, self.rho * (1 - vr ** 2)
                                  / np.where(delta > 0, delta, 1.0)
                                  * _phi(np.where(np.isfinite(tau), tau, 0.0)), 0.0)
-        Pp = ndtr(tau)
+        if not self.bernoulli:
+            Pp = ndtr(tau)
         Py = np.where(y > 0, Pp, 1 - Pp)
         Zp = vr * uu * Pp + zterm
         Zy = np.where(y > 0, Zp, vr * uu - Zp)
@@ -448,16 +500,19 @@ class ConvexChannel(Channel):
             vr = pt.varrho[:, None]
             delta = np.sqrt(self.rho ** 2 * (1 - vr ** 2) + self.noise)
             num = self.gamma * self.k[:, None] + self.threshold + self.rho * vr * u
-            with np.errstate(divide="ignore", invalid="ignore"):
-                tau = np.where(delta > 0, num / np.where(delta > 0, delta, 1.0),
-                               np.sign(num) * np.inf)
-            Pp = ndtr(tau)
+            if self.bernoulli:
+                Pp = self._label_law(num, np.broadcast_to(delta, num.shape))[0]
+            else:
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    tau = np.where(delta > 0, num / np.where(delta > 0, delta, 1.0),
+                                   np.sign(num) * np.inf)
+                Pp = ndtr(tau)
             # omega < 0 below u0: wrong when y = +1; above u0 wrong when y = -1
             wrong = Pp if neg else 1 - Pp
             out += np.sum(W * wrong, axis=1)
         degenerate = sq <= 1e-150     # omega = b exactly
         if np.any(degenerate):
-            s = 2 * ndtr((self.gamma * self.k + self.threshold)
+            s = self.h if self.bernoulli else 2 * ndtr((self.gamma * self.k + self.threshold)
                          / max(math.sqrt(self.rho ** 2 + self.noise), 1e-300)) - 1
             exact = (1 + s) / 2 * (pt.b < t_plus) + (1 - s) / 2 * (pt.b > t_minus)
             out = np.where(degenerate, exact, out)

@@ -53,13 +53,14 @@ class ConvexResult(FixedPointResult):
     train_loss: float | None = None
     train_classification_error: float | None = None
     channel: str = ""
+    label_rule: str = "teacher"
 
     def to_dict(self, dps: int = 30) -> dict:
         out = super().to_dict(dps)
         out.update(loss=self.loss, noise=self.noise, output_bias=self.bias,
                    classification_error=self.classification_error, train_loss=self.train_loss,
                    train_classification_error=self.train_classification_error,
-                   channel=self.channel)
+                   channel=self.channel, label_rule=self.label_rule)
         return out
 
     def __str__(self):
@@ -98,7 +99,8 @@ def _vector(s: State, b0):
 def solve_convex_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp", *,
                      loss="square", noise=0.0, bias=False, nodes=120, tol=1e-10,
                      method="anderson", channel=None, start=None, max_iter=1000, d=None,
-                     seed=0, nodes_u=16, threshold=0.0, context=None) -> ConvexResult:
+                     seed=0, nodes_u=16, threshold=0.0, label_rule="teacher",
+                     context=None) -> ConvexResult:
     """Solve the fixed point of docs/theory.md (m) at sRF parameters (r, c, gamma).
 
     Parameters
@@ -111,6 +113,11 @@ def solve_convex_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectr
         ``y = sign(<theta*, x> + sqrt(noise) xi)`` for the teacher ``sign``.
     bias : bool
         Train an unpenalised output bias ``b0`` (``yhat = a.phi/sqrt(p) + b0``).
+    label_rule : "teacher" or "bernoulli"
+        ``"teacher"``: labels ``teacher(<theta*, x>)`` (+ noise; ``sign``: +-1 with a probit
+        flip).  ``"bernoulli"``: labels +-1 with ``P(y = 1 | x) = (1 + teacher(h))/2``,
+        ``h = <theta*, x> + sqrt(noise) xi`` (the teacher ``tanh`` gives the logistic-noise
+        rule ``P(y = 1) = 1/(1 + exp(-2 h))``; docs/theory.md (m.6)).
     threshold : float
         Labels +-1 only: ``y = sign(<theta*, x> + threshold + sqrt(noise) xi)`` (unbalanced
         classes).
@@ -154,14 +161,14 @@ def solve_convex_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectr
     if threshold != 0 and str(getattr(teacher, "expr", teacher)) not in ("sign", "sign(x)"):
         raise ValueError("a label threshold applies to the teacher 'sign' (labels +-1) only")
     key = (id(ch), id(lo), beta, str(teacher), float(noise), bool(bias), channel, int(nodes_u),
-           float(threshold))
+           float(threshold), label_rule)
     if context is not None and context.key == key:
         C = context.channel             # the same channel at another alpha
         C.alpha = alpha
     else:
         C = ConvexChannel(ch, lo, alpha=alpha, beta=beta, teacher=teacher, noise=noise,
                           bias=bias, method=channel, nodes_u=nodes_u,
-                          threshold=float(threshold))
+                          threshold=float(threshold), label_rule=label_rule)
         if context is not None:
             context.channel, context.key, context.pairs = C, key, []
     spec = make_spectrum(spectrum, beta=beta, c=c, d=d, seed=seed, gamma=gamma)
@@ -205,7 +212,7 @@ def solve_convex_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectr
         spectrum=spectrum if isinstance(spectrum, str) else type(spectrum).__name__,
         nodes=int(nodes), residual=res, method=method, iterations=iterations,
         seconds=time.perf_counter() - t0, notes=notes + list(lo.notes), loss=lo.name,
-        noise=float(noise), bias=float(b0) if bias else None,
+        noise=float(noise), bias=float(b0) if bias else None, label_rule=label_rule,
         classification_error=obs["classification_error"], train_loss=obs["train_loss"],
         train_classification_error=obs["train_classification_error"], channel=C.method)
 
@@ -287,7 +294,7 @@ def _separable_along_constant(C, lo, bias):
     feature's coefficient mu0(kappa) (plus a bias) has that sign at every kappa, the
     unpenalised m separates the training data by itself and the saddle point is at infinity
     (logistic) or not unique (hinge)."""
-    if not (C.pm1 and C.rho == 0 and C.noise == 0):
+    if not (C.pm1 and C.rho == 0 and C.noise == 0) or C.bernoulli:
         return
     lab = np.sign(C.gamma * C.k + C.threshold)
     mu0 = C.mu0
@@ -429,10 +436,11 @@ def _convex_grid_result_class():
 
 def convex_solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, spectrum="mp", *,
                       loss="square", noise=0.0, bias=False, nodes=120, nodes_u=16, tol=1e-10,
-                      mu0_correction=True, on_failure="report", d=None, seed=0):
+                      mu0_correction=True, on_failure="report", d=None, seed=0,
+                      label_rule="teacher"):
     """:func:`srfsym.theory.grid.solve_grid` with a loss, label noise or a trained bias
-    (it calls this): :func:`solve_convex_srf` point by point, warm-started along ``alpha``
-    (secant through the last two points).  Returns a :class:`ConvexGridResult`.
+    (it calls this): :func:`solve_convex_srf` point by point, continued along ``alpha``
+    (:func:`_column_start`: extrapolation through the last points, inherited Anderson pairs).  Returns a :class:`ConvexGridResult`.
 
     >>> g = convex_solve_grid("tanh", "sign", 2, 2, [1.0, 2.0], [0.05], loss="logistic",
     ...                       nodes=60, nodes_u=12)
@@ -464,7 +472,7 @@ def convex_solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, spe
                 res = solve_convex_srf(student, teacher, r, c, gamma, lam, a, beta, spectrum,
                                        loss=loss, noise=noise, bias=bias, nodes=nodes,
                                        nodes_u=nodes_u, tol=tol, start=start, d=d,
-                                       seed=seed, context=ctx)
+                                       seed=seed, label_rule=label_rule, context=ctx)
             except (ConvergenceError, ValueError, ArithmeticError) as exc:
                 last = getattr(exc, "residual", None)
                 failures.append({"alpha": float(a), "lam": float(lam),

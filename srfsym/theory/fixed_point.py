@@ -56,7 +56,7 @@ __all__ = ["State", "Hats", "ConvergenceError", "FixedPointResult", "LearningCur
 def solve_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp", *,
               d=None, seed=0, nodes="auto", tol=1e-10, method="structured", dps=None,
               start=None, max_iter=20000, vocabulary=None, loss="square", noise=0.0,
-              bias=False):
+              bias=False, label_rule="teacher"):
     """Solve the fixed point for given sRF parameters (r, c, gamma).
 
     Parameters
@@ -84,9 +84,11 @@ def solve_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp"
         precision, structured method; odd students only), with per-group order parameters
         (``V1``, ``q1`` K x K, the others K-vectors) and the totals ``test_error``,
         ``train_error``.
-    loss, noise, bias :
+    loss, noise, bias, label_rule :
         Readout loss (``"square"``, ``"logistic"``, ``"hinge"`` or an expression in ``y``
-        and ``yhat``), label noise and a trained output bias (docs/theory.md (m)); anything
+        and ``yhat``), label noise, a trained output bias and the label rule (``"teacher"``
+        or ``"bernoulli"``: labels +-1 with ``P(y = 1) = (1 + teacher(h))/2``;
+        docs/theory.md (m)); anything
         but the plain square loss is solved by
         :func:`srfsym.theory.convex_fixed_point.solve_convex_srf`.
 
@@ -96,7 +98,8 @@ def solve_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp"
     >>> res.state.theta == 0.0 and res.test_error > 0
     True
     """
-    if not (isinstance(loss, str) and loss.strip() == "square") or noise != 0 or bias:
+    if (not (isinstance(loss, str) and loss.strip() == "square") or noise != 0 or bias
+            or label_rule != "teacher"):
         from .convex_fixed_point import solve_convex_srf
         if dps is not None or (vocabulary is not None and list(getattr(vocabulary, "letters",
                                                                         vocabulary)) != [1]):
@@ -108,7 +111,7 @@ def solve_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp"
                 "(docs/theory.md (m)); use the square loss with a vocabulary, or the uniform "
                 "readout with a loss")
         return solve_convex_srf(student, teacher, r, c, gamma, lam, alpha, beta, spectrum,
-                                loss=loss, noise=noise, bias=bias,
+                                loss=loss, noise=noise, bias=bias, label_rule=label_rule,
                                 nodes=120 if nodes == "auto" else nodes, tol=tol,
                                 method="anderson" if method == "structured" else method,
                                 start=start, max_iter=max_iter, d=d, seed=seed)

@@ -260,7 +260,7 @@ def _single_point_fallback(student, teacher, r, c, gamma, beta, spec, K, tol, ma
 def solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, spectrum="mp", *,
                d=None, seed=0, nodes="auto", tol=1e-10, mu0_correction=True,
                on_failure="report", max_iter=20000, chunk=65536, bulk="isotropic",
-               loss="square", noise=0.0, bias=False) -> GridResult:
+               loss="square", noise=0.0, bias=False, label_rule="teacher") -> GridResult:
     """Test and train error on every point of the grid ``alphas x lams`` at once.
 
     Same model and answer as :func:`srfsym.solve` (each entry equals the single-point
@@ -298,8 +298,9 @@ def solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, spectrum="
         ``"step"``: the bulk of the first layer realised at ``d`` from ``seed`` (with its
         measured r, c, gamma), as :func:`srfsym.solve` (docs/theory.md (g.4)).
         ``"exact"`` is refused here (no vectorised sums; use :func:`srfsym.solve`).
-    loss, noise, bias :
-        A readout loss, label noise, a trained bias (docs/theory.md (m)): the grid is then
+    loss, noise, bias, label_rule :
+        A readout loss, label noise, a trained bias, Bernoulli labels (docs/theory.md (m)):
+        the grid is then
         solved point by point by the convex-loss fixed point
         (:func:`~srfsym.theory.convex_fixed_point.convex_solve_grid`; ``nodes="auto"`` means
         120 there), and the result also has ``classification_error`` and ``train_loss``.
@@ -308,13 +309,15 @@ def solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, spectrum="
     >>> bool(np.all(np.diff(g.test_error[:, 0]) < 0))
     True
     """
-    if not (isinstance(loss, str) and loss.strip() == "square") or noise != 0 or bias:
+    if (not (isinstance(loss, str) and loss.strip() == "square") or noise != 0 or bias
+            or label_rule != "teacher"):
         from .convex_fixed_point import convex_solve_grid
         if bulk != "isotropic":
             raise ValueError("a loss, label noise or a bias is solved with the isotropic bulk "
                              "only (bulk='isotropic')")
         return convex_solve_grid(student, teacher, alpha0, eta, alphas, lams, beta, spectrum,
-                                 loss=loss, noise=noise, bias=bias, tol=tol, d=d, seed=seed,
+                                 loss=loss, noise=noise, bias=bias, label_rule=label_rule,
+                                 tol=tol, d=d, seed=seed,
                                  nodes=120 if nodes == "auto" else int(nodes),
                                  mu0_correction=mu0_correction, on_failure=on_failure)
     if bulk == "exact":
