@@ -159,11 +159,12 @@ def error_study(d, layers, readouts, alpha0, eta, beta, lam, alpha, n_test):
     ex = solve(ST, TE, alpha0, eta, lam, alpha, beta, bulk="exact").test_error
     print(f"tanh/sin alpha0={alpha0:g} eta={eta:g} beta={beta:g} lambda={lam:g} alpha={alpha:g}, d = {d}: "
           f"exact {ex:.5f}")
-    print("layer readout |  net      lin     step   | net-lin")
-    diffs, nets, lins, steps = [], [], [], []
+    print("layer readout |  net      lin     step   | net-lin   net-step")
+    diffs, dsteps, nets, lins, steps = [], [], [], [], []
     for L in range(layers):
-        ss_layer = _children(_children(_as_seed_sequence(L), 1)[0], 2)[0]
-        W0, W1 = network_first_layer(ST, TE, alpha0, eta, d, beta=beta, seed=ss_layer)
+        # the first layer of simulate(..., seed=L), as bulk="step" takes it
+        W0, W1 = network_first_layer(ST, TE, alpha0, eta, d, beta=beta,
+                                     seed=_children(_as_seed_sequence(L), 1)[0])
         W1 = W1.astype(float)
         p = W1.shape[0]
         emp = empirical_srf_parameters(W0, W1, n_singular=1)
@@ -180,11 +181,13 @@ def error_study(d, layers, readouts, alpha0, eta, beta, lam, alpha, n_test):
                 errs.append(float(np.mean((yt - feats(Xt) @ a / np.sqrt(p))**2)))
             nets.append(errs[0]); lins.append(errs[1]); steps.append(step)
             diffs.append(errs[0] - errs[1])
-            print(f"{L:5d} {R:7d} | {errs[0]:.5f} {errs[1]:.5f} {step:.5f} | {diffs[-1]:+.5f}", flush=True)
+            dsteps.append(errs[0] - step)
+            print(f"{L:5d} {R:7d} | {errs[0]:.5f} {errs[1]:.5f} {step:.5f} | {diffs[-1]:+.5f} "
+                  f"{dsteps[-1]:+.5f}", flush=True)
     k = len(diffs)
     se = lambda a: np.std(a, ddof=1) / np.sqrt(k)            # noqa: E731
     print(f"mean          | {np.mean(nets):.5f} {np.mean(lins):.5f} {np.mean(steps):.5f} | "
-          f"{np.mean(diffs):+.5f} ± {se(diffs):.5f}   (net - exact {np.mean(nets) - ex:+.5f} ± {se(nets):.5f})")
+          f"{np.mean(diffs):+.5f} ± {se(diffs):.5f} {np.mean(dsteps):+.5f} ± {se(dsteps):.5f}   (net - exact {np.mean(nets) - ex:+.5f} ± {se(nets):.5f})")
 
 
 def main():
