@@ -16,8 +16,17 @@ given the realised residuals (``cond``: its error is the finite-d part) and the 
 * ``step`` the (j.6) formula on the realised eigenvalues and (r, c) (``bulk="step"``), and
   ``exact`` the same formula on the exact law.
 
+``spectrum``: KS distance of the network's feature bulk to the exact bulk's feature spectrum
+(per layer, pooled, and each layer rescaled to the law's bulk mean).
+
+``error``: paired test errors on the first layer of ``simulate(..., seed=L)`` (tanh/sin,
+alpha0 = 2, eta = 3, lambda = 0.1, beta = 1, alpha = 2): the network's features against their
+conditional Gaussian equivalent on the same layer and data, and against ``bulk="step"``.
+
     python benchmarks/bulk_accuracy_study.py w1 --d 1000 2000 4000 --seeds 3
-    python benchmarks/bulk_accuracy_study.py features --d 1000 2000 --seeds 3
+    python benchmarks/bulk_accuracy_study.py features --d 1000 2000 --seeds 4
+    python benchmarks/bulk_accuracy_study.py spectrum --d 1000 2000 --seeds 3
+    python benchmarks/bulk_accuracy_study.py error --d 2000 --seeds 3 --readouts 2
 """
 import argparse
 import time
@@ -190,9 +199,54 @@ def error_study(d, layers, readouts, alpha0, eta, beta, lam, alpha, n_test):
           f"{np.mean(diffs):+.5f} ± {se(diffs):.5f} {np.mean(dsteps):+.5f} ± {se(dsteps):.5f}   (net - exact {np.mean(nets) - ex:+.5f} ± {se(nets):.5f})")
 
 
+def _smoothed_tail(lam, x, eps):
+    """Mass of the Cauchy-smoothed empirical law above each ``x``."""
+    return np.array([np.mean(0.5 - np.arctan((u - lam) / eps) / np.pi) for u in x])
+
+
+def spectrum_study(ds, seeds, alpha0, eta, beta):
+    """KS distance of the network's feature bulk (p = n, giant outlier left out, fresh inputs)
+    to the exact bulk's feature spectrum: per layer, pooled over layers, and with each layer
+    rescaled to the law's bulk mean (which removes the O(n0^{-1/2}) randomness of the layer's c).
+    Both laws seen through the same Cauchy smoothing (eps = 1e-4 bulk mean), CDFs from the right."""
+    import warnings
+    ex = ExactBulk(ST, TE, alpha0, eta, beta)
+    fs = feature_spectrum(ST, TE, alpha0=alpha0, eta=eta, beta=beta, spectrum=ex)
+    m1, eps = fs.bulk_mean, 1e-4 * fs.bulk_mean
+    hi = 1.1 * fs.right_edge
+    x = np.concatenate([np.geomspace(1e-6 * hi, 0.02 * hi, 150), np.linspace(0.02 * hi, hi, 700)[1:]])
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rho = fs.density(x, eps=eps, tol=1e-7)
+    seg = 0.5 * (rho[1:] + rho[:-1]) * np.diff(x)
+    tail = np.concatenate([np.cumsum(seg[::-1])[::-1], [0.0]])
+    print(f"tanh/sin alpha0={alpha0:g} eta={eta:g} beta={beta:g}, p = n: exact bulk mean {m1:.4f}, "
+          f"edge {fs.right_edge:.3f}, m2/m1^2 - 1 {fs.bulk_normalised_variance:.4f} "
+          f"(density on {x.size} points in {time.perf_counter() - t0:.0f} s)")
+    sig = activation(ST).numpy
+    for d in ds:
+        lams = []
+        for seed in range(seeds):
+            ss = _children(_as_seed_sequence(100 + seed), 1)[0]
+            W0, W1 = network_first_layer(ST, TE, alpha0, eta, d, beta=beta, seed=ss)
+            p = W1.shape[0]
+            X = np.random.default_rng(_children(ss, 6)[5]).standard_normal((p, d))   # fresh inputs
+            Phi = sig(X @ W1.T.astype(float))
+            lam = np.sort(np.linalg.eigvalsh(Phi.T @ Phi / p))[:-1]
+            lams.append(lam)
+            ks = np.abs(tail - _smoothed_tail(lam, x, eps))
+            print(f"{d:6d} {seed:4d} | KS {ks.max():.4f} (x >= 0.1 m1: {ks[x >= 0.1 * m1].max():.4f}) | "
+                  f"bulk mean {lam.mean():.4f} | m2/m1^2 - 1 {np.mean(lam**2) / lam.mean()**2 - 1:.4f} | "
+                  f"largest {lam[-1]:.3f}", flush=True)
+        pooled = np.abs(tail - _smoothed_tail(np.concatenate(lams), x, eps)).max()
+        scaled = np.abs(tail - _smoothed_tail(np.concatenate([l * m1 / l.mean() for l in lams]), x, eps)).max()
+        print(f"{d:6d} pooled | KS {pooled:.4f}; each layer at the law's bulk mean: KS {scaled:.4f}", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=["w1", "features", "error"])
+    ap.add_argument("what", choices=["w1", "features", "error", "spectrum"])
     ap.add_argument("--d", type=int, nargs="+", default=[1000, 2000])
     ap.add_argument("--seeds", type=int, default=3, help="layers")
     ap.add_argument("--readouts", type=int, default=2, help="error: readouts per layer")
@@ -205,7 +259,8 @@ def main():
         for d in args.d:
             error_study(d, args.seeds, args.readouts, a0, eta, beta, lam=0.1, alpha=2.0, n_test=10000)
     else:
-        (w1_study if args.what == "w1" else features_study)(args.d, args.seeds, a0, eta, beta)
+        study = {"w1": w1_study, "features": features_study, "spectrum": spectrum_study}[args.what]
+        study(args.d, args.seeds, a0, eta, beta)
 
 
 if __name__ == "__main__":
