@@ -158,7 +158,7 @@ def _lin_features(X, W1, v, r, c, coef, rng):
             + np.sqrt(np.maximum(ms2, 0))[:, None] * rng.standard_normal((X.shape[0], W1.shape[0])))
 
 
-def error_study(d, layers, readouts, alpha0, eta, beta, lam, alpha, n_test):
+def error_study(d, layers, readouts, alpha0, eta, beta, lam, alpha, n_test, first=0):
     """Paired test errors on realised layers: the network's features against their conditional
     Gaussian equivalent (same layer, same data): what the non-linear parts of the features do."""
     from srfsym.simulation.readout import ridge_readout
@@ -170,7 +170,7 @@ def error_study(d, layers, readouts, alpha0, eta, beta, lam, alpha, n_test):
           f"exact {ex:.5f}")
     print("layer readout |  net      lin     step   | net-lin   net-step")
     diffs, dsteps, nets, lins, steps = [], [], [], [], []
-    for L in range(layers):
+    for L in range(first, first + layers):
         # the first layer of simulate(..., seed=L), as bulk="step" takes it
         W0, W1 = network_first_layer(ST, TE, alpha0, eta, d, beta=beta,
                                      seed=_children(_as_seed_sequence(L), 1)[0])
@@ -196,7 +196,8 @@ def error_study(d, layers, readouts, alpha0, eta, beta, lam, alpha, n_test):
     k = len(diffs)
     se = lambda a: np.std(a, ddof=1) / np.sqrt(k)            # noqa: E731
     print(f"mean          | {np.mean(nets):.5f} {np.mean(lins):.5f} {np.mean(steps):.5f} | "
-          f"{np.mean(diffs):+.5f} ± {se(diffs):.5f} {np.mean(dsteps):+.5f} ± {se(dsteps):.5f}   (net - exact {np.mean(nets) - ex:+.5f} ± {se(nets):.5f})")
+          f"{np.mean(diffs):+.5f} ± {se(diffs):.5f} {np.mean(dsteps):+.5f} ± {se(dsteps):.5f}   "
+          f"(net - exact {np.mean(nets) - ex:+.5f} ± {se(nets):.5f})")
 
 
 def _smoothed_tail(lam, x, eps):
@@ -250,6 +251,7 @@ def main():
     ap.add_argument("--d", type=int, nargs="+", default=[1000, 2000])
     ap.add_argument("--seeds", type=int, default=3, help="layers")
     ap.add_argument("--readouts", type=int, default=2, help="error: readouts per layer")
+    ap.add_argument("--first", type=int, default=0, help="error: first layer's seed")
     ap.add_argument("--case", default=None, help="alpha0:eta:beta (tanh student, sin teacher); "
                     "default 0.5:5:2 (w1, features), 2:3:1 (error)")
     args = ap.parse_args()
@@ -257,7 +259,8 @@ def main():
     a0, eta, beta = (float(x) for x in case.split(":"))
     if args.what == "error":
         for d in args.d:
-            error_study(d, args.seeds, args.readouts, a0, eta, beta, lam=0.1, alpha=2.0, n_test=10000)
+            error_study(d, args.seeds, args.readouts, a0, eta, beta, lam=0.1, alpha=2.0, n_test=10000,
+                        first=args.first)
     else:
         study = {"w1": w1_study, "features": features_study, "spectrum": spectrum_study}[args.what]
         study(args.d, args.seeds, a0, eta, beta)
