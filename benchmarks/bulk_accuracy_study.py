@@ -19,6 +19,8 @@ given the realised residuals (``cond``: its error is the finite-d part) and the 
 ``spectrum``: KS distance of the network's feature bulk to the exact bulk's feature spectrum
 (per layer, pooled, and each layer rescaled to the law's bulk mean).
 
+``directions``: the exact F, H sums (any student; relu by default) against the realised layers.
+
 ``error``: paired test errors on the first layer of ``simulate(..., seed=L)`` (tanh/sin,
 alpha0 = 2, eta = 3, lambda = 0.1, beta = 1, alpha = 2): the network's features against their
 conditional Gaussian equivalent on the same layer and data, and against ``bulk="step"``.
@@ -27,6 +29,7 @@ conditional Gaussian equivalent on the same layer and data, and against ``bulk="
     python benchmarks/bulk_accuracy_study.py features --d 1000 2000 --seeds 4
     python benchmarks/bulk_accuracy_study.py spectrum --d 1000 2000 --seeds 3
     python benchmarks/bulk_accuracy_study.py error --d 2000 --seeds 3 --readouts 2
+    python benchmarks/bulk_accuracy_study.py directions --d 500 1000 2000 --seeds 12
 """
 import argparse
 import time
@@ -245,9 +248,30 @@ def spectrum_study(ds, seeds, alpha0, eta, beta):
         print(f"{d:6d} pooled | KS {pooled:.4f}; each layer at the law's bulk mean: KS {scaled:.4f}", flush=True)
 
 
+def directions_study(ds, seeds, student, alpha0, eta, beta, pt=(0.4, 1.3)):
+    """The exact F, H sums (docs/theory.md (g.5); the pencil for non-odd students) against the
+    realised first layers (``bulk="step"``, seeds 100, 101, ...), as ratios ``step/exact - 1``."""
+    from srfsym.theory.step_bulk import step_bulk_spectrum
+    ex = ExactBulk(student, TE, alpha0, eta, beta)
+    r = ex.moments(*pt)
+    iso_F = ex.bulk_moments()[0] * r.inv
+    print(f"{student}/sin alpha0={alpha0:g} eta={eta:g} beta={beta:g}, (lambda', V1hat) = {pt}: exact F {r.F:.4f}, "
+          f"H {r.H:.4f}; isotropic rule F -> c <1/S> = {iso_F:.4f}")
+    for d in ds:
+        rows = []
+        for seed in range(100, 100 + seeds):
+            m = step_bulk_spectrum(student, TE, alpha0, eta, d, beta, seed).moments(*pt)
+            rows.append([m.F / r.F - 1, m.H / r.H - 1, m.F2 / r.F2 - 1, m.DH2 / r.DH2 - 1])
+        a = np.array(rows)
+        mu, se = a.mean(0), a.std(0, ddof=1) / np.sqrt(len(a))
+        print(f"{d:6d} ({seeds} layers) step/exact - 1: " + ", ".join(
+            f"{k} {x:+.4f} ± {e:.4f}" for k, x, e in zip(("F", "H", "F2", "DH2"), mu, se)), flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=["w1", "features", "error", "spectrum"])
+    ap.add_argument("what", choices=["w1", "features", "error", "spectrum", "directions"])
+    ap.add_argument("--student", default="relu", help="directions: the student")
     ap.add_argument("--d", type=int, nargs="+", default=[1000, 2000])
     ap.add_argument("--seeds", type=int, default=3, help="layers")
     ap.add_argument("--readouts", type=int, default=2, help="error: readouts per layer")
@@ -255,9 +279,11 @@ def main():
     ap.add_argument("--case", default=None, help="alpha0:eta:beta (tanh student, sin teacher); "
                     "default 0.5:5:2 (w1, features), 2:3:1 (error)")
     args = ap.parse_args()
-    case = args.case or ("2:3:1" if args.what == "error" else "0.5:5:2")
+    case = args.case or {"error": "2:3:1", "directions": "1:3:1"}.get(args.what, "0.5:5:2")
     a0, eta, beta = (float(x) for x in case.split(":"))
-    if args.what == "error":
+    if args.what == "directions":
+        directions_study(args.d, args.seeds, args.student, a0, eta, beta)
+    elif args.what == "error":
         for d in args.d:
             error_study(d, args.seeds, args.readouts, a0, eta, beta, lam=0.1, alpha=2.0, n_test=10000,
                         first=args.first)
