@@ -134,7 +134,9 @@ def spectrum_table(d, seeds):
         data = StepEigenData.from_layers(W0, W1)
         p = W1.shape[0]
         n = p
-        X = np.random.default_rng(ss.spawn(1)[0]).standard_normal((n, d))
+        # fresh inputs: a child of ss that network_first_layer does not use (it takes the first
+        # five; ss.spawn(1)[0] would be the stream of W0 itself, so that x_i = |x_i| w0_i)
+        X = np.random.default_rng(_children(ss, 6)[5]).standard_normal((n, d))
         Phi = np.tanh(X @ W1.T)
         del X
         lam = np.linalg.eigvalsh(Phi.T @ Phi / n)

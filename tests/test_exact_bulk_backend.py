@@ -40,13 +40,16 @@ def test_exact_against_the_step_bulk_and_the_isotropic_one():
     assert ex - iso > 0.5 * (0.14980 - iso)
 
 
-def test_relu_keeps_the_isotropic_direction_rule_and_says_so():
-    res = solve("relu", "sin", 1.0, 3.0, 0.1, 1.0, nodes=60, bulk="exact")
-    assert any("F, H sums keep the isotropic rules" in n for n in res.notes)
-    # the law of D alone still moves the error: the rule F -> c, H -> D on c MP is the isotropic solve
-    assert res.test_error != solve("relu", "sin", 1.0, 3.0, 0.1, 1.0, nodes=60).test_error
-    tanh = solve(*CASE, nodes=60, bulk="exact")
-    assert not any("isotropic rules" in n for n in tanh.notes)
+def test_relu_has_the_exact_direction_sums():
+    # a != 0 (relu): the F, H sums of docs/theory.md (g.5) through the pencil, no isotropic rule;
+    # the test error against the realised step bulk at d = 600 (three first layers; measured
+    # 0.4295 against 0.4309 +- 0.0049, the isotropic bulk 0.4354)
+    case = ("relu", "sin", 1.0, 3.0, 0.1, 1.0)
+    res = solve(*case, nodes=60, bulk="exact")
+    assert not any("isotropic rules" in n for n in res.notes)
+    steps = [solve(*case, nodes=60, bulk="step", d=600, seed=s).test_error for s in range(3)]
+    sem = np.std(steps, ddof=1) / np.sqrt(len(steps))
+    assert abs(res.test_error - np.mean(steps)) < 3 * sem
 
 
 def test_curve_uses_the_exact_bulk():

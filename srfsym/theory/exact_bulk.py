@@ -38,6 +38,7 @@ import numpy as np
 from ..symbolic.activations import activation
 from .interfaces import SpectralSide
 from .spectrum import SpectralMoments
+from .exact_bulk_directions import pencil_direction_forms
 from .exact_bulk_moments import (A_STEP, ALPHA0_S, B_STEP, BETA_S, RES_MOMENTS,  # noqa: F401
                                  _moment_functions, bulk_moment_expressions, free_moment,
                                  noncrossing_partitions, residual_law, step_bulk_parameters)
@@ -99,11 +100,12 @@ class ExactBulk(SpectralSide):
 
     Notes
     -----
-    ``moments`` (the eleven sums of docs/theory.md (f)) uses the exact law of ``D``; for odd
-    students (``a = 0``) also the exact ``F`` and ``H`` sums of docs/theory.md (g.5)
-    (:meth:`direction_sums`).  With ``a != 0`` (relu, ...) or residuals without
-    projections it keeps the rules ``F -> c = E D``, ``H -> D`` of docs/theory.md (g),
-    items 2-3, which are *not* exact for the step's bulk.
+    ``moments`` (the eleven sums of docs/theory.md (f)) uses the exact law of ``D`` and the
+    exact ``F`` and ``H`` sums of docs/theory.md (g.5) (:meth:`direction_sums`; odd students
+    by a closed form, ``a != 0`` (relu, ...) through the pencil of
+    :mod:`srfsym.theory.exact_bulk_directions`).  Only residuals given without projections
+    keep the rules ``F -> c = E D``, ``H -> D`` of docs/theory.md (g), items 2-3, which are
+    *not* exact for the step's bulk.
 
     Examples
     --------
@@ -302,12 +304,14 @@ class ExactBulk(SpectralSide):
 
     @property
     def exact_directions(self) -> bool:
-        """Whether :meth:`direction_sums` is available (odd student, teacher coordinates)."""
-        return self.a == 0.0 and self.xi is not None and self.b > 0.0
+        """Whether :meth:`direction_sums` is available (teacher coordinates known, eta > 0)."""
+        return self.xi is not None and (self.b > 0.0 or self.a != 0.0)
 
     def direction_forms(self, y):
         r"""``(q_vv, q_vz, q_zz)``: ``x^T (I + y d Sigma)^{-1} x'`` for ``x, x'`` in ``{vhat,
-        zeta}`` in the limit (odd students, docs/theory.md (g.5)); ``y`` complex array.
+        zeta}`` in the limit (docs/theory.md (g.5)); ``y`` complex array.  Odd students
+        (``a = 0``) by the closed form below; ``a != 0`` by
+        :func:`~srfsym.theory.exact_bulk_directions.pencil_direction_forms`.
 
         Woodbury on ``d Sigma = I + b S2``, the teacher column split off, and the (diagonal)
         deterministic equivalent of ``E X~ X~^T E / n0``: every term is an average over
@@ -319,8 +323,10 @@ class ExactBulk(SpectralSide):
         [0.091, 0.0078, 0.4431]
         """
         if not self.exact_directions:
-            raise ValueError("exact direction sums need an odd student (mu_2 = 0), eta > 0 and, "
-                             "with given residuals, their projections")
+            raise ValueError("exact direction sums need eta > 0 and, with given residuals, "
+                             "their projections")
+        if self.a != 0.0:
+            return pencil_direction_forms(self, y)
         y = np.atleast_1d(np.asarray(y, dtype=complex))[:, None]
         e, w, xi, a0 = self.e, self.w, self.xi, self.alpha0
         c0 = 1.0 + y

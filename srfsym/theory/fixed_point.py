@@ -308,8 +308,7 @@ def _exact_bulk(student, teacher, alpha0, eta, beta, kwargs, mapping):
             "side")
     if not spec.exact_directions:
         note += ("; the F, H sums keep the isotropic rules F -> c, H -> D of docs/theory.md (g) "
-                 "(the exact direction sums of (g.5) are derived for odd students, mu_2 = 0, "
-                 "with eta > 0)")
+                 "(the exact direction sums of (g.5) need eta > 0)")
     return (r, c, gamma), spec, note, "exact"
 
 
