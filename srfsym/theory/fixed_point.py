@@ -224,7 +224,9 @@ def solve(student, teacher, alpha0, eta, lam, alpha, beta=1.0, spectrum="mp", *,
     ``bulk="step", d=D, seed=S`` (also for :func:`learning_curve`, :func:`optimal_lambda`)
     replaces the isotropic bulk ``c MP_beta`` by the bulk of the first layer realised at
     dimension ``D`` (the network of seed ``S``; its measured ``r, c, gamma`` on the channel
-    side): :mod:`srfsym.theory.step_bulk`, docs/theory.md (g.4).  ``bulk="exact"`` uses its
+    side): :mod:`srfsym.theory.step_bulk`, docs/theory.md (g.4); with a ``vocabulary`` the
+    K-group prior on that realised layer split by letter (:mod:`srfsym.theory.step_bulk_groups`,
+    docs/theory.md (g.4.1)).  ``bulk="exact"`` uses its
     d -> infinity law instead (:mod:`srfsym.theory.exact_bulk`, the mapping's ``r, c, gamma``;
     uniform readout, double precision; docs/theory.md (g.5)).
 
