@@ -278,10 +278,10 @@ def _step_bulk(student, teacher, alpha0, eta, beta, spectrum, kwargs, mapping=No
         voc = None if voc.is_uniform else voc
     if voc is not None and bulk == "exact":
         raise ValueError("bulk='exact' is available for the uniform readout only: with a "
-                         "vocabulary the groups' rows have the commuting covariances "
-                         "I + omega_j^2 b S_2, whose joint K-group law is not derived "
-                         "(docs/theory.md (g.5)); use bulk='step' with d and seed (the realised "
-                         "layer, docs/theory.md (g.4)) or the isotropic bulk")
+                         "vocabulary the law of D extends (docs/theory.md (g.5.2)) but the "
+                         "groups' direction sums along the spike and the teacher are not "
+                         "derived; use bulk='step' with d and seed (the realised layer, "
+                         "docs/theory.md (g.4.1)) or the isotropic bulk")
     if bulk == "exact":
         return _exact_bulk(student, teacher, alpha0, eta, beta, kwargs, mapping)
     d, seed = kwargs.pop("d", None), kwargs.pop("seed", 0)
