@@ -81,6 +81,23 @@ def test_moments_array_equals_moments():
                 assert m[i][k] == pytest.approx(one[i], rel=1e-9, abs=1e-14)
 
 
+@pytest.mark.parametrize("student", ["tanh", "relu"])
+def test_direction_sums_at_vhat_zero_are_the_limit(student):
+    """At Vhat_1 = 0, S = lambda': F2 = F/lambda', H2 = H/lambda' exactly, and the sums are
+    continuous there (DF2 = (F - lambda' F2)/Vhat_1 cancels: it must not be evaluated there
+    directly; it was -16.3 for relu where the limit is 58.7)."""
+    b = ExactBulk(student, "sin", 1.0, 3.0)
+    lp = 0.5
+    at0 = b.moments(lp, 0.0)
+    assert at0.F2 == pytest.approx(at0.F / lp, rel=1e-6)
+    assert at0.H2 == pytest.approx(at0.H / lp, rel=1e-6)
+    m1 = b.bulk_moments()[0]
+    near = [b.moments(lp, t * lp / m1) for t in (2e-3, 4e-3)]
+    for name in ("F", "H", "DF2", "DH2"):
+        lin = 2 * getattr(near[0], name) - getattr(near[1], name)   # linear extrapolation
+        assert getattr(at0, name) == pytest.approx(lin, rel=2e-3), name
+
+
 def test_refusals():
     with pytest.raises(ValueError, match="uniform readout only"):
         solve(*CASE, bulk="exact", vocabulary=[1, 2])

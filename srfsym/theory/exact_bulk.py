@@ -40,46 +40,13 @@ from .interfaces import SpectralSide
 from .spectral.moments import allowed_points
 from .spectrum import SpectralMoments
 from .exact_bulk_directions import pencil_direction_forms
+from .exact_bulk_resolvent import population_resolvent as _population_resolvent
 from .exact_bulk_moments import (A_STEP, ALPHA0_S, B_STEP, BETA_S, RES_MOMENTS,  # noqa: F401
                                  _moment_functions, bulk_moment_expressions, free_moment,
                                  noncrossing_partitions, residual_law, step_bulk_parameters)
 
 __all__ = ["ExactBulk", "exact_bulk_spectrum", "step_bulk_parameters", "bulk_moment_expressions", "free_moment",
            "noncrossing_partitions", "A_STEP", "B_STEP", "ALPHA0_S", "BETA_S", "RES_MOMENTS"]
-
-# --------------------------------------------------------------------------------------
-# the fixed points
-
-def _population_resolvent(w, C, weights, alpha0, G=None, tol=1e-15, maxit=20000):
-    """The 2 x 2 fixed point ``G(w)`` (vectorised over ``w``), kept as its three entries
-    ``(g11, g12, g22)`` (``G`` is symmetric); returns ``(G, converged)``."""
-    w = np.asarray(w, dtype=complex)[:, None]
-    c11, c12 = C                                   # C = [[c11, c12], [c12, 0]], per node
-    if G is None:
-        G = (1.0 / (1.0 - w), np.zeros_like(w), -np.ones_like(w))
-    g11, g12, g22 = G
-    for _ in range(maxit):
-        # K = I + G C / alpha0 ; Sigma(e) = C K^{-1}
-        k11 = 1.0 + (g11 * c11 + g12 * c12) / alpha0
-        k12 = g11 * c12 / alpha0
-        k21 = (g12 * c11 + g22 * c12) / alpha0
-        k22 = 1.0 + g12 * c12 / alpha0
-        det = k11 * k22 - k12 * k21
-        s11 = ((c11 * k22 - c12 * k21) / det) @ weights
-        s12 = ((c12 * k11 - c11 * k12) / det) @ weights
-        s22 = ((-c12 * k12) / det) @ weights
-        a11, a12, a22 = -w[:, 0] + s11, 1.0 + s12, -1.0 + s22
-        det = a11 * a22 - a12 * a12
-        n11, n12, n22 = a22 / det, -a12 / det, a11 / det
-        err = np.max(np.abs(n11 - g11[:, 0]) / (1.0 + np.abs(n11)), initial=0.0)
-        err = max(err, np.max(np.abs(n22 - g22[:, 0]) / (1.0 + np.abs(n22)), initial=0.0))
-        g11 = 0.7 * n11[:, None] + 0.3 * g11
-        g12 = 0.7 * n12[:, None] + 0.3 * g12
-        g22 = 0.7 * n22[:, None] + 0.3 * g22
-        if err < tol:
-            return (g11, g12, g22), True
-    return (g11, g12, g22), False
-
 
 class ExactBulk(SpectralSide):
     r"""Exact limiting law of the trained first layer's bulk (docs/theory.md (g.5)).
@@ -371,8 +338,7 @@ class ExactBulk(SpectralSide):
     def moments(self, lam_prime: float, v1hat: float) -> SpectralMoments:
         """The eleven sums of docs/theory.md (f) with the exact law of ``D`` and, where
         :attr:`exact_directions`, the exact ``F`` and ``H`` sums (else the rules of (g); see
-        the class notes).  The squared sums come from ``d/dz`` by a complex step (Richardson,
-        ~1e-10); at ``v1hat = 0`` the direction sums are taken at ``v1hat = 1e-7 lambda'/c``.
+        the class notes): :meth:`moments_array` at one point.
 
         >>> m = ExactBulk("tanh", "sin", 2.0, 3.0).moments(0.3, 1.2)
         >>> bool(abs(0.3 * m.inv2 + 1.2 * m.rho2 - m.inv) < 1e-9)
@@ -381,43 +347,25 @@ class ExactBulk(SpectralSide):
         lp, v = float(lam_prime), float(v1hat)
         if not (0.0 < lp < math.inf and 0.0 <= v < math.inf):
             raise ValueError(f"need lam_prime > 0 and v1hat >= 0, got {lam_prime!r}, {v1hat!r}")
-        m1, m2 = self.bulk_moments()
-        ve = v if v > 0.0 else 1e-7 * lp / m1
-        x = -lp / ve
-        h = 1e-3 * abs(x)
-        zs = np.array([x, x + 1j * h, x + 0.5j * h])
-
-        def value_and_slope(f):                   # f(z) and f'(z) on the real axis
-            return float(f[0].real), float((4.0 * f[2].imag / (0.5 * h) - f[1].imag / h) / 3.0)
-
-        s0, ds = value_and_slope(self.stieltjes(zs))
-        if v == 0.0:
-            inv, rho, inv2, rho2, rhosq2 = 1 / lp, m1 / lp, 1 / lp**2, m1 / lp**2, m2 / lp**2
-            s0 = ds = None
-        else:
-            inv, inv2 = s0 / v, ds / v**2                              # E 1/S, E 1/S^2
-            rho = (1.0 - lp * inv) / v
-            rho2 = (inv - lp * inv2) / v
-            rhosq2 = (rho - lp * rho2) / v
-        if not self.exact_directions:
-            return SpectralMoments(inv=inv, rho=rho, F=m1 * inv, H=rho, inv2=inv2, rho2=rho2,
-                                   rhosq2=rhosq2, F2=m1 * inv2, DF2=m1 * rho2, H2=rho2,
-                                   DH2=rhosq2)
-        Fz, Hz = self.direction_sums(zs)
-        (F0, dF), (H0, dH) = value_and_slope(Fz), value_and_slope(Hz)
-        F, F2, H, H2 = F0 / ve, dF / ve**2, H0 / ve, dH / ve**2
-        return SpectralMoments(inv=inv, rho=rho, F=F, H=H, inv2=inv2, rho2=rho2, rhosq2=rhosq2,
-                               F2=F2, DF2=(F - lp * F2) / ve, H2=H2, DH2=(H - lp * H2) / ve)
+        return SpectralMoments._make(float(x[0]) for x in
+                                     self.moments_array(np.array([lp]), np.array([v])))
 
     def moments_array(self, lam_prime, v1hat) -> SpectralMoments:
         """:meth:`moments` at arrays of ``(lambda', Vhat_1)`` (broadcast; NaN outside the allowed
         arguments): one vectorised :meth:`stieltjes` (and :meth:`direction_sums`) call on the
         three complex-step points of every entry, so a grid costs about one scalar call.
 
+        The squared sums come from ``d/dz`` by a complex step (Richardson, ~1e-10).  At
+        ``v1hat = 0`` the sums of ``D`` alone are closed forms; the direction sums are the
+        quadratic (Richardson) extrapolation to 0 of their values at ``v1hat = (1, 2, 4) h``,
+        ``h = 1e-3 lambda'/E D`` (``DF2 = (F - lambda' F2)/v1hat`` cancels as ``v1hat -> 0``:
+        evaluated there directly it would have no correct digit; ``F``, ``F2``, ``H``, ``H2`` to
+        ~1e-7, ``DF2``, ``DH2`` to ~1e-3 relative: the fixed point never sits at ``v1hat = 0``).
+
         >>> b = ExactBulk("tanh", "sin", 2.0, 3.0)
         >>> m = b.moments_array(np.array([0.3, 0.5, -1.0]), np.array([1.2, 0.0, 1.0]))
-        >>> one = b.moments(0.3, 1.2)
-        >>> bool(max(abs(m[i][0] / one[i] - 1) for i in range(11)) < 1e-9), bool(np.isnan(m.inv[2]))
+        >>> near = b.moments(0.5, 1e-4)                     # the v1hat -> 0 limit, continuous
+        >>> bool(abs(m.DF2[1] / near.DF2 - 1) < 1e-2), bool(np.isnan(m.inv[2]))
         (True, True)
         """
         lam_prime, v1hat, ok, out = allowed_points(lam_prime, v1hat)
@@ -425,17 +373,9 @@ class ExactBulk(SpectralSide):
             return SpectralMoments._make(out)
         lp, v = lam_prime[ok], v1hat[ok]
         m1, m2 = self.bulk_moments()
-        ve = np.where(v > 0.0, v, 1e-7 * lp / m1)
-        x = -lp / ve
-        h = 1e-3 * np.abs(x)
-        n = x.size
-        zs = np.concatenate([x, x + 1j * h, x + 0.5j * h])
-
-        def value_and_slope(f):                   # f(z) and f'(z) on the real axis
-            return f[:n].real, (4.0 * f[2 * n:].imag / (0.5 * h) - f[n:2 * n].imag / h) / 3.0
-
-        s0, ds = value_and_slope(self.stieltjes(zs))
         zero = v == 0.0
+        ve = np.where(zero, 1e-3 * lp / m1, v)
+        s0, ds = self._value_and_slope(self.stieltjes, lp, ve)
         with np.errstate(divide="ignore", invalid="ignore"):
             inv = np.where(zero, 1 / lp, s0 / ve)
             inv2 = np.where(zero, 1 / lp**2, ds / ve**2)
@@ -446,14 +386,42 @@ class ExactBulk(SpectralSide):
             vals = (inv, rho, m1 * inv, rho, inv2, rho2, rhosq2, m1 * inv2, m1 * rho2, rho2,
                     rhosq2)
         else:
-            Fz, Hz = self.direction_sums(zs)
-            (F0, dF), (H0, dH) = value_and_slope(Fz), value_and_slope(Hz)
-            F, F2, H, H2 = F0 / ve, dF / ve**2, H0 / ve, dH / ve**2
-            vals = (inv, rho, F, H, inv2, rho2, rhosq2, F2, (F - lp * F2) / ve, H2,
-                    (H - lp * H2) / ve)
+            F, H, F2, DF2, H2, DH2 = self._direction_moments(lp, ve)
+            if zero.any():                      # Richardson extrapolation to v1hat = 0
+                twice = self._direction_moments(lp[zero], 2.0 * ve[zero])
+                four = self._direction_moments(lp[zero], 4.0 * ve[zero])
+                for x, x2, x4 in zip((F, H, F2, DF2, H2, DH2), twice, four):
+                    x[zero] = (8.0 * x[zero] - 6.0 * x2 + x4) / 3.0
+            vals = (inv, rho, F, H, inv2, rho2, rhosq2, F2, DF2, H2, DH2)
         for i, val in enumerate(vals):          # field order of SpectralMoments
             out[i][ok] = val
         return SpectralMoments._make(out)
+
+    @staticmethod
+    def _value_and_slope(fun, lp, ve):
+        """``f(x)`` and ``f'(x)`` at ``x = -lp/ve`` on the real axis: ``fun`` at ``x`` and two
+        complex steps (Richardson)."""
+        x = -lp / ve
+        h = 1e-3 * np.abs(x)
+        n = x.size
+        f = fun(np.concatenate([x, x + 1j * h, x + 0.5j * h]))
+        return f[:n].real, (4.0 * f[2 * n:].imag / (0.5 * h) - f[n:2 * n].imag / h) / 3.0
+
+    def _direction_moments(self, lp, ve):
+        """``(F, H, F2, DF2, H2, DH2)`` sums at ``S = lp + ve D`` (``ve > 0``)."""
+        pair = {}
+
+        def fun(z):
+            pair["F"], pair["H"] = self.direction_sums(z)
+            return pair["F"]
+        F0, dF = self._value_and_slope(fun, lp, ve)
+        n = lp.size
+        Hz = pair["H"]
+        h = 1e-3 * np.abs(lp / ve)
+        H0 = Hz[:n].real
+        dH = (4.0 * Hz[2 * n:].imag / (0.5 * h) - Hz[n:2 * n].imag / h) / 3.0
+        F, F2, H, H2 = F0 / ve, dF / ve**2, H0 / ve, dH / ve**2
+        return F, H, F2, (F - lp * F2) / ve, H2, (H - lp * H2) / ve
 
     # ----------------------------------------------------------------------------------
     def stieltjes_pair(self, lam_prime, v1hat, previous=None, dps=None):

@@ -36,6 +36,8 @@ import math
 
 import numpy as np
 
+from .exact_bulk_resolvent import population_resolvent
+
 __all__ = ["pencil_direction_forms"]
 
 
@@ -47,12 +49,11 @@ def _inv2(m11, m12, m21, m22):
 def pencil_direction_forms(bulk, y):
     """``(q_vv, q_vz, q_zz)`` at complex ``y`` (array) for the law of ``bulk`` (an
     :class:`~srfsym.theory.exact_bulk.ExactBulk` with teacher coordinates), any ``a``."""
-    from .exact_bulk import _population_resolvent
     y = np.atleast_1d(np.asarray(y, dtype=complex))
     w = -1.0 / y
     e, wt, xi, a0 = bulk.e, bulk.w, bulk.xi, bulk.alpha0
     c11, c12 = bulk.b * e**2, bulk.a * e                    # C = [[c11, c12], [c12, 0]]
-    G, ok = _population_resolvent(w, (c11, c12), wt, a0)
+    G, ok = population_resolvent(w, (c11, c12), wt, a0)
     if not ok:
         raise RuntimeError("the 2 x 2 fixed point of the bulk did not converge")
     g11, g12, g22 = G                                       # (nz, 1) each
