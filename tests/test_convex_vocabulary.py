@@ -129,3 +129,44 @@ def test_logistic_vocabulary_against_the_network():
     groups = np.array(sim.convex_per_seed["q2_groups"])       # (seeds, alphas, letters)
     assert groups.shape == (2, 1, 2)
     assert np.allclose(groups.sum(axis=2), np.array(sim.convex_per_seed["q2"]), rtol=1e-12)
+
+
+def test_group_conjugates_are_the_gradient_of_the_channel_potential():
+    """The K-group conjugates are the derivatives of Psi = E_kappa E M_V(y, omega) with respect
+    to the group order parameters (docs/theory.md (m.8)): central differences of the
+    potential (the Moreau envelope evaluated by the channel's own quadrature) along every
+    entry of Q1, V1 (symmetric directions), q2, V2, theta, psi (logistic, K = 2, labels +-1
+    with probit noise)."""
+    from srfsym.theory.channel import group_channel_data
+    from srfsym.theory.convex_groups import GroupConvexChannel
+    g = group_channel_data("tanh", "sign", 1.0, 1.1, 0.8, [1, 2], nodes=60)
+    alpha, beta = 2.0, 0.5
+    C = GroupConvexChannel(g, "logistic", alpha=alpha, beta=beta, teacher="sign", noise=0.2)
+    s0 = State(np.array([[0.9, 0.2], [0.2, 0.7]]), np.array([0.4, 0.3]),
+               np.array([[1.1, -0.3], [-0.3, 1.4]]), np.array([0.8, 0.6]),
+               np.array([0.3, -0.1]), np.array([0.25, 0.15]), np.array([0.5, -0.2]))
+
+    def psi_pot(s):
+        return float(C.w @ C.moments(C.point(*s), observables=True)["moreau"])
+
+    hat = C.hats(C.moments(C.point(*s0)), s0.psi)
+    h = 1e-5
+
+    def d(field, E):
+        plus = s0._replace(**{field: getattr(s0, field) + h * E})
+        minus = s0._replace(**{field: getattr(s0, field) - h * E})
+        return (psi_pot(plus) - psi_pot(minus)) / (2 * h)
+
+    a_b, a_sb = alpha / beta, alpha / math.sqrt(beta)
+    for j, l in ((0, 0), (1, 1), (0, 1)):
+        E = np.zeros((2, 2))
+        E[j, l] = E[l, j] = 1.0
+        k = 2.0 if j == l else 1.0          # d/dt Psi(X + tE) counts an off-diagonal entry twice
+        assert abs(hat.V1hat[j, l] - k * a_b * d("q1", E)) < 1e-8
+        assert abs(hat.q1hat[j, l] + k * a_b * d("V1", E)) < 1e-8
+    for j in range(2):
+        e = np.eye(2)[j]
+        assert abs(hat.V2hat[j] - 2 * a_b * d("q2", e)) < 1e-8
+        assert abs(hat.q2hat[j] + 2 * a_b * d("V2", e)) < 1e-8
+        assert abs(hat.thetahat[j] + a_sb * d("theta", e)) < 1e-8
+        assert abs(hat.psihat[j] + a_sb * d("psi", e)) < 1e-8
