@@ -170,3 +170,25 @@ def test_group_conjugates_are_the_gradient_of_the_channel_potential():
         assert abs(hat.q2hat[j] + 2 * a_b * d("V2", e)) < 1e-8
         assert abs(hat.thetahat[j] + a_sb * d("theta", e)) < 1e-8
         assert abs(hat.psihat[j] + a_sb * d("psi", e)) < 1e-8
+
+
+def test_square_loss_on_the_realised_step_bulk_with_letters_is_the_ridge():
+    """With ``spectrum=`` a realised layer split by letter (bulk 'step', docs/theory.md (g.4.1))
+    the generic channel (square loss, quadrature) equals the ridge's K-group solve on the same
+    realised prior to 1e-9, and ``solve(..., loss=, vocabulary=, bulk='step')`` runs it."""
+    import warnings
+
+    import srfsym
+    from srfsym.theory.step_bulk_groups import step_group_bulk
+    spec = step_group_bulk("tanh", "sign", 4.0, 2.0, 120, 1.0, 0, [1, 2])
+    gen = solve_convex_groups("tanh", "sign", spec.r, spec.c, spec.gamma, 0.05, 2.0,
+                              loss="square", vocabulary=[1, 2], nodes=60, channel="quadrature",
+                              tol=1e-12, start=_cold(2), spectrum=spec)
+    ridge = solve_srf_groups("tanh", "sign", spec.r, spec.c, spec.gamma, 0.05, 2.0,
+                             vocabulary=[1, 2], nodes=60, tol=1e-12, spectrum=spec)
+    assert gen.spectrum == "step" and _max_rel(gen, ridge) < 1e-9
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = srfsym.solve("tanh", "sign", 4.0, 2.0, 0.05, 2.0, loss="logistic",
+                           vocabulary=[1, 2], bulk="step", d=120, seed=0)
+    assert res.spectrum == "step" and res.state.V1.shape == (2, 2)

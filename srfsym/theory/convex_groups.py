@@ -140,7 +140,8 @@ class GroupConvexChannel(ConvexChannel):
             mom = self.moments(pt)
             m_new, b_new = self.bias_step(mom, m, b, self.trained_bias)
             size = 1 + float(np.sum(np.abs(m))) + abs(b)
-            done = max(float(np.max(np.abs(m_new - m), initial=0.0)), abs(b_new - b)) <= final * size
+            move = max(float(np.max(np.abs(m_new - m), initial=0.0)), abs(b_new - b))
+            done = move <= final * size
             m, b = m_new, b_new
             if done or not (np.all(np.abs(m) < 1e6) and abs(b) < 1e6):
                 break
@@ -193,7 +194,8 @@ class _Packing:
                          float(np.max(np.abs(s.m), initial=0.0)), b0])
 
 
-def _group_start(pack, student, teacher, r, c, gamma, lam, alpha, beta, voc, nodes, start):
+def _group_start(pack, student, teacher, r, c, gamma, lam, alpha, beta, voc, nodes, start,
+                 spectrum=None):
     """Warm start: the ridge's K-group fixed point at the same point, else the reference's
     starting point on the diagonal."""
     if start is not None:
@@ -202,7 +204,7 @@ def _group_start(pack, student, teacher, r, c, gamma, lam, alpha, beta, voc, nod
     from .fixed_point_groups import solve_srf_groups
     try:
         sq = solve_srf_groups(student, teacher, r, c, gamma, max(lam, 1e-3), alpha, beta,
-                              vocabulary=voc, nodes=int(nodes), tol=1e-8)
+                              vocabulary=voc, nodes=int(nodes), tol=1e-8, spectrum=spectrum)
         return pack.vector(sq.state, 0.0)
     except (ConvergenceError, ValueError, ArithmeticError, np.linalg.LinAlgError):
         K = pack.K
@@ -214,7 +216,7 @@ def _group_start(pack, student, teacher, r, c, gamma, lam, alpha, beta, voc, nod
 def solve_convex_groups(student, teacher, r, c, gamma, lam, alpha, beta=1.0, *, vocabulary=None,
                         loss="square", noise=0.0, bias=False, nodes=120, tol=1e-10,
                         method="anderson", channel=None, start=None, max_iter=1000,
-                        nodes_u=16, threshold=0.0, label_rule="teacher"):
+                        nodes_u=16, threshold=0.0, label_rule="teacher", spectrum=None):
     """The fixed point of docs/theory.md (m) with a readout vocabulary (docs/theory.md (m.8)):
     :class:`GroupConvexChannel` and the block-Wishart prior of the ridge's K-group fixed
     point, iterated by the engine's sweep as in
@@ -225,6 +227,9 @@ def solve_convex_groups(student, teacher, r, c, gamma, lam, alpha, beta=1.0, *, 
     except for the uniform readout, where it is the uniform convex solve's rule.
 
     ``start``: a :class:`~srfsym.theory.state.State` of matching shapes, or ``(state, b0)``.
+    ``spectrum``: ``None`` (the block-Wishart equivalent) or a realised step bulk split by
+    letter (:class:`~srfsym.theory.step_bulk_groups.StepGroupBulk`, docs/theory.md (g.4.1)):
+    its prior and its measured ``r, c, gamma`` and per-letter ``r_j, c_j``, as for the ridge.
 
     >>> a = solve_convex_groups("tanh", "sign", 1.0, 1.1, 0.8, 0.05, 2.0, loss="logistic",
     ...                         vocabulary=[1], nodes=60, nodes_u=12)
@@ -240,26 +245,37 @@ def solve_convex_groups(student, teacher, r, c, gamma, lam, alpha, beta=1.0, *, 
     _check_threshold(threshold, teacher)
     voc = make_vocabulary(vocabulary)
     check_student(student, voc)
-    cuts = () if voc.is_uniform else node_rule(student, voc.group_spike_strengths(r),
-                                               voc.group_bulk_variances(c), _NODE_LADDER)[0]
+    rs, cs, values = voc.group_spike_strengths(r), voc.group_bulk_variances(c), None
+    if spectrum is not None:       # a realised layer split by letter (docs/theory.md (g.4.1))
+        if tuple(spectrum.vocabulary.letters) != voc.letters:
+            raise ValueError(f"the realised layer's letters {spectrum.vocabulary.letters} are not "
+                             f"the vocabulary's {voc.letters}")
+        r, c, gamma = spectrum.r, spectrum.c, spectrum.gamma
+        rs, cs = spectrum.group_r, spectrum.group_c
+        values = (rs, cs)
+    cuts = () if voc.is_uniform else node_rule(student, rs, cs, _NODE_LADDER)[0]
     gch = group_channel_data(student, teacher, r, c, gamma, voc, nodes=int(nodes),
-                             extra_cuts=cuts)
+                             extra_cuts=cuts, group_values=values)
     C = GroupConvexChannel(gch, lo, alpha=alpha, beta=beta, teacher=teacher, noise=noise,
                            bias=bias, method=channel, nodes_u=nodes_u, threshold=float(threshold),
                            label_rule=label_rule)
-    engine = Engine(C, BlockWishartPrior(gch.group_c, voc.weights, beta, lam))
+    prior = (BlockWishartPrior(gch.group_c, voc.weights, beta, lam) if spectrum is None
+             else spectrum.group_prior(lam, beta))
+    engine = Engine(C, prior)
     if voc.is_uniform and lo.name != "square":
         from .convex_fixed_point import _separable_along_constant
         _separable_along_constant(_uniform_view(C), lo, bias)
     pack = _Packing(gch.K)
-    x = _group_start(pack, student, teacher, r, c, gamma, lam, alpha, beta, voc, nodes, start)
+    x = _group_start(pack, student, teacher, r, c, gamma, lam, alpha, beta, voc, nodes, start,
+                     spectrum)
     x, iterations, res, hat = _solve_engine(engine, x, tol, max_iter, method, lo, lam, bias,
                                             None, pack.vector, pack.unpack, pack.admissible,
                                             pack.summary)
     state, b0 = pack.unpack(x)
     obs = C.observables(state, b0)
     out = _result(obs, state, hat, lo, C, dict(
-        alpha=alpha, lam=lam, beta=beta, r=r, c=c, gamma=gamma, spectrum="block-mp",
+        alpha=alpha, lam=lam, beta=beta, r=r, c=c, gamma=gamma,
+        spectrum="block-mp" if spectrum is None else "step",
         nodes=int(nodes), residual=res, method=method, iterations=iterations,
         seconds=time.perf_counter() - t0), noise, b0 if bias else None, label_rule)
     out.vocabulary = voc

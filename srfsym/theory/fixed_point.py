@@ -109,17 +109,21 @@ def solve_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp"
         if vocabulary is not None:
             from ..step.vocabulary import vocabulary as make_vocabulary
             voc = make_vocabulary(vocabulary)
-            if not voc.is_uniform:
-                if spectrum != "mp" or method not in ("structured", "anderson", "damped"):
-                    raise ValueError("with a readout vocabulary the fixed point is solved with "
-                                     "the deterministic spectrum ('mp')")
-                from .convex_groups import solve_convex_groups
-                return solve_convex_groups(
-                    student, teacher, r, c, gamma, lam, alpha, beta, vocabulary=voc, loss=loss,
-                    noise=noise, bias=bias, label_rule=label_rule,
-                    nodes=120 if nodes == "auto" else nodes, tol=tol,
-                    method="anderson" if method == "structured" else method, start=start,
-                    max_iter=min(max_iter, 1000))
+        from .step_bulk_groups import StepGroupBulk
+        if isinstance(spectrum, StepGroupBulk) or (vocabulary is not None and not voc.is_uniform):
+            if not (isinstance(spectrum, StepGroupBulk) or spectrum == "mp"):
+                raise ValueError("with a readout vocabulary the fixed point is solved with the "
+                                 "deterministic spectrum ('mp') or the realised step bulk "
+                                 "(bulk='step')")
+            from .convex_groups import solve_convex_groups
+            realised = isinstance(spectrum, StepGroupBulk)
+            return solve_convex_groups(
+                student, teacher, r, c, gamma, lam, alpha, beta,
+                vocabulary=spectrum.vocabulary if realised and vocabulary is None else voc,
+                loss=loss, noise=noise, bias=bias, label_rule=label_rule,
+                nodes=120 if nodes == "auto" else nodes, tol=tol,
+                method="anderson" if method == "structured" else method, start=start,
+                max_iter=min(max_iter, 1000), spectrum=spectrum if realised else None)
         return solve_convex_srf(student, teacher, r, c, gamma, lam, alpha, beta, spectrum,
                                 loss=loss, noise=noise, bias=bias, label_rule=label_rule,
                                 nodes=120 if nodes == "auto" else nodes, tol=tol,
