@@ -65,13 +65,11 @@ def study(d, seeds, alphas, loss, n_test, model, vocabulary=(1.0, 2.0), alpha0=4
             if voc is None:
                 zs.append(_row(lab, "m", float(th.state.m), [s[i] for s in per["m"]]))
                 continue
-            order = np.argsort(voc)            # the simulation lists letters in increasing order
-            for j, w in enumerate(voc):
-                k = int(np.where(order == j)[0][0])
+            for j, w in enumerate(voc):         # the letters in the vocabulary's order
                 zs.append(_row(lab, f"q2_{w:g}", float(th.state.q2[j]),
-                               [s[i][k] for s in per["q2_groups"]]))
+                               [s[i][j] for s in per["q2_groups"]]))
                 zs.append(_row(lab, f"m_{w:g}", float(th.state.m[j]),
-                               [s[i][k] for s in per["m_groups"]]))
+                               [s[i][j] for s in per["m_groups"]]))
         print(f"\n({name}: theory {t1 - t0:.1f} s, simulation {t2 - t1:.1f} s)\n")
     print(f"max |z| = {np.nanmax(np.abs(zs)):.1f} over {len(zs)} rows")
 

@@ -166,7 +166,7 @@ def simulate_convex(student, teacher, r, c, gamma, lam, alpha, d, beta=1.0, *,
 #: Quantities of the convex readout, one value per alpha and seed.
 CONVEX_KEYS = ("classification_error", "train_loss", "train_classification_error",
                "output_bias", "q2", "m")
-#: With a readout vocabulary, per seed, per alpha, per letter (letters in increasing order):
+#: With a readout vocabulary, per seed, per alpha, per letter (in the vocabulary's order):
 #: ``m_j = sum_{k in G_j} a_k / sqrt(p)`` and ``q2_j = sum_{k in G_j} a_k^2 / p``.
 GROUP_KEYS = ("m_groups", "q2_groups")
 
@@ -272,10 +272,11 @@ def convex_readout_seed(task, W1, student, teacher, ss_read, ss_test):
             extra[k].append(v)
         if task.get("omega") is not None:      # per letter: m_j and q2_j (docs/theory.md (m.8))
             om = np.asarray(task["omega"], float)
-            letters = np.unique(om)
-            extra.setdefault("m_groups", []).append([float(a[om == w].sum() / sqp) for w in letters])
-            extra.setdefault("q2_groups", []).append([float(a[om == w] @ a[om == w] / task["p"])
-                                                      for w in letters])
+            first = np.unique(om, return_index=True)[1]
+            groups = [om == w for w in om[np.sort(first)]]     # the vocabulary's order
+            extra.setdefault("m_groups", []).append([float(a[g].sum() / sqp) for g in groups])
+            extra.setdefault("q2_groups", []).append([float(a[g] @ a[g] / task["p"])
+                                                      for g in groups])
         extra["diagnostics"].append({k: v for k, v in info.items() if k != "message"})
         del phi, u
         if task.get("tick") is not None:
