@@ -9,7 +9,9 @@ with damping 0.5 and Anderson mixing (memory 5); the channel returns ``m`` and `
 their stationarity conditions (Newton on their convex potential).  Iterates that leave
 the domain fall back to the damped step, and runaway directions (separable data) are
 reported as :class:`NoUniqueSolution`.  The answer is verified by one more sweep: every
-unknown moves by less than ``tol`` (relative above 1).
+unknown moves by less than ``tol`` (relative above 1).  A readout vocabulary runs the same
+iteration and verification (:func:`_solve_engine`) with the K-group channel and prior of
+:mod:`srfsym.theory.convex_groups` (docs/theory.md (m.8)).
 
 >>> res = solve_convex_srf("tanh", "sign", 1.0, 1.1, 0.8, 0.05, 2.0, loss="logistic")
 >>> 0 < res.classification_error < 0.5, res.loss
