@@ -94,9 +94,18 @@ def test_sweep_theory_rows_with_a_loss(tmp_path):
         grid_id(parse_spec({"theory": base}))
 
 
-def test_vocabulary_with_a_convex_loss_is_refused_with_the_reason():
-    import pytest
-
-    from srfsym.theory.fixed_point import solve_srf
-    with pytest.raises(ValueError, match="K x K"):
-        solve_srf("tanh", "sign", 1.0, 1.1, 0.8, 0.1, 2.0, loss="logistic", vocabulary=[1, 2])
+def test_sweep_theory_rows_with_a_vocabulary_and_a_loss(tmp_path):
+    """A [theory] table with a readout vocabulary and a convex loss (docs/theory.md (m.8)):
+    its rows are the K-group convex fixed point, with the classifier's numbers."""
+    from srfsym.sweep.run import parse_spec, read_results, run_sweep
+    from srfsym.theory.fixed_point import solve
+    spec = parse_spec({"theory": {"student": "tanh", "teacher": "sign", "alpha0": 2, "eta": 2,
+                                  "lam": 0.1, "alpha": [2.0], "loss": "logistic",
+                                  "vocabulary": [1, 2]}})
+    out = tmp_path / "v.csv"
+    summary = run_sweep(spec, out, workers=1, progress=False)
+    assert summary.failed == 0
+    (row,) = [r for r in read_results(out) if r["loss"] == "logistic"]
+    one = solve("tanh", "sign", 2, 2, 0.1, 2.0, loss="logistic", vocabulary=[1, 2])
+    assert abs(float(row["classification_error"]) - one.classification_error) < 1e-9
+    assert abs(float(row["train_loss"]) - one.train_loss) < 1e-9

@@ -166,6 +166,9 @@ def simulate_convex(student, teacher, r, c, gamma, lam, alpha, d, beta=1.0, *,
 #: Quantities of the convex readout, one value per alpha and seed.
 CONVEX_KEYS = ("classification_error", "train_loss", "train_classification_error",
                "output_bias", "q2", "m")
+#: With a readout vocabulary, per seed, per alpha, per letter (in the vocabulary's order):
+#: ``m_j = sum_{k in G_j} a_k / sqrt(p)`` and ``q2_j = sum_{k in G_j} a_k^2 / p``.
+GROUP_KEYS = ("m_groups", "q2_groups")
 
 
 def check_readout(loss, noise, bias, label_rule, teacher, lam):
@@ -267,6 +270,13 @@ def convex_readout_seed(task, W1, student, teacher, ss_read, ss_test):
                 float(b), float(a @ a / task["p"]), float(a.sum() / sqp))
         for k, v in zip(CONVEX_KEYS, vals):
             extra[k].append(v)
+        if task.get("omega") is not None:      # per letter: m_j and q2_j (docs/theory.md (m.8))
+            om = np.asarray(task["omega"], float)
+            first = np.unique(om, return_index=True)[1]
+            groups = [om == w for w in om[np.sort(first)]]     # the vocabulary's order
+            extra.setdefault("m_groups", []).append([float(a[g].sum() / sqp) for g in groups])
+            extra.setdefault("q2_groups", []).append([float(a[g] @ a[g] / task["p"])
+                                                      for g in groups])
         extra["diagnostics"].append({k: v for k, v in info.items() if k != "message"})
         del phi, u
         if task.get("tick") is not None:
@@ -287,5 +297,6 @@ def convex_result_fields(ro, out):
         fields[k + "_sem"] = (v.std(axis=0, ddof=1) / math.sqrt(v.shape[0]) if v.shape[0] > 1
                               else np.full(v.shape[1:], np.nan))
     fields["readout_diagnostics"] = [o["convex"]["diagnostics"] for o in out]
-    fields["convex_per_seed"] = {k: [o["convex"][k] for o in out] for k in CONVEX_KEYS}
+    fields["convex_per_seed"] = {k: [o["convex"][k] for o in out] for k in CONVEX_KEYS
+                                 + GROUP_KEYS if k in out[0]["convex"]}
     return fields

@@ -395,10 +395,7 @@ def simulate(student, teacher, alpha0: float, eta: float, lam: float, alpha, d: 
              step_dtype=step_dtype, shared_first_layer=shared_first_layer, vocabulary=vocabulary)
     _check_sizes(a)
     _check_model(a)
-    ro = a["readout"] = check_readout(loss, noise, bias, label_rule, a["teacher_act"], a["lam"])
-    if ro is not None and a["omega"] is not None:
-        raise ValueError("a convex readout (loss, noise, bias or Bernoulli labels) is simulated "
-                         "with the uniform readout only, as its theory (docs/theory.md (m))")
+    a["readout"] = check_readout(loss, noise, bias, label_rule, a["teacher_act"], a["lam"])
     _check_cost(a)
     # never raise BLAS above what the caller set (e.g. OPENBLAS_NUM_THREADS=1 on a shared node)
     base = {"model": a["model"], "student": _portable(a["student_act"]),
@@ -407,7 +404,7 @@ def simulate(student, teacher, alpha0: float, eta: float, lam: float, alpha, d: 
             "n_test": a["n_test"], "r": a["r"], "c": a["c"], "gamma": a["gamma"],
             "step_dtype": np.dtype(a["step_dtype"]).name,
             "serial_blas_threads": min(a["workers"], _current_blas_threads() or 1),
-            "omega": a["omega"], "readout": ro}
+            "omega": a["omega"], "readout": a["readout"]}
     bar = _progress_bar(a) if progress else None
     try:
         out = _run_seeds(a, base, _children(np.random.SeedSequence(a["seed"]), a["seeds"]), bar)

@@ -188,10 +188,6 @@ def _theory_rows(task):
     t0 = time.perf_counter()
     voc = vocabulary_of(task.get("vocabulary", "1.0"))
     if voc is not None:
-        if any(task.get(k, _THEORY_KEYS[k][1]) != _THEORY_KEYS[k][1] for k in _LOSS_KEYS):
-            raise SweepError("[theory] a readout vocabulary with loss, noise or bias is not "
-                             "available: the convex-loss fixed point is for the uniform "
-                             "readout (docs/theory.md (m))")
         return _theory_rows_vocabulary(task, voc, t0)
     sample = {} if task["spectrum"] == "mp" else {"d": task["d"], "seed": task["seed"]}
     bulk = task.get("bulk", "isotropic")
@@ -239,7 +235,8 @@ def _classifier_values(g, i, j):
 
 def _theory_rows_vocabulary(task, voc, t0):
     """Theory rows with a readout vocabulary: the per-letter fixed point point by point
-    (:func:`srfsym.solve` with ``vocabulary=``; the batched grid solve is uniform only)."""
+    (:func:`srfsym.solve` with ``vocabulary=`` and the task's loss, noise, bias; the batched
+    grid solve is uniform only)."""
     import warnings
 
     from ..theory.fixed_point import ConvergenceError, solve
@@ -256,9 +253,12 @@ def _theory_rows_vocabulary(task, voc, t0):
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     res = solve(task["student"], task["teacher"], task["alpha0"], task["eta"],
-                                lam, a, beta=task["beta"], vocabulary=voc, **extra)
+                                lam, a, beta=task["beta"], vocabulary=voc, **extra,
+                                **{k: task[k] for k in _LOSS_KEYS if k in task})
+                classifier = {k: getattr(res, k) for k in ("classification_error", "train_loss")
+                              if getattr(res, k, None) is not None}
                 rows.append(_row(task, alpha=a, lam=lam, r=res.r, c=res.c, gamma=res.gamma,
-                                 test_error=res.test_error,
+                                 test_error=res.test_error, **classifier,
                                  train_error=res.train_error, residual=res.residual,
                                  method=f"{res.method} ({res.nodes} kappa nodes)",
                                  seconds=time.perf_counter() - t1,

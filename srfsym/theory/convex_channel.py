@@ -95,6 +95,14 @@ def _check_label_rule(rule, teacher):
     return rule
 
 
+def _channel_point(b, Q, V, s, psi):
+    """The :class:`ChannelPoint` of per-kappa ``b, Q, V`` and ``s`` (``varrho = s/sqrt Q``)."""
+    sq = np.sqrt(Q)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        varrho = np.where(sq > 1e-150, s / sq, 0.0)
+    return ChannelPoint(b, Q, V, np.clip(varrho, -1.0, 1.0), psi, s)
+
+
 def _phi(t):
     return np.exp(-0.5 * t * t) / _SQ2PI
 
@@ -102,13 +110,15 @@ def _phi(t):
 @dataclass
 class ChannelPoint:
     """Per-kappa quantities at one state: mean ``b``, variance ``Q``, replica variance
-    ``V``, correlation ``varrho`` of the prediction with the teacher's ``z``."""
+    ``V``, correlation ``varrho`` of the prediction with the teacher's ``z`` and the
+    covariance ``s = mu1 psi`` (K groups: ``sum_j mu1_j psi_j``) behind it."""
 
     b: np.ndarray
     Q: np.ndarray
     V: np.ndarray
     varrho: np.ndarray
-    psi: float
+    psi: object
+    s: np.ndarray
 
 
 class ConvexChannel(Channel):
@@ -215,10 +225,7 @@ class ConvexChannel(Channel):
         b = b0 + self.mu0 * m + self.mu1 * self.k * theta
         Q = np.maximum(self.mu1sq * q1 + self.mus2 * q2, 0.0)
         V = np.maximum(self.mu1sq * V1 + self.mus2 * V2, 0.0)   # mu*^2 ~ -1e-16 in the tails
-        sq = np.sqrt(Q)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            varrho = np.where(sq > 1e-150, self.mu1 * psi / sq, 0.0)
-        return ChannelPoint(b, Q, V, np.clip(varrho, -1.0, 1.0), float(psi))
+        return _channel_point(b, Q, V, self.mu1 * psi, float(psi))
 
     # --- the four expectations per kappa --------------------------------------------
     def moments(self, pt: ChannelPoint, observables=False) -> dict:
@@ -234,10 +241,10 @@ class ConvexChannel(Channel):
 
     def _closed(self, pt, observables):
         w = 1 / (1 + pt.V)
-        eps = (self.h2_train - 2 * pt.b * self.h - 2 * self.mu1 * pt.psi * self.h1
+        eps = (self.h2_train - 2 * pt.b * self.h - 2 * pt.s * self.h1
                + pt.b ** 2 + pt.Q)
         out = {"Ef": (self.h - pt.b) * w, "Ef2": eps * w * w, "Eg": w,
-               "Ezf": (self.h1 - self.mu1 * pt.psi) * w}
+               "Ezf": (self.h1 - pt.s) * w}
         if observables:
             out["loss"] = out["mse"] = eps * w * w
         return out
@@ -345,11 +352,11 @@ class ConvexChannel(Channel):
                                                              + self.rho * z), float))
         z, Wz, yclean = self._zr
         xi, wxi = self._gh_xi
-        s2 = np.maximum(pt.Q - self.mu1sq * pt.psi ** 2, 0.0)
+        s2 = np.maximum(pt.Q - pt.s ** 2, 0.0)
         merge = self.loss.residual or self.noise == 0
         s = np.sqrt(s2 + (self.noise if merge else 0.0))
         # axes: (kappa, z, xi[, xi0])
-        omega = (pt.b[:, None, None] + (self.mu1 * pt.psi)[:, None, None] * z[:, :, None]
+        omega = (pt.b[:, None, None] + pt.s[:, None, None] * z[:, :, None]
                  + s[:, None, None] * xi[None, None, :])
         W = Wz[:, :, None] * wxi[None, None, :]
         y = np.broadcast_to(yclean[:, :, None], omega.shape)
@@ -455,7 +462,7 @@ class ConvexChannel(Channel):
         """Test MSE, test classification error (labels +-1), training loss (penalty
         excluded, srfsym's convention), training MSE and classification error."""
         E = lambda v: float(np.dot(self.w, v))   # noqa: E731
-        eps = (self.h2_test - 2 * pt.b * self.h - 2 * self.mu1 * pt.psi * self.h1
+        eps = (self.h2_test - 2 * pt.b * self.h - 2 * pt.s * self.h1
                + pt.b ** 2 + pt.Q)
         out = {"test_mse": E(eps), "train_loss": E(mom["loss"]), "train_mse": E(mom["mse"]),
                "test_classification_error": None, "train_classification_error": None}

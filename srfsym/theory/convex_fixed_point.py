@@ -9,7 +9,9 @@ with damping 0.5 and Anderson mixing (memory 5); the channel returns ``m`` and `
 their stationarity conditions (Newton on their convex potential).  Iterates that leave
 the domain fall back to the damped step, and runaway directions (separable data) are
 reported as :class:`NoUniqueSolution`.  The answer is verified by one more sweep: every
-unknown moves by less than ``tol`` (relative above 1).
+unknown moves by less than ``tol`` (relative above 1).  A readout vocabulary runs the same
+iteration and verification (:func:`_solve_engine`) with the K-group channel and prior of
+:mod:`srfsym.theory.convex_groups` (docs/theory.md (m.8)).
 
 >>> res = solve_convex_srf("tanh", "sign", 1.0, 1.1, 0.8, 0.05, 2.0, loss="logistic")
 >>> 0 < res.classification_error < 0.5, res.loss
@@ -138,6 +140,41 @@ def solve_convex_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectr
     True
     """
     t0 = time.perf_counter()
+    lo = _check_arguments(loss, r, c, gamma, lam, alpha, beta, noise, bias, method, tol, max_iter)
+    r, c, gamma, lam, alpha, beta = map(float, (r, c, gamma, lam, alpha, beta))
+    ch = channel_data(student, teacher, r, c, gamma, nodes=int(nodes))
+    _check_threshold(threshold, teacher)
+    key = (id(ch), id(lo), beta, str(teacher), float(noise), bool(bias), channel, int(nodes_u),
+           float(threshold), label_rule)
+    if context is not None and context.key == key:
+        C = context.channel             # the same channel at another alpha
+        C.alpha = alpha
+    else:
+        C = ConvexChannel(ch, lo, alpha=alpha, beta=beta, teacher=teacher, noise=noise,
+                          bias=bias, method=channel, nodes_u=nodes_u,
+                          threshold=float(threshold), label_rule=label_rule)
+        if context is not None:
+            context.channel, context.key, context.pairs = C, key, []
+    spec = make_spectrum(spectrum, beta=beta, c=c, d=d, seed=seed, gamma=gamma)
+    engine = Engine(C, MomentPrior(spec, lam, beta))
+    if lo.name != "square":
+        _separable_along_constant(C, lo, bias)
+    x = _start(student, teacher, r, c, gamma, lam, alpha, beta, spec, nodes, start)
+    x, iterations, res, hat = _solve_engine(engine, x, tol, max_iter, method, lo, lam, bias,
+                                            context, _vector)
+    q1, q2, V1, V2, theta, psi, m, b0 = x
+    state = State(q1, q2, V1, V2, theta, psi, m)
+    obs = C.observables(state, b0, train_classification=context is None
+                        or context.train_classification)
+    return _result(obs, state, hat, lo, C, dict(
+        alpha=alpha, lam=lam, beta=beta, r=r, c=c, gamma=gamma,
+        spectrum=spectrum if isinstance(spectrum, str) else type(spectrum).__name__,
+        nodes=int(nodes), residual=res, method=method, iterations=iterations,
+        seconds=time.perf_counter() - t0), noise, b0 if bias else None, label_rule)
+
+
+def _check_arguments(loss, r, c, gamma, lam, alpha, beta, noise, bias, method, tol, max_iter):
+    """The checks of :func:`solve_convex_srf` (shared with the K-group solve); the loss."""
     lo = make_loss(loss)
     if lo.margin and float(lam) == 0 and float(alpha) <= float(beta):
         raise NoUniqueSolution(
@@ -156,41 +193,37 @@ def solve_convex_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectr
                         f"unpenalised bias runs off to infinity); {lo.name!r} does not")
     if method not in ("anderson", "damped"):
         raise ValueError(f"method must be 'anderson' or 'damped', got {method!r}")
-    r, c, gamma, lam, alpha, beta = map(float, (r, c, gamma, lam, alpha, beta))
-    ch = channel_data(student, teacher, r, c, gamma, nodes=int(nodes))
+    return lo
+
+
+def _check_threshold(threshold, teacher):
     if threshold != 0 and str(getattr(teacher, "expr", teacher)) not in ("sign", "sign(x)"):
         raise ValueError("a label threshold applies to the teacher 'sign' (labels +-1) only")
-    key = (id(ch), id(lo), beta, str(teacher), float(noise), bool(bias), channel, int(nodes_u),
-           float(threshold), label_rule)
-    if context is not None and context.key == key:
-        C = context.channel             # the same channel at another alpha
-        C.alpha = alpha
-    else:
-        C = ConvexChannel(ch, lo, alpha=alpha, beta=beta, teacher=teacher, noise=noise,
-                          bias=bias, method=channel, nodes_u=nodes_u,
-                          threshold=float(threshold), label_rule=label_rule)
-        if context is not None:
-            context.channel, context.key, context.pairs = C, key, []
-    spec = make_spectrum(spectrum, beta=beta, c=c, d=d, seed=seed, gamma=gamma)
-    engine = Engine(C, MomentPrior(spec, lam, beta))
-    if lo.name != "square":
-        _separable_along_constant(C, lo, bias)
-    x = _start(student, teacher, r, c, gamma, lam, alpha, beta, spec, nodes, start)
 
+
+def _solve_engine(engine, x, tol, max_iter, method, lo, lam, bias, context, vector,
+                  unpack=None, admissible=None, summary=None):
+    """Iterate the engine's sweep on the packed unknowns ``x`` (``vector(state, b0)`` packs,
+    ``unpack(x) -> (state, b0)`` unpacks; default the uniform readout's 8 numbers) and verify
+    the fixed point by one more sweep.  Returns ``(x, iterations, residual, hats)``."""
+    unpack = (lambda v: (State(*v[:7]), v[7])) if unpack is None else unpack
     last = {}
 
     def G(x):       # the engine's sweep on (State, b0)
-        step = last["step"] = engine.channel.conjugates(State(*x[:7]), x[7])
+        state, b0 = unpack(x)
+        step = last["step"] = engine.channel.conjugates(state, b0)
         try:
             new = engine.prior.overlaps(step.hats, step.m)
         except ValueError as exc:
             raise ConvergenceError(f"the resolvent diverges ({exc})", residual=math.inf,
                                    iterate=x) from None
-        return _vector(new, step.b0 if step.b0 is not None else 0.0)
+        return vector(new, step.b0 if step.b0 is not None else 0.0)
 
+    C = engine.channel
     C.newton_steps = 1          # m, b0 take one Newton step per sweep while iterating ...
     x, iterations, pairs = _iterate(G, x, tol, max_iter, method, lo, lam, bias,
-                                    pairs=context.pairs if context is not None else ())
+                                    pairs=context.pairs if context is not None else (),
+                                    admissible=admissible, summary=summary)
     if context is not None:
         context.pairs = pairs
     C.newton_steps = None       # ... and are stationary in the verifying sweep
@@ -199,22 +232,21 @@ def solve_convex_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectr
     if not res < tol:
         raise ConvergenceError(f"fixed point not verified: a final sweep moves the unknowns by "
                                f"{res:.3e} > tol = {tol:g}", residual=res, iterate=x)
-    x = gx
-    q1, q2, V1, V2, theta, psi, m, b0 = x
-    state = State(q1, q2, V1, V2, theta, psi, m)
-    obs = C.observables(state, b0, train_classification=context is None
-                        or context.train_classification)
-    hat = last["step"].hats     # of the verifying sweep (at the fixed point to within tol)
+    # the hats of the verifying sweep (at the fixed point to within tol)
+    return gx, iterations, res, last["step"].hats
+
+
+def _result(obs, state, hat, lo, C, common, noise, b0, label_rule):
+    """The :class:`ConvexResult` of a solved point (``common``: the FixedPointResult fields
+    that do not come from the observables)."""
     notes = [] if lo.convexity == "verified" else [f"loss convexity {lo.convexity}"]
     return ConvexResult(
-        test_error=obs["test_error"], train_error=obs["train_error"], state=state, hats=hat, alpha=alpha, lam=lam,
-        beta=beta, r=r, c=c, gamma=gamma,
-        spectrum=spectrum if isinstance(spectrum, str) else type(spectrum).__name__,
-        nodes=int(nodes), residual=res, method=method, iterations=iterations,
-        seconds=time.perf_counter() - t0, notes=notes + list(lo.notes), loss=lo.name,
-        noise=float(noise), bias=float(b0) if bias else None, label_rule=label_rule,
+        test_error=obs["test_error"], train_error=obs["train_error"], state=state, hats=hat,
+        notes=notes + list(lo.notes), loss=lo.name, noise=float(noise),
+        bias=None if b0 is None else float(b0), label_rule=label_rule,
         classification_error=obs["classification_error"], train_loss=obs["train_loss"],
-        train_classification_error=obs["train_classification_error"], channel=C.method)
+        train_classification_error=obs["train_classification_error"], channel=C.method,
+        **common)
 
 
 def _start(student, teacher, r, c, gamma, lam, alpha, beta, spec, nodes, start):
@@ -232,13 +264,17 @@ def _start(student, teacher, r, c, gamma, lam, alpha, beta, spec, nodes, start):
 
 
 def _iterate(G, x, tol, max_iter, method, lo, lam, bias, memory=8, damping=0.5, mixing=1.0,
-             pairs=()):
+             pairs=(), admissible=None, summary=None):
     """Damped iteration x <- x + damping (G(x) - x), or Anderson mixing (type II, mixing
     parameter ``mixing`` on the residual, memory ``memory``); Anderson iterates that leave
     the domain (q, V > 0, psi^2 <= q1) fall back to the damped step.  ``pairs``: secant
     pairs ``(dx, df)`` of a neighbouring point (most recent first), which fill the memory
     until this point's own history does.  Returns ``(x, sweeps, pairs)``, the last with
-    this point's own pairs first."""
+    this point's own pairs first.  ``admissible`` (default: the uniform readout's domain) and
+    ``summary`` (a map to the uniform readout's 8 unknowns for the divergence checks, default
+    the identity) let a K-group readout use the same iteration."""
+    admissible = _admissible if admissible is None else admissible
+    summary = (lambda v: v) if summary is None else summary
     X, F = [], []
     pairs = list(pairs)
 
@@ -250,17 +286,17 @@ def _iterate(G, x, tol, max_iter, method, lo, lam, bias, memory=8, damping=0.5, 
         try:
             gx = G(x)
         except ArithmeticError:      # a proximal step at a runaway state
-            _check_divergence(x, lo, lam, bias, strict=True)
+            _check_divergence(summary(x), lo, lam, bias, strict=True)
             raise
         if not np.all(np.isfinite(gx)):
             raise ConvergenceError("the iteration produced a non-finite value",
                                    residual=math.inf, iterate=x)
-        _check_divergence(gx, lo, lam, bias)
+        _check_divergence(summary(gx), lo, lam, bias)
         if lam == 0 and lo.margin and it >= 300:
             raise NoUniqueSolution(
-                f"no fixed point after {it} sweeps at lambda = 0 (q2 = {gx[1]:.3g}): the training "
-                f"data are most likely linearly separable at this alpha, where the {lo.name} "
-                "minimiser is " + ("not unique" if lo.name == "hinge" else "not finite")
+                f"no fixed point after {it} sweeps at lambda = 0 (q2 = {summary(gx)[1]:.3g}): "
+                "the training data are most likely linearly separable at this alpha, where the "
+                f"{lo.name} minimiser is " + ("not unique" if lo.name == "hinge" else "not finite")
                 + "; use lambda > 0 (docs/theory.md (m))", residual=math.inf, iterate=gx)
         f = gx - x
         res = float(np.max(np.abs(f) / np.maximum(1.0, np.abs(x))))
@@ -276,7 +312,7 @@ def _iterate(G, x, tol, max_iter, method, lo, lam, bias, memory=8, damping=0.5, 
         if method == "anderson":
             cand = anderson_candidate(X, F, x, f, mixing,
                                       extra=pairs[:max(0, memory + 1 - len(X))])
-            if cand is not None and _admissible(cand):
+            if cand is not None and admissible(cand):
                 x_new = cand
         x = x_new
     raise ConvergenceError(f"no convergence after {max_iter} sweeps (last move {res:.2e})",

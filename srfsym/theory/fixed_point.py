@@ -90,7 +90,8 @@ def solve_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp"
         or ``"bernoulli"``: labels +-1 with ``P(y = 1) = (1 + teacher(h))/2``;
         docs/theory.md (m)); anything
         but the plain square loss is solved by
-        :func:`srfsym.theory.convex_fixed_point.solve_convex_srf`.
+        :func:`srfsym.theory.convex_fixed_point.solve_convex_srf`, with a vocabulary by
+        :func:`srfsym.theory.convex_groups.solve_convex_groups` (docs/theory.md (m.8)).
 
     Examples
     --------
@@ -101,15 +102,28 @@ def solve_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp"
     if (not (isinstance(loss, str) and loss.strip() == "square") or noise != 0 or bias
             or label_rule != "teacher"):
         from .convex_fixed_point import solve_convex_srf
-        if dps is not None or (vocabulary is not None and list(getattr(vocabulary, "letters",
-                                                                        vocabulary)) != [1]):
+        if dps is not None:
             raise ValueError(
                 "a loss other than the plain square loss (or label noise, or a bias) is solved "
-                "in double precision (numerical proximal step: no dps) with the uniform readout "
-                "only: with a vocabulary of K > 1 groups the channel's conjugates become K x K "
-                "matrices (weights mu1^(j) mu1^(k)), not implemented for a convex loss "
-                "(docs/theory.md (m)); use the square loss with a vocabulary, or the uniform "
-                "readout with a loss")
+                "in double precision (numerical proximal step): drop dps (docs/theory.md (m))")
+        if vocabulary is not None:
+            from ..step.vocabulary import vocabulary as make_vocabulary
+            voc = make_vocabulary(vocabulary)
+        from .step_bulk_groups import StepGroupBulk
+        if isinstance(spectrum, StepGroupBulk) or (vocabulary is not None and not voc.is_uniform):
+            if not (isinstance(spectrum, StepGroupBulk) or spectrum == "mp"):
+                raise ValueError("with a readout vocabulary the fixed point is solved with the "
+                                 "deterministic spectrum ('mp') or the realised step bulk "
+                                 "(bulk='step')")
+            from .convex_groups import solve_convex_groups
+            realised = isinstance(spectrum, StepGroupBulk)
+            return solve_convex_groups(
+                student, teacher, r, c, gamma, lam, alpha, beta,
+                vocabulary=spectrum.vocabulary if realised and vocabulary is None else voc,
+                loss=loss, noise=noise, bias=bias, label_rule=label_rule,
+                nodes=120 if nodes == "auto" else nodes, tol=tol,
+                method="anderson" if method == "structured" else method, start=start,
+                max_iter=min(max_iter, 1000), spectrum=spectrum if realised else None)
         return solve_convex_srf(student, teacher, r, c, gamma, lam, alpha, beta, spectrum,
                                 loss=loss, noise=noise, bias=bias, label_rule=label_rule,
                                 nodes=120 if nodes == "auto" else nodes, tol=tol,
