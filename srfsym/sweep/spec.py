@@ -14,7 +14,8 @@ import json
 import math
 import textwrap
 
-__all__ = ["SweepError", "parse_spec", "load_spec", "grid_id", "keys_help", "vocabulary_of"]
+__all__ = ["SweepError", "parse_spec", "load_spec", "grid_id", "keys_help", "vocabulary_of",
+           "uses_label_rule"]
 
 
 class SweepError(ValueError):
@@ -29,18 +30,22 @@ _THEORY_KEYS = {"student": (str, ...), "teacher": (str, ...), "alpha0": (_NUMBER
                 "eta": (_NUMBER, ...), "lam": (_NUMBER, ...), "alpha": (_NUMBER, ...),
                 "beta": (_NUMBER, 1.0), "vocabulary": (_VOCABULARY, "1.0"),
                 "spectrum": (str, "mp"), "d": (int, None), "seed": (int, 0),
-                "loss": (str, "square"), "noise": (_NUMBER, 0.0), "bias": (bool, False)}
-#: theory keys left out of ``grid_id`` at their default (older sweeps keep their id)
-_LOSS_KEYS = ("loss", "noise", "bias")
+                "loss": (str, "square"), "noise": (_NUMBER, 0.0), "bias": (bool, False),
+                "label_rule": (str, "teacher")}
+#: readout keys left out of ``grid_id`` (and of the tasks) at their default: older sweeps keep
+#: their id, their tasks and their columns (same defaults in both tables)
+_LOSS_KEYS = ("loss", "noise", "bias", "label_rule")
 _SIMULATION_KEYS = {"student": (str, ...), "teacher": (str, ...), "alpha0": (_NUMBER, ...),
                     "eta": (_NUMBER, ...), "lam": (_NUMBER, ...), "alpha": (_NUMBER, ...),
                     "d": (int, ...), "beta": (_NUMBER, 1.0), "vocabulary": (_VOCABULARY, "1.0"),
                     "seeds": (int, 3),
                     "seed": (int, 0), "model": (str, "network"), "n_test": (int, 5000),
                     "shared_first_layer": (bool, False),
-                    "loss": (str, "square"), "noise": (_NUMBER, 0.0), "bias": (bool, False)}
+                    "loss": (str, "square"), "noise": (_NUMBER, 0.0), "bias": (bool, False),
+                    "label_rule": (str, "teacher")}
 _TABLES = {"theory": _THEORY_KEYS, "simulation": _SIMULATION_KEYS}
-_CHOICES = {"spectrum": ("mp", "sample"), "model": ("network", "srf")}
+_CHOICES = {"spectrum": ("mp", "sample"), "model": ("network", "srf"),
+            "label_rule": ("teacher", "bernoulli")}
 
 
 def keys_help() -> str:
@@ -181,7 +186,7 @@ def parse_spec(raw: dict) -> dict:
     ...                        "lam": 0.1, "alpha": [1, 2], "gamma": 1}})  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    srfsym.sweep.spec.SweepError: [theory] unknown key 'gamma'; allowed: student, teacher, ..., bias
+    srfsym.sweep.spec.SweepError: [theory] unknown key 'gamma'; allowed: student, teacher, ..., label_rule
     """
     if not isinstance(raw, dict):
         raise SweepError("a sweep description is a table with [theory] and/or [simulation]")
@@ -266,6 +271,19 @@ def grid_id(spec: dict) -> str:
     text = json.dumps(spec, sort_keys=True, default=repr)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
+
+
+def uses_label_rule(spec: dict) -> bool:
+    """Whether a table of ``spec`` sets ``label_rule`` to other than its default: only such a
+    sweep's table has the ``label_rule`` column (older sweeps keep their columns).
+
+    >>> uses_label_rule(parse_spec({"theory": {"student": "tanh", "teacher": "tanh",
+    ...     "alpha0": 4, "eta": 2, "lam": 0.1, "alpha": 1, "loss": "logistic",
+    ...     "label_rule": ["teacher", "bernoulli"]}}))
+    True
+    """
+    return any(v != ["teacher"] for body in spec.values() for k, v in body.items()
+               if k == "label_rule")
 
 
 def _fmt(v):

@@ -15,7 +15,7 @@ import json
 import math
 import time
 
-from .results import COLUMNS, KEY_COLUMNS
+from .results import COLUMNS, KEY_COLUMNS, row_key
 from .spec import _LOSS_KEYS, _THEORY_KEYS, SweepError, _fmt, vocabulary_of
 
 __all__ = ["theory_tasks", "simulation_tasks", "check_simulation_tasks", "task_keys", "run_task",
@@ -80,6 +80,8 @@ def theory_tasks(spec: dict) -> list:
     for combo in _product(t, outer):
         if combo["spectrum"] == "mp":     # d and seed do not enter the deterministic limit
             combo.update(d=None, seed=None)
+        if combo["label_rule"] == _THEORY_KEYS["label_rule"][1]:
+            combo.pop("label_rule")       # the tasks (and failure notes) of earlier sweeps
         task = {"source": "theory", **combo, "alpha": list(t["alpha"]), "lam": list(t["lam"])}
         key = json.dumps(task, sort_keys=True)
         if key not in seen:
@@ -163,6 +165,7 @@ def _row(task, **values):
             row[k] = _fmt(task[k])
     for k, v in values.items():
         row[k] = _fmt(v)
+    row["label_rule"] = task.get("label_rule", "teacher")   # its column where the sweep has one
     return row
 
 
@@ -174,7 +177,7 @@ def task_keys(task) -> list:
     else:
         rows = [_row(task, alpha=a, lam=task["lam"], seed=label)
                 for label in _seed_labels(task) for a in task["alpha"]]
-    return [tuple(r[k] for k in KEY_COLUMNS) for r in rows]
+    return [row_key(r) for r in rows]
 
 
 def _theory_rows(task):
@@ -185,8 +188,8 @@ def _theory_rows(task):
     voc = vocabulary_of(task.get("vocabulary", "1.0"))
     if voc is not None:
         if any(task.get(k, _THEORY_KEYS[k][1]) != _THEORY_KEYS[k][1] for k in _LOSS_KEYS):
-            raise SweepError("[theory] a readout vocabulary with loss, noise or bias is not "
-                             "available: the convex-loss fixed point is for the uniform "
+            raise SweepError("[theory] a readout vocabulary with loss, noise, bias or label_rule "
+                             "is not available: the convex-loss fixed point is for the uniform "
                              "readout (docs/theory.md (m))")
         return _theory_rows_vocabulary(task, voc, t0)
     sample = {} if task["spectrum"] == "mp" else {"d": task["d"], "seed": task["seed"]}
