@@ -14,6 +14,7 @@ the eigenvalues ``D`` of ``W1 Pi W1^T`` (``Pi`` removes the mean update), and
     python benchmarks/bench_exact_bulk.py                       # d = 250 ... 2000, 2 cases
     python benchmarks/bench_exact_bulk.py --full                # all cases, d up to 4000
     python benchmarks/bench_exact_bulk.py --d 4000 --cases tanh:0.5:5:2
+    python benchmarks/bench_exact_bulk.py --grid 8             # solve_grid(bulk="exact"), 8 x 8
 """
 import argparse
 import time
@@ -89,14 +90,41 @@ def run_case(spec, ds, seeds, ks_from):
                   f"{ks:.4f} | {nv:.3f} | {time.perf_counter() - t0:.0f}", flush=True)
 
 
+def grid_timing(n):
+    """Time per point of ``solve_grid(..., bulk="exact")`` on an ``n x n`` grid against single
+    ``solve(..., bulk="exact")`` calls (tanh/sin, alpha0 = 2, eta = 3), and their largest
+    relative difference on the corners."""
+    from srfsym.theory.fixed_point import solve
+    from srfsym.theory.grid import solve_grid
+    alphas, lams = np.geomspace(0.25, 4.0, n), np.geomspace(1e-3, 1.0, n)
+    solve("tanh", "sin", 2.0, 3.0, 0.1, 1.0, bulk="exact")          # warm the caches
+    t0 = time.perf_counter()
+    g = solve_grid("tanh", "sin", 2.0, 3.0, alphas, lams, bulk="exact")
+    t_grid = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    worst = 0.0
+    for i in (0, n - 1):
+        for j in (0, n - 1):
+            one = solve("tanh", "sin", 2.0, 3.0, lams[j], alphas[i], bulk="exact", nodes=g.nodes)
+            worst = max(worst, abs(g.test_error[i, j] / one.test_error - 1))
+    t_one = (time.perf_counter() - t0) / 4
+    print(f"solve_grid(bulk='exact'), {n} x {n} points: {t_grid:.1f} s, {t_grid / n**2:.2f} s per "
+          f"point ({len(g.failures)} failed; {g.nodes} kappa nodes); single solve: {t_one:.1f} s "
+          f"per point; largest relative difference at the corners {worst:.1e}")
+
+
 def main():
     ap = argparse.ArgumentParser()
+    ap.add_argument("--grid", type=int, help="time solve_grid(bulk='exact') on an n x n grid")
     ap.add_argument("--full", action="store_true")
     ap.add_argument("--d", type=int, nargs="*")
     ap.add_argument("--cases", nargs="*")
     ap.add_argument("--seeds", type=int, default=1)
     ap.add_argument("--ks-from", type=int, default=1000, help="smallest d with a KS distance")
     args = ap.parse_args()
+    if args.grid:
+        grid_timing(args.grid)
+        return
     ds = args.d or ([250, 500, 1000, 2000, 4000] if args.full else [250, 500, 1000, 2000])
     cases = args.cases or (FULL if args.full else DEFAULT)
     for spec in cases:

@@ -59,11 +59,33 @@ def test_curve_uses_the_exact_bulk():
     assert abs(lc.test_error[0] - one.test_error) < 1e-9
 
 
+def test_grid_equals_single_points():
+    """solve_grid(bulk='exact') (ExactBulk.moments_array, all points at once) = solve."""
+    g = solve_grid("tanh", "sin", 2.0, 3.0, [0.5, 2.0], [0.01, 1.0], bulk="exact", nodes=60)
+    assert g.spectrum == "exact" and not g.failures
+    for i, a in enumerate([0.5, 2.0]):
+        for j, lam in enumerate([0.01, 1.0]):
+            one = solve("tanh", "sin", 2.0, 3.0, lam, a, bulk="exact", nodes=60)
+            assert g.test_error[i, j] == pytest.approx(one.test_error, rel=1e-10)
+
+
+def test_moments_array_equals_moments():
+    for student in ("tanh", "relu"):                 # exact directions, and the rules of (g)
+        b = ExactBulk(student, "sin", 1.0, 3.0)
+        lp, v = np.array([0.3, 0.5, 2.0, -1.0]), np.array([1.2, 0.0, 0.3, 1.0])
+        m = b.moments_array(lp, v)
+        assert np.all(np.isnan(np.array(m)[:, 3]))
+        for k in range(3):
+            one = b.moments(lp[k], v[k])
+            for i in range(11):
+                assert m[i][k] == pytest.approx(one[i], rel=1e-9, abs=1e-14)
+
+
 def test_refusals():
     with pytest.raises(ValueError, match="uniform readout only"):
         solve(*CASE, bulk="exact", vocabulary=[1, 2])
-    with pytest.raises(ValueError, match="solve_grid does not take bulk='exact'"):
-        solve_grid("tanh", "sin", 2.0, 3.0, [1.0], [0.1], bulk="exact")
+    with pytest.raises(ValueError, match="takes no d"):
+        solve_grid("tanh", "sin", 2.0, 3.0, [1.0], [0.1], bulk="exact", d=100)
     with pytest.raises(ValueError, match="double precision only"):
         solve(*CASE, bulk="exact", dps=20)
     with pytest.raises(ValueError, match="takes no d"):

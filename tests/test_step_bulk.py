@@ -144,7 +144,7 @@ def test_grid_is_the_single_point_solve():
     (dict(bulk="exactly"), "bulk must be one of"),
     (dict(bulk="step"), "needs the dimension d"),
     (dict(bulk="step", d=50, spectrum="sample"), "leave spectrum"),
-    (dict(bulk="step", d=50, vocabulary=[1, 2]), "uniform readout only"),
+    (dict(bulk="step", d=50, vocabulary=[1, 2], dps=20), "double precision"),
     (dict(bulk="step", d=1.5), "integer dimension"),
     (dict(bulk="step", d=50, seed=-1), "seed must be"),
 ])

@@ -327,3 +327,25 @@ def test_label_rule_is_a_swept_parameter(tmp_path):
         run_sweep(parse_spec(named), out, workers=1, progress=False)
     with pytest.raises(SweepError, match="label_rule must be one of"):
         parse_spec({"theory": {**base, "alpha": 1.0, "label_rule": "probit"}})
+
+
+def test_bulk_is_a_swept_parameter(tmp_path):
+    """[theory] bulk = ['isotropic', 'step', 'exact']: the step bulk's rows are those of
+    solve(bulk='step', d, seed), the exact bulk's those of solve(bulk='exact'), recorded in the
+    spectrum column; the default keeps an older sweep's id."""
+    th = {"student": "tanh", "teacher": "sin", "alpha0": 2, "eta": 3, "lam": 0.1,
+          "alpha": [1.0], "d": 60, "seed": 1}
+    assert grid_id(parse_spec({"theory": {**th, "bulk": "isotropic"}})) == \
+        grid_id(parse_spec({"theory": th}))
+    spec = parse_spec({"theory": {**th, "bulk": ["isotropic", "step", "exact"]}})
+    run_sweep(spec, tmp_path / "b.csv", workers=1, progress=False)
+    rows = {r["spectrum"]: r for r in read_results(tmp_path / "b.csv")}
+    assert sorted(rows) == ["exact", "mp", "step"]
+    assert rows["mp"]["d"] == "" and rows["step"]["d"] == "60" and rows["exact"]["d"] == ""
+    for bulk, kw in (("step", dict(d=60, seed=1)), ("exact", {})):
+        ref = solve("tanh", "sin", 2, 3, 0.1, 1.0, bulk=bulk, **kw)
+        assert float(rows[bulk]["test_error"]) == pytest.approx(ref.test_error, rel=1e-9)
+    with pytest.raises(SweepError, match="bulk = 'step' needs d"):
+        parse_spec({"theory": {**{k: v for k, v in th.items() if k != "d"}, "bulk": "step"}})
+    with pytest.raises(SweepError, match="leave spectrum"):
+        parse_spec({"theory": {**th, "bulk": "exact", "spectrum": "sample"}})

@@ -283,22 +283,38 @@ def _network_step(student: Activation, teacher: Activation, W0: np.ndarray, n0: 
 
 
 def network_first_layer(student, teacher, alpha0: float, eta: float, d: int, beta: float = 1.0,
-                        seed=0, step_dtype="float32", workers: int | None = 1, omega=None):
+                        seed=0, step_dtype="float32", workers: int | None = 1, omega=None,
+                        vocabulary=None):
     r"""Initial and trained first layers ``(W0, W1)`` of docs/theory.md (a) for one seed.
 
     Uses the same random streams as :func:`simulate` (``seed`` may be an int or a
     ``numpy.random.SeedSequence``; the latter is what :func:`simulate` passes per seed).
-    ``omega``: readout letters, one per neuron (docs/theory.md (k.1)).
+    ``omega``: readout letters, one per neuron (docs/theory.md (k.1)); or ``vocabulary``
+    (letters, or a :class:`~srfsym.step.vocabulary.Vocabulary`), whose letters are laid out as
+    :func:`simulate` lays them (``Vocabulary.neuron_letters(p)``: group j a block of
+    ``group_sizes(p)[j]`` neurons).
 
     Examples
     --------
     >>> W0, W1 = network_first_layer("tanh", "sin", 0.0, 3.0, d=20)
     >>> bool(np.array_equal(W0, W1))
     True
+    >>> from srfsym.step.vocabulary import vocabulary
+    >>> _, Wa = network_first_layer("tanh", "sin", 2.0, 3.0, d=20, vocabulary=[1, 2])
+    >>> _, Wb = network_first_layer("tanh", "sin", 2.0, 3.0, d=20,
+    ...                             omega=vocabulary([1, 2]).neuron_letters(20))
+    >>> bool(np.array_equal(Wa, Wb))
+    True
     """
     student, teacher = activation(student), activation(teacher)
     ss_init, ss_step, _, _, _ = _children(_as_seed_sequence(seed), 5)
     p = _width(d, beta)
+    if vocabulary is not None:
+        if omega is not None:
+            raise ValueError("give the readout letters once: omega or vocabulary, not both")
+        from .vocabulary import vocabulary as make_vocabulary
+        voc = make_vocabulary(vocabulary)
+        omega = None if voc.is_uniform else voc.neuron_letters(p)
     W0 = sphere_rows(np.random.default_rng(ss_init), p, d)
     n0 = int(math.floor(alpha0 * d))
     if n0 > 0 and student.has_dirac_derivative:

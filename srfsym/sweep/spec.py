@@ -31,10 +31,12 @@ _THEORY_KEYS = {"student": (str, ...), "teacher": (str, ...), "alpha0": (_NUMBER
                 "beta": (_NUMBER, 1.0), "vocabulary": (_VOCABULARY, "1.0"),
                 "spectrum": (str, "mp"), "d": (int, None), "seed": (int, 0),
                 "loss": (str, "square"), "noise": (_NUMBER, 0.0), "bias": (bool, False),
-                "label_rule": (str, "teacher")}
+                "label_rule": (str, "teacher"), "bulk": (str, "isotropic")}
 #: readout keys left out of ``grid_id`` (and of the tasks) at their default: older sweeps keep
 #: their id, their tasks and their columns (same defaults in both tables)
 _LOSS_KEYS = ("loss", "noise", "bias", "label_rule")
+#: theory keys left out of ``grid_id`` at their default (older sweeps keep their id)
+_DEFAULT_FREE_KEYS = _LOSS_KEYS + ("bulk",)
 _SIMULATION_KEYS = {"student": (str, ...), "teacher": (str, ...), "alpha0": (_NUMBER, ...),
                     "eta": (_NUMBER, ...), "lam": (_NUMBER, ...), "alpha": (_NUMBER, ...),
                     "d": (int, ...), "beta": (_NUMBER, 1.0), "vocabulary": (_VOCABULARY, "1.0"),
@@ -45,7 +47,7 @@ _SIMULATION_KEYS = {"student": (str, ...), "teacher": (str, ...), "alpha0": (_NU
                     "label_rule": (str, "teacher")}
 _TABLES = {"theory": _THEORY_KEYS, "simulation": _SIMULATION_KEYS}
 _CHOICES = {"spectrum": ("mp", "sample"), "model": ("network", "srf"),
-            "label_rule": ("teacher", "bernoulli")}
+            "label_rule": ("teacher", "bernoulli"), "bulk": ("isotropic", "step", "exact")}
 
 
 def keys_help() -> str:
@@ -186,7 +188,7 @@ def parse_spec(raw: dict) -> dict:
     ...                        "lam": 0.1, "alpha": [1, 2], "gamma": 1}})  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    srfsym.sweep.spec.SweepError: [theory] unknown key 'gamma'; allowed: student, teacher, ..., label_rule
+    srfsym.sweep.spec.SweepError: [theory] unknown key 'gamma'; allowed: student, teacher, ..., bulk
     """
     if not isinstance(raw, dict):
         raise SweepError("a sweep description is a table with [theory] and/or [simulation]")
@@ -233,8 +235,25 @@ def parse_spec(raw: dict) -> dict:
             out[key] = [float(x) if kind is _NUMBER else x for x in values]
         if table == "theory" and "sample" in out["spectrum"] and out["d"] == [None]:
             raise SweepError("[theory] spectrum = 'sample' needs d")
+        if table == "theory" and out["bulk"] != ["isotropic"]:
+            _check_bulk(out)
         spec[table] = out
     return spec
+
+
+def _check_bulk(out):
+    """``bulk = 'step'`` needs ``d`` (the realised first layer, docs/theory.md (g.4)); a bulk
+    other than the isotropic one is its own spectrum (``spectrum = 'mp'``) and takes the square
+    loss (docs/theory.md (g.5))."""
+    if "step" in out["bulk"] and out["d"] == [None]:
+        raise SweepError("[theory] bulk = 'step' needs d (the dimension of the realised first "
+                         "layer, docs/theory.md (g.4))")
+    if out["spectrum"] != ["mp"]:
+        raise SweepError("[theory] bulk = 'step' or 'exact' is its own spectral back end: leave "
+                         "spectrum at 'mp'")
+    if any(out[k] != [_THEORY_KEYS[k][1]] for k in _LOSS_KEYS):
+        raise SweepError("[theory] bulk = 'step' or 'exact' is solved with the square loss "
+                         "(no loss, noise, bias or label_rule keys)")
 
 
 def load_spec(path) -> dict:
@@ -266,7 +285,8 @@ def grid_id(spec: dict) -> str:
     True
     """
     spec = {table: {k: v for k, v in body.items()
-                    if not (k in _LOSS_KEYS and v == [_THEORY_KEYS[k][1]])}
+                    if not (k in _DEFAULT_FREE_KEYS and k in _TABLES[table]
+                            and v == [_TABLES[table][k][1]])}
             for table, body in spec.items()}
     text = json.dumps(spec, sort_keys=True, default=repr)
     return hashlib.sha256(text.encode()).hexdigest()[:16]

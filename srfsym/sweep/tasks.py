@@ -44,8 +44,10 @@ def count_rows(spec: dict) -> int:
     t = spec.get("theory")
     if t is not None:
         for spectrum in t["spectrum"]:
-            skip = {"spectrum"} | ({"d", "seed"} if spectrum == "mp" else set())
-            n += math.prod(len(v) for k, v in t.items() if k not in skip)
+            for bulk in t.get("bulk", ["isotropic"]):
+                finite = spectrum != "mp" or bulk == "step"      # d and seed enter
+                skip = {"spectrum", "bulk"} | (set() if finite else {"d", "seed"})
+                n += math.prod(len(v) for k, v in t.items() if k not in skip)
     s = spec.get("simulation")
     if s is not None:
         outer = math.prod(len(v) for k, v in s.items() if k not in ("seeds", "seed"))
@@ -78,8 +80,8 @@ def theory_tasks(spec: dict) -> list:
     outer = [k for k in t if k not in ("alpha", "lam")]
     tasks, seen = [], set()
     for combo in _product(t, outer):
-        if combo["spectrum"] == "mp":     # d and seed do not enter the deterministic limit
-            combo.update(d=None, seed=None)
+        if combo["spectrum"] == "mp" and combo.get("bulk", "isotropic") != "step":
+            combo.update(d=None, seed=None)   # d and seed do not enter the deterministic limit
         if combo["label_rule"] == _THEORY_KEYS["label_rule"][1]:
             combo.pop("label_rule")       # the tasks (and failure notes) of earlier sweeps
         task = {"source": "theory", **combo, "alpha": list(t["alpha"]), "lam": list(t["lam"])}
@@ -163,6 +165,8 @@ def _row(task, **values):
     for k in KEY_COLUMNS:
         if k in task and k not in ("alpha", "lam"):
             row[k] = _fmt(task[k])
+    if task.get("bulk", "isotropic") != "isotropic":    # the bulk is the spectral back end
+        row["spectrum"] = _fmt(task["bulk"])
     for k, v in values.items():
         row[k] = _fmt(v)
     row["label_rule"] = task.get("label_rule", "teacher")   # its column where the sweep has one
@@ -193,6 +197,10 @@ def _theory_rows(task):
                              "readout (docs/theory.md (m))")
         return _theory_rows_vocabulary(task, voc, t0)
     sample = {} if task["spectrum"] == "mp" else {"d": task["d"], "seed": task["seed"]}
+    bulk = task.get("bulk", "isotropic")
+    if bulk != "isotropic":
+        sample = {"bulk": bulk, **({"d": task["d"], "seed": task["seed"]} if bulk == "step"
+                                   else {})}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")           # what they say is in the notes below
         g = solve_grid(task["student"], task["teacher"], task["alpha0"], task["eta"],
@@ -204,7 +212,8 @@ def _theory_rows(task):
     # a failure into its own row's
     caveats = list(dict.fromkeys(g.notes))
     failed = {(f["alpha"], f["lam"]): f["message"] for f in g.failures}
-    where = "" if task["spectrum"] == "mp" else ", sampled spectrum"
+    where = ("" if task["spectrum"] == "mp" else ", sampled spectrum") + (
+        "" if bulk == "isotropic" else f", {bulk} bulk")
     rows = []
     for i, a in enumerate(task["alpha"]):
         for j, lam in enumerate(task["lam"]):
@@ -239,6 +248,9 @@ def _theory_rows_vocabulary(task, voc, t0):
     from ..theory.fixed_point import ConvergenceError, solve
     if task["spectrum"] != "mp":
         raise SweepError("[theory] a readout vocabulary needs spectrum = 'mp'")
+    bulk = task.get("bulk", "isotropic")
+    extra = {} if bulk == "isotropic" else {"bulk": bulk, **(
+        {"d": task["d"], "seed": task["seed"]} if bulk == "step" else {})}
     rows = []
     for a in task["alpha"]:
         for lam in task["lam"]:
@@ -247,7 +259,7 @@ def _theory_rows_vocabulary(task, voc, t0):
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     res = solve(task["student"], task["teacher"], task["alpha0"], task["eta"],
-                                lam, a, beta=task["beta"], vocabulary=voc)
+                                lam, a, beta=task["beta"], vocabulary=voc, **extra)
                 rows.append(_row(task, alpha=a, lam=lam, r=res.r, c=res.c, gamma=res.gamma,
                                  test_error=res.test_error,
                                  train_error=res.train_error, residual=res.residual,

@@ -391,7 +391,7 @@ class GroupChannelData:
 
 
 def group_channel_data(student, teacher, r, c, gamma, vocabulary=None, nodes=80, dps=None,
-                       kind="gauss-hermite", extra_cuts=()) -> GroupChannelData:
+                       kind="gauss-hermite", extra_cuts=(), group_values=None) -> GroupChannelData:
     """:func:`channel_data` for every letter of a readout vocabulary, on one kappa rule.
 
     ``r, c`` are the uniform sRF parameters; group ``j`` gets spike ``r omega_j`` and bulk
@@ -399,7 +399,9 @@ def group_channel_data(student, teacher, r, c, gamma, vocabulary=None, nodes=80,
     cuts of every group.  For the uniform readout the single group is exactly
     ``channel_data(student, teacher, r, c, gamma, nodes, dps, kind)``.  ``extra_cuts`` are
     kappa cuts added to the rule's own (e.g. :func:`transition_cuts`); with them ``nodes``
-    is the total over the pieces.
+    is the total over the pieces.  ``group_values = (r_j, c_j)``, one pair of sequences with a
+    value per letter, replaces the group formulas by measured per-group values (a realised
+    first layer, docs/theory.md (g.4); double precision).
 
     >>> g = group_channel_data("tanh", "sin", 1.134, 1.019, 1.0, [1, 2], nodes=60)
     >>> g.K, g.mu0.shape, g.group_r
@@ -411,6 +413,9 @@ def group_channel_data(student, teacher, r, c, gamma, vocabulary=None, nodes=80,
     from ..step.vocabulary import vocabulary as make_vocabulary
     voc = make_vocabulary(vocabulary)
     validate_srf_parameters(r, c, gamma)
+    if group_values is not None:
+        return _measured_group_channel(student, teacher, gamma, voc, nodes, kind, extra_cuts,
+                                       group_values)
     if voc.is_uniform and extra_cuts:
         st, te = activation(student), activation(teacher)
         cuts = tuple(sorted(set(_kappa_cuts(te, float(gamma), st, float(r), float(c)))
@@ -455,3 +460,28 @@ def _mpmath_function(symbols, expr):
     """An mpmath function of a SymPy expression (the group formulas at high precision)."""
     import sympy as sp
     return sp.lambdify(symbols, expr, modules="mpmath")
+
+
+def _measured_group_channel(student, teacher, gamma, voc, nodes, kind, extra_cuts,
+                            group_values) -> GroupChannelData:
+    """:func:`group_channel_data` with measured per-group ``(r_j, c_j)`` (double precision);
+    the uniform ``r, c`` recorded are the groups' fit (:func:`fit_uniform_parameters`)."""
+    from ..step.vocabulary import fit_uniform_parameters
+    rs, cs = (tuple(float(v) for v in np.ravel(x)) for x in group_values)
+    if not len(rs) == len(cs) == voc.K:
+        raise ValueError(f"group_values must give one r_j and one c_j per letter ({voc.K}), "
+                         f"got {len(rs)} and {len(cs)}")
+    if isinstance(nodes, bool) or not isinstance(nodes, (int, np.integer)) or nodes < 16:
+        raise ValueError(f"nodes must be an integer >= 16 (kappa quadrature), got {nodes!r}")
+    for rj, cj in zip(rs, cs):
+        validate_srf_parameters(rj, cj, gamma)
+    st, te = activation(student), activation(teacher)
+    g = float(gamma)
+    cuts = set()
+    for rj, cj in zip(rs, cs):
+        cuts |= set(_kappa_cuts(te, g, st, rj, cj))
+    cuts = tuple(sorted(cuts | {float(k) for k in extra_cuts}))
+    groups = tuple(_channel_data(st, te, rj, cj, g, int(nodes), None, kind, cuts)
+                   for rj, cj in zip(rs, cs))
+    r, c = fit_uniform_parameters(voc.letters, [1] * voc.K, rs, cs)
+    return GroupChannelData(groups, voc, r, c, rs, cs)

@@ -115,6 +115,16 @@ def solve_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp"
                                 nodes=120 if nodes == "auto" else nodes, tol=tol,
                                 method="anderson" if method == "structured" else method,
                                 start=start, max_iter=max_iter, d=d, seed=seed)
+    from .step_bulk_groups import StepGroupBulk
+    if isinstance(spectrum, StepGroupBulk):      # a realised layer split by letter (g.4)
+        if dps is not None or method != "structured":
+            raise ValueError("the realised step bulk with a vocabulary is solved in double "
+                             "precision (no dps) by the structured method")
+        from .fixed_point_groups import solve_srf_groups
+        return solve_srf_groups(student, teacher, r, c, gamma, lam, alpha, beta,
+                                vocabulary=spectrum.vocabulary if vocabulary is None
+                                else vocabulary, nodes=nodes, tol=tol, start=start,
+                                max_iter=max_iter, spectrum=spectrum)
     if vocabulary is not None:
         from ..step.vocabulary import vocabulary as make_vocabulary
         voc = make_vocabulary(vocabulary)
@@ -212,7 +222,9 @@ def solve(student, teacher, alpha0, eta, lam, alpha, beta=1.0, spectrum="mp", *,
     ``bulk="step", d=D, seed=S`` (also for :func:`learning_curve`, :func:`optimal_lambda`)
     replaces the isotropic bulk ``c MP_beta`` by the bulk of the first layer realised at
     dimension ``D`` (the network of seed ``S``; its measured ``r, c, gamma`` on the channel
-    side): :mod:`srfsym.theory.step_bulk`, docs/theory.md (g.4).  ``bulk="exact"`` uses its
+    side): :mod:`srfsym.theory.step_bulk`, docs/theory.md (g.4); with a ``vocabulary`` the
+    K-group prior on that realised layer split by letter (:mod:`srfsym.theory.step_bulk_groups`,
+    docs/theory.md (g.4.1)).  ``bulk="exact"`` uses its
     d -> infinity law instead (:mod:`srfsym.theory.exact_bulk`, the mapping's ``r, c, gamma``;
     uniform readout, double precision; docs/theory.md (g.5)).
 
@@ -257,12 +269,17 @@ def _step_bulk(student, teacher, alpha0, eta, beta, spectrum, kwargs, mapping=No
     if not (isinstance(spectrum, str) and spectrum == "mp"):
         raise ValueError(f"bulk={bulk!r} is its own spectral back end ({own}): "
                          f"leave spectrum at 'mp', got {spectrum!r}")
+    voc = None
     if kwargs.get("vocabulary") is not None:
         from ..step.vocabulary import vocabulary as make_vocabulary
-        if not make_vocabulary(kwargs["vocabulary"]).is_uniform:
-            raise ValueError(f"bulk={bulk!r} is available for the uniform readout only (the "
-                             "group prior of a vocabulary has no such back end yet: the law of "
-                             "docs/theory.md (g.5) is derived for the uniform readout)")
+        voc = make_vocabulary(kwargs["vocabulary"])
+        voc = None if voc.is_uniform else voc
+    if voc is not None and bulk == "exact":
+        raise ValueError("bulk='exact' is available for the uniform readout only: with a "
+                         "vocabulary the law of D extends (docs/theory.md (g.5.2)) but the "
+                         "groups' direction sums along the spike and the teacher are not "
+                         "derived; use bulk='step' with d and seed (the realised layer, "
+                         "docs/theory.md (g.4.1)) or the isotropic bulk")
     if bulk == "exact":
         return _exact_bulk(student, teacher, alpha0, eta, beta, kwargs, mapping)
     d, seed = kwargs.pop("d", None), kwargs.pop("seed", 0)
@@ -272,12 +289,28 @@ def _step_bulk(student, teacher, alpha0, eta, beta, spectrum, kwargs, mapping=No
     d = scalar_like("d", d)
     if isinstance(d, float) and d.is_integer():
         d = int(d)
+    if voc is not None:
+        return _step_group_bulk(student, teacher, alpha0, eta, beta, d, seed, voc)
     spec = step_bulk_spectrum(student, teacher, float(alpha0), float(eta), d, float(beta), seed)
     data = spec.data
     note = (f"bulk 'step': the realised first layer at d = {data.d}, p = {data.p}, seed = {seed} "
             f"(its measured r = {data.r:.6g}, c = {data.c:.6g}, gamma = {data.gamma:.6g}; "
             "docs/theory.md (g.4))")
     return (data.r, data.c, data.gamma), spec, note, "step"
+
+
+def _step_group_bulk(student, teacher, alpha0, eta, beta, d, seed, voc):
+    """The ``bulk="step"`` branch of :func:`_step_bulk` with a vocabulary: the realised layer
+    split by letter (:mod:`srfsym.theory.step_bulk_groups`), its measured group parameters."""
+    from .step_bulk_groups import step_group_bulk
+    spec = step_group_bulk(student, teacher, float(alpha0), float(eta), d, float(beta), seed,
+                           voc)
+    rj = ", ".join(f"{v:.6g}" for v in spec.group_r)
+    cj = ", ".join(f"{v:.6g}" for v in spec.group_c)
+    note = (f"bulk 'step': the realised first layer with {voc} at d = {spec.d}, p = {spec.p}, "
+            f"seed = {seed}, split by letter (measured r_j = {rj}, c_j = {cj}, gamma = "
+            f"{spec.gamma:.6g}; the K-group sums on the realised Omega, docs/theory.md (g.4))")
+    return (spec.r, spec.c, spec.gamma), spec, note, "step"
 
 
 def _exact_bulk(student, teacher, alpha0, eta, beta, kwargs, mapping):

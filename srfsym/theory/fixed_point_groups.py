@@ -70,9 +70,10 @@ class _GroupProblem(Engine):
     conditional_error = GroupSquareLossChannel.conditional_error
     mean_part = GroupSquareLossChannel.mean_part
 
-    def __init__(self, gch, alpha, lam, beta):
+    def __init__(self, gch, alpha, lam, beta, spectrum=None):
         channel = GroupSquareLossChannel(gch, alpha, beta)
-        prior = BlockWishartPrior(gch.group_c, gch.vocabulary.weights, beta, lam)
+        prior = BlockWishartPrior(gch.group_c, gch.vocabulary.weights, beta, lam) \
+            if spectrum is None else spectrum.group_prior(lam, beta)
         super().__init__(channel, prior)
         self.K = gch.K
         self.sym = _sym_index(self.K)
@@ -200,10 +201,12 @@ def _start_vector(P: _GroupProblem, start):
 
 
 def _solve_at(student, teacher, r, c, gamma, lam, alpha, beta, voc, nodes, tol, start,
-              max_iter, cuts=()):
+              max_iter, cuts=(), spectrum=None):
     t0 = time.perf_counter()
-    gch = group_channel_data(student, teacher, r, c, gamma, voc, nodes=nodes, extra_cuts=cuts)
-    P = _GroupProblem(gch, alpha, lam, beta)
+    values = None if spectrum is None else (spectrum.group_r, spectrum.group_c)
+    gch = group_channel_data(student, teacher, r, c, gamma, voc, nodes=nodes, extra_cuts=cuts,
+                             group_values=values)
+    P = _GroupProblem(gch, alpha, lam, beta, spectrum)
     notes = []
     x0 = _start_vector(P, start)
     try:
@@ -237,24 +240,30 @@ def _solve_at(student, teacher, r, c, gamma, lam, alpha, beta, voc, nodes, tol, 
     out = FixedPointResult(
         test_error=test, train_error=train, state=state, hats=hat, alpha=float(alpha),
         lam=float(lam), beta=float(beta), r=float(r), c=float(c), gamma=float(gamma),
-        spectrum="block-mp", nodes=nodes, residual=res, method="structured-groups",
+        spectrum="block-mp" if spectrum is None else "step", nodes=nodes, residual=res, method="structured-groups",
         iterations=iterations, seconds=time.perf_counter() - t0, notes=notes)
     out.vocabulary = voc
     out.rule_size = len(gch.groups[0].kappa)   # the nodes the rule really has (climb_nodes)
     out.groups = {"spike_strength": [float(v) for v in gch.group_r],
-                  "bulk_variance": [float(v) for v in gch.group_c],
-                  "resolvent": pr.r.tolist()}
+                  "bulk_variance": [float(v) for v in gch.group_c]}
+    if spectrum is None:
+        out.groups["resolvent"] = pr.r.tolist()
+    else:
+        out.groups["V2"] = pr.V2.tolist()
     return out
 
 
 def solve_srf_groups(student, teacher, r, c, gamma, lam, alpha, beta=1.0, *, vocabulary=None,
-                     nodes="auto", tol=1e-10, start=None, max_iter=20000):
+                     nodes="auto", tol=1e-10, start=None, max_iter=20000, spectrum=None):
     """The K-group fixed point of docs/theory.md (k.7) at sRF parameters (r, c, gamma).
 
     Always runs the K-group equations, also for the uniform readout (that is the check
     against :func:`srfsym.theory.fixed_point.solve_srf`, which runs today's uniform code for
     ``vocabulary=None`` or ``[1]`` and calls this function otherwise).  The spectrum is
-    the deterministic block-Wishart equivalent (``d -> infinity``); double precision.
+    the deterministic block-Wishart equivalent (``d -> infinity``), or, with ``spectrum=`` a
+    :class:`~srfsym.theory.step_bulk_groups.StepGroupBulk`, the sums of a realised first layer
+    (its measured ``r_j, c_j, gamma`` on the channel side; ``r, c, gamma`` are then ignored:
+    docs/theory.md (g.4)); double precision.
 
     Non-odd students are refused unless the vocabulary is uniform: the ``mu0 != 0``
     correction of the step (``f0 -> mu0 E omega``, docs/theory.md (k.1)) is not derived.
@@ -271,17 +280,24 @@ def solve_srf_groups(student, teacher, r, c, gamma, lam, alpha, beta=1.0, *, voc
     voc = make_vocabulary(vocabulary)
     check_student(student, voc)
     r, c, gamma = float(r), float(c), float(gamma)
+    rs, cs = voc.group_spike_strengths(r), voc.group_bulk_variances(c)
+    if spectrum is not None:
+        if tuple(spectrum.vocabulary.letters) != voc.letters:
+            raise ValueError(f"the realised layer's letters {spectrum.vocabulary.letters} are not "
+                             f"the vocabulary's {voc.letters}")
+        r, c, gamma = spectrum.r, spectrum.c, spectrum.gamma
+        rs, cs = spectrum.group_r, spectrum.group_c
     # large r: the rule cut at every group's transitions, nodes counted over the pieces
-    cuts, ladder = node_rule(student, voc.group_spike_strengths(r), voc.group_bulk_variances(c),
-                             _NODE_LADDER)
+    cuts, ladder = node_rule(student, rs, cs, _NODE_LADDER)
     if nodes == "auto":
         res = climb_nodes(lambda n, prev: _solve_at(
             student, teacher, r, c, gamma, lam, alpha, beta, voc, n, tol,
-            start if prev is None else prev.state, max_iter, cuts), ladder, "solve_srf_groups")
+            start if prev is None else prev.state, max_iter, cuts, spectrum), ladder,
+            "solve_srf_groups")
     else:
         if isinstance(nodes, bool) or not isinstance(nodes, (int, np.integer)):
             raise ValueError(f"nodes must be an integer or 'auto', got {nodes!r}")
         res = _solve_at(student, teacher, r, c, gamma, lam, alpha, beta, voc, int(nodes), tol,
-                        start, max_iter, cuts)
+                        start, max_iter, cuts, spectrum)
     res.seconds = time.perf_counter() - t0
     return res

@@ -294,10 +294,11 @@ def solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, spectrum="
     chunk : int
         Points are solved in blocks of about ``chunk / nodes`` (speed only: the answer
         does not depend on it).
-    bulk : "isotropic" or "step"
+    bulk : "isotropic", "step" or "exact"
         ``"step"``: the bulk of the first layer realised at ``d`` from ``seed`` (with its
-        measured r, c, gamma), as :func:`srfsym.solve` (docs/theory.md (g.4)).
-        ``"exact"`` is refused here (no vectorised sums; use :func:`srfsym.solve`).
+        measured r, c, gamma), as :func:`srfsym.solve` (docs/theory.md (g.4)); ``"exact"``:
+        its d -> infinity law (docs/theory.md (g.5); ``ExactBulk.moments_array``, one
+        vectorised Stieltjes solve per sweep of the grid).
     loss, noise, bias, label_rule :
         A readout loss, label noise, a trained bias, Bernoulli labels (docs/theory.md (m)):
         the grid is then
@@ -320,11 +321,6 @@ def solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, spectrum="
                                  tol=tol, d=d, seed=seed,
                                  nodes=120 if nodes == "auto" else int(nodes),
                                  mu0_correction=mu0_correction, on_failure=on_failure)
-    if bulk == "exact":
-        raise ValueError("solve_grid does not take bulk='exact': the exact law (docs/theory.md "
-                         "(g.5)) answers one (lambda', Vhat_1) at a time through its own fixed "
-                         "point, with no vectorised sums over a grid; solve the points with "
-                         "srfsym.solve or learning_curve(bulk='exact')")
     t0 = time.perf_counter()
     alphas = _grid_axis("alphas", alphas, 0.0, True)
     lams = _grid_axis("lams", lams, 0.0, False)
@@ -343,9 +339,9 @@ def solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, spectrum="
     r, c, gamma = mp.spike_strength, mp.bulk_variance, mp.alignment
     notes = list(mp.notes)
     step = _step_bulk(student, teacher, alpha0, eta, beta, spectrum,
-                      {"bulk": bulk, "d": d, "seed": seed})
+                      {"bulk": bulk, "d": d, "seed": seed}, mp)
     if step is not None:
-        (r, c, gamma), step_spec, note, _ = step
+        (r, c, gamma), step_spec, note, bulk_name = step
         notes.append(note)
     node_error = None
     if nodes == "auto":
@@ -387,7 +383,8 @@ def solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, spectrum="
         method=method.reshape(shape), r=float(r), c=float(c), gamma=float(gamma), nodes=K,
         tol=tol, seconds=0.0, iterations=iterations, node_error=node_error,
         failures=failures, notes=notes, mapping=mp,
-        spectrum=(f"step (d = {int(d)}, seed = {seed})" if step is not None else
+        spectrum=(("exact" if bulk_name == "exact" else f"step (d = {int(d)}, seed = {seed})")
+                  if step is not None else
                   spectrum if spectrum == "mp" else f"sample (d = {int(d)}, seed = {seed})"))
     out.seconds = time.perf_counter() - t0
     if failures:

@@ -152,6 +152,27 @@ class StepEigenData:
         return float(np.mean(D * D) / np.mean(D) ** 2 - 1)
 
 
+def _check_step_arguments(student, alpha0, d, beta):
+    """Refuse arguments without a realisable step (before any work); returns the student."""
+    from ..step.realised import _width
+    from ..symbolic.activations import activation
+    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 2:
+        raise ValueError(f"the step bulk needs an integer dimension d >= 2, got {d!r}")
+    if not (isinstance(alpha0, (int, float, np.floating)) and alpha0 > 0
+            and math.isfinite(alpha0)):
+        raise ValueError(f"the step bulk needs a step, alpha0 > 0 (finite), got {alpha0!r}")
+    if math.floor(alpha0 * d) < 1:
+        raise ValueError(f"alpha0 * d must be >= 1 (n0 = floor(alpha0 d) step samples), got "
+                         f"alpha0={alpha0}, d={d}")
+    if _width(int(d), float(beta)) < 1:
+        raise ValueError(f"beta * d must give a width p >= 1, got beta={beta}, d={d}")
+    student_act = activation(student)
+    if student_act.has_dirac_derivative:
+        raise ValueError(f"student {student_act.name!r} has a Dirac mass in sigma' and cannot "
+                         "take the gradient step: no step bulk")
+    return student_act
+
+
 def step_eigen_data(student, teacher, alpha0, eta, d, beta=1.0, seed=0, *,
                     step_dtype="float32", workers=None) -> StepEigenData:
     """Draw the network's first layer and return the eigen-data of its bulk (:class:`StepEigenData`).
@@ -170,25 +191,11 @@ def step_eigen_data(student, teacher, alpha0, eta, d, beta=1.0, seed=0, *,
     """
     from ..core.checks import check_memory
     from ..step.realised import _children, _width, network_first_layer
-    from ..symbolic.activations import activation
-    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 2:
-        raise ValueError(f"the step bulk needs an integer dimension d >= 2, got {d!r}")
-    if not (isinstance(alpha0, (int, float, np.floating)) and alpha0 > 0
-            and math.isfinite(alpha0)):
-        raise ValueError(f"the step bulk needs a step, alpha0 > 0 (finite), got {alpha0!r}")
-    if math.floor(alpha0 * d) < 1:
-        raise ValueError(f"alpha0 * d must be >= 1 (n0 = floor(alpha0 d) step samples), got "
-                         f"alpha0={alpha0}, d={d}")
+    student_act = _check_step_arguments(student, alpha0, d, beta)
     p = _width(int(d), float(beta))
-    if p < 1:
-        raise ValueError(f"beta * d must give a width p >= 1, got beta={beta}, d={d}")
     # W0, W1, their transposed float32 copy, the chunk buffers; then p x p Omega, U, workspace
     check_memory(8.0 * (3 * p * d + 3 * p * p) + 4.0 * 8192 * (d + 5 * p),
                  f"the step bulk at d = {d}, p = {p}")
-    student_act = activation(student)
-    if student_act.has_dirac_derivative:
-        raise ValueError(f"student {student_act.name!r} has a Dirac mass in sigma' and cannot "
-                         "take the gradient step: no step bulk")
     ss = seed if isinstance(seed, np.random.SeedSequence) else \
         _children(np.random.SeedSequence(seed), 1)[0]
     t0 = time.perf_counter()

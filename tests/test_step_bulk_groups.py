@@ -1,0 +1,141 @@
+"""The realised step bulk with a readout vocabulary (srfsym.theory.step_bulk_groups,
+docs/theory.md (g.4)): K = 1 written as a vocabulary against the uniform step bulk, K = 2
+against an independent dense computation of the same fixed point on the realised layer."""
+import math
+
+import numpy as np
+import pytest
+
+from srfsym.step.realised import _children, network_first_layer
+from srfsym.theory.channel import group_channel_data
+from srfsym.theory.fixed_point import solve, solve_srf
+from srfsym.theory.square_channel import GroupSquareLossChannel
+from srfsym.theory.state import State
+from srfsym.theory.step_bulk_groups import StepGroupBulk, StepGroupData, step_group_bulk
+
+CASE = ("tanh", "sin", 2.0, 3.0)
+
+
+def _layers(d, seed, vocabulary=None):
+    ss = _children(np.random.SeedSequence(seed), 1)[0]
+    return network_first_layer(*CASE, d, 1.0, seed=ss, workers=None, vocabulary=vocabulary)
+
+
+def test_one_letter_is_the_uniform_step_bulk():
+    """K = 1 through the K-group engine on the dense realised sums = the uniform step bulk
+    (eigen-data, plain means) to rounding."""
+    d = 300
+    uni = solve(*CASE, 0.1, 1.0, bulk="step", d=d, seed=1, nodes=108)
+    W0, W1 = _layers(d, 1)
+    spec = StepGroupBulk(StepGroupData.from_layers(W0, W1, np.ones(d)))
+    grp = solve_srf("tanh", "sin", 0.0, 1.0, 0.0, 0.1, 1.0, 1.0, spec, nodes=108)
+    assert grp.method == "structured-groups" and grp.spectrum == "step"
+    assert abs(grp.test_error / uni.test_error - 1) < 1e-10
+    for name in ("V1", "V2", "q1", "q2", "theta", "psi", "m"):
+        a = float(np.ravel(getattr(grp.state, name))[0])
+        b = float(getattr(uni.state, name))
+        assert abs(a - b) <= 1e-9 * max(1.0, abs(b)), name
+    # the measured channel parameters are those of the uniform back end
+    assert abs(spec.group_c[0] - uni.c) < 1e-12 and abs(spec.group_r[0] - uni.r) < 1e-12
+
+
+def _dense_fixed_point(W0, W1, omega, lam, alpha, beta, nodes):
+    """The K-group fixed point on a realised layer, written directly with p x p matrices
+    (projectors, explicit N Qhat N, damped iteration); shares only the channel with srfsym."""
+    p, d = W1.shape
+    update = omega @ (W1 - W0)
+    vhat = update / np.linalg.norm(update)
+    gamma = vhat[0]
+    zeta = np.eye(1, d)[0] - gamma * vhat
+    zeta *= math.sqrt(d) / np.linalg.norm(zeta)
+    letters = sorted(set(omega.tolist()), key=omega.tolist().index)
+    along = W1 @ vhat
+    r = [along[omega == w].mean() for w in letters]
+    Wpi = W1 - np.outer(along, vhat)
+    c = [np.mean(np.sum(Wpi[omega == w] ** 2, axis=1)) for w in letters]
+    Wv = math.sqrt(d) * (along - np.select([omega == w for w in letters], r))
+    Wz = W1 @ zeta
+    Om = Wpi @ Wpi.T
+    K = len(letters)
+    gch = group_channel_data("tanh", "sin", 1.0, 1.0, gamma, letters, nodes=nodes,
+                             group_values=(r, c))
+    ch = GroupSquareLossChannel(gch, alpha, beta)
+
+    idx = [np.flatnonzero(omega == w) for w in letters]
+    g = np.concatenate([np.full(len(i), j) for j, i in enumerate(idx)])
+    order = np.concatenate(idx)                      # the groups as consecutive blocks
+    Om, Wv, Wz = Om[np.ix_(order, order)], Wv[order], Wz[order]
+    blk = [slice(int(np.sum(g < j)), int(np.sum(g <= j))) for j in range(K)]
+
+    def prior(hat, m):
+        M = hat.V1hat[np.ix_(g, g)] * Om + np.diag(lam + hat.V2hat[g])
+        N = np.linalg.inv(M)
+        st = hat.thetahat[g] * Wv
+        sp = hat.psihat[g] * Wz
+        Qhat = hat.q1hat[np.ix_(g, g)] * Om + np.diag(hat.q2hat[g])
+        C = N @ Qhat @ N + np.outer(N @ st, N @ st) + np.outer(N @ sp, N @ sp)
+
+        def tr(A, a, b, B):                          # (1/p) tr(P_a A P_b B)
+            return float(np.trace(A[blk[a], blk[b]] @ B[blk[b], blk[a]])) / p
+
+        eye = np.eye(p)
+        return State(
+            q1=np.array([[tr(Om, a, b, C) for b in range(K)] for a in range(K)]),
+            q2=np.array([tr(eye, a, a, C) for a in range(K)]),
+            V1=np.array([[tr(Om, a, b, N) for b in range(K)] for a in range(K)]),
+            V2=np.array([tr(eye, a, a, N) for a in range(K)]),
+            theta=math.sqrt(beta) * np.array([Wv[blk[a]] @ (N @ st)[blk[a]] for a in range(K)]) / p,
+            psi=math.sqrt(beta) * np.array([Wz[blk[a]] @ (N @ sp)[blk[a]] for a in range(K)]) / p,
+            m=m)
+
+    s = State(0.1 * np.eye(K), 0.1 * np.ones(K), np.eye(K), np.ones(K), np.zeros(K),
+              np.zeros(K), np.zeros(K))
+    for _ in range(3000):
+        step = ch.conjugates(s)
+        new = prior(step.hats, step.m)
+        change = max(float(np.max(np.abs(np.asarray(a) - np.asarray(b)))) for a, b in zip(new, s))
+        s = State(*(0.5 * np.asarray(a) + 0.5 * np.asarray(b) for a, b in zip(new, s)))
+        if change < 1e-13:
+            break
+    else:
+        raise AssertionError(f"the dense iteration did not converge ({change:.1e})")
+    return ch.observables(s)["test_error"], s
+
+
+def test_two_letters_match_a_direct_dense_computation():
+    d, nodes = 120, 72
+    voc = [1.0, 2.0]
+    W0, W1 = _layers(d, 2, voc)
+    omega = np.repeat(voc, d // 2)           # simulate's layout (group_sizes)
+    ref, state = _dense_fixed_point(W0, W1, omega, 0.1, 1.0, 1.0, nodes)
+    spec = StepGroupBulk(StepGroupData.from_layers(W0, W1, omega))
+    res = solve_srf("tanh", "sin", 0.0, 1.0, 0.0, 0.1, 1.0, 1.0, spec, vocabulary=voc,
+                    nodes=nodes)
+    assert abs(res.test_error / ref - 1) < 1e-9
+    for name in ("V1", "V2", "q1", "q2", "theta", "psi", "m"):
+        assert np.allclose(getattr(res.state, name), getattr(state, name), rtol=1e-8,
+                           atol=1e-10), name
+    # the realised layer moves the error away from the block-Wishart (isotropic) value
+    iso = solve(*CASE, 0.1, 1.0, vocabulary=voc, nodes=nodes)
+    assert abs(res.test_error / iso.test_error - 1) > 1e-3
+
+
+def test_the_vocabulary_step_is_the_simulated_one():
+    """bulk='step' with a vocabulary draws the first layer of simulate(vocabulary=, seed=s):
+    the per-letter bulk variances measured by the simulation on its W1 agree with the back end's
+    to the difference of their spike directions (top singular vector there, the letter-weighted
+    mean update here), far below the seed-to-seed spread."""
+    from srfsym.simulation.simulate import simulate
+    d, voc = 120, [1.0, 2.0]
+    sims = [simulate(*CASE, 0.1, [1.0], d=d, seeds=1, seed=s, vocabulary=voc, n_test=200)
+            for s in (3, 4)]
+    specs = [step_group_bulk(*CASE, d, 1.0, s, voc) for s in (3, 4)]
+    for sim, spec in zip(sims, specs):
+        assert np.allclose(np.ravel(sim.c_emp_groups), spec.group_c, rtol=2e-3)
+    spread = abs(specs[0].group_c[1] - specs[1].group_c[1]) / specs[0].group_c[1]
+    assert spread > 1e-2
+
+
+def test_exact_bulk_with_a_vocabulary_is_refused():
+    with pytest.raises(ValueError, match="exact.*uniform readout only"):
+        solve(*CASE, 0.1, 1.0, bulk="exact", vocabulary=[1, 2])
