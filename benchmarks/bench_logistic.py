@@ -17,7 +17,10 @@ Prints, in one run and after warm-up:
   cold single-point solves are also the independent reference of the grid: the maximum
   relative difference of the grid's classification error, test MSE, q2 and m against them;
 * the quadrature error of the grid's node setting: the same sub-grid solved at the default
-  nodes (120 / 16), maximum difference of the classification error.
+  nodes (120 / 16), maximum difference of the classification error;
+* Bernoulli (tanh-shaped) labels, docs/theory.md (m.6): a logistic and a hinge point with the
+  teacher tanh and ``label_rule="bernoulli"``, timed beside the same point with sign labels
+  (target: within ~2x of the sign-label point).
 
 Targets (issue #20): a logistic point <= 20 ms, a 40 x 40 grid <= 10 s.  Times are wall-clock,
 with the process's CPU time beside them (the machine is shared: under load the wall time grows,
@@ -52,6 +55,27 @@ def values(res):
             "q2": res.state.q2, "m": res.state.m}
 
 
+def bernoulli_point():
+    """Bernoulli (tanh-shaped) labels against sign labels at the same sRF point (tanh student,
+    alpha0 = 4, eta = 2, lambda = 0.05, alpha = 2, default nodes): the median time of each
+    loss, the ratio, and the Bernoulli point's quadrature error against 240 kappa / 48 u
+    nodes."""
+    mb = srf_mapping("tanh", "tanh", 2, 4)
+    print(f"Bernoulli labels (teacher tanh) against sign labels, tanh student, r = {mb.r:.4f}, "
+          f"gamma = {mb.gamma:.4f}, lambda = 0.05, alpha = 2 (default nodes):")
+    for loss in ("logistic", "hinge"):
+        t_sign, _ = timed(lambda: solve_convex_srf("tanh", "sign", mb.r, mb.c, mb.gamma, 0.05,
+                                                   2.0, loss=loss))
+        run = lambda **kw: solve_convex_srf("tanh", "tanh", mb.r, mb.c, mb.gamma, 0.05, 2.0,  # noqa: E731
+                                            loss=loss, label_rule="bernoulli", **kw)
+        t_bern, res = timed(run)
+        ref = run(nodes=240, nodes_u=48, tol=1e-12)
+        print(f"  {loss:8s}: Bernoulli {1e3 * t_bern:7.1f} ms ({res.iterations} sweeps), sign "
+              f"{1e3 * t_sign:6.1f} ms, ratio {t_bern / t_sign:.2f}; class. error "
+              f"{res.classification_error:.12f} (against 240 / 48 nodes: "
+              f"{abs(res.classification_error - ref.classification_error):.1e})")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--grid", type=int, default=40)
@@ -74,6 +98,8 @@ def main():
             err = abs(res.classification_error - ref.classification_error)
             print(f"  {label:38s} {method:8s}: {1e3 * t:8.1f} ms, {res.iterations:3d} sweeps, "
                   f"class. error {res.classification_error:.12f} (quadrature error {err:.1e})")
+
+    bernoulli_point()
 
     alphas, lams = np.linspace(0.5, 4.0, G), np.geomspace(0.01, 1.0, G)
     kw = dict(loss="logistic", nodes=60, nodes_u=12)

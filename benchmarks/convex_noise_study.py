@@ -3,7 +3,8 @@ against simulation at several sizes d, to tell a finite-size effect (a trend in 
 theory) from a bias that stays (a theory or simulation bug).  tanh student, sign teacher,
 eta = 2, alpha0 = 2 (through the mapping), lambda = 0.05, alpha = 2, beta = 1, noise 0.25
 (default).  Seeds are those of ``simulate_convex(seed=0)`` at every d (the first four at d = 1000
-are the draws of benchmarks/convex_simulation_study.py).  Prints, per d, the simulation mean +- standard error over seeds and the z-score
+are the draws of benchmarks/convex_simulation_study.py; ``simulate_convex`` is now a wrapper of
+``simulate(model="srf")``, whose draws differ from those of the tables in docs/theory.md (m.5)).  Prints, per d, the simulation mean +- standard error over seeds and the z-score
 against the theory for the test classification error, training loss, q2 and m, and the
 fit ``m(d) = m_inf + a / d`` (weighted least squares) with its z-score against the theory.
 

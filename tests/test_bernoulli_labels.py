@@ -112,3 +112,29 @@ def test_bernoulli_bad_input():
     with pytest.raises(ValueError, match="label_rule"):
         solve_convex_srf("tanh", "tanh", 1.0, 1.1, 0.8, 0.1, 2.0, loss="logistic",
                          label_rule="probit")
+
+
+def test_teacher_smoothing_rule_against_closed_forms_and_mpmath():
+    """The trapezoidal rule whose step srfsym chooses per teacher (docs/theory.md (m.6)):
+    for erf, E erf(nu + delta t) = erf(nu / sqrt(1 + 2 delta^2)) and
+    E[t erf(nu + delta t)] = delta E erf' in closed form; for tanh, 30-digit mpmath quadrature."""
+    import mpmath
+
+    from srfsym.symbolic.activations import activation
+    from srfsym.theory.label_law import TeacherSmoothing
+    from scipy.special import erf
+    nu = np.linspace(-9.0, 9.0, 37) + 0.013
+    for delta in (0.0, 0.35, 0.9, 1.3):
+        S0, S1 = TeacherSmoothing(activation("erf"), 1.3)(nu, np.full_like(nu, delta))
+        a = 1 + 2 * delta ** 2
+        assert np.max(np.abs(S0 - erf(nu / math.sqrt(a)))) < 1e-13
+        ref1 = delta * 2 / math.sqrt(math.pi) * np.exp(-nu ** 2 / a) / math.sqrt(a)
+        assert np.max(np.abs(S1 - ref1)) < 1e-13
+    law = TeacherSmoothing(activation("tanh"), 1.2)
+    for x, d in ((0.3, 1.2), (-2.1, 0.7), (4.0, 0.05)):
+        s0, s1 = law(np.array([x]), np.array([d]))
+        with mpmath.workdps(30):
+            line = [-mpmath.inf, 0, mpmath.inf]
+            r0 = mpmath.quad(lambda t: mpmath.tanh(x + d * t) * mpmath.npdf(t), line)
+            r1 = mpmath.quad(lambda t: t * mpmath.tanh(x + d * t) * mpmath.npdf(t), line)
+        assert abs(s0[0] - float(r0)) < 1e-13 and abs(s1[0] - float(r1)) < 1e-13

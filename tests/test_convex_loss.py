@@ -245,7 +245,7 @@ def test_training_classification_error_against_an_independent_integral(name, noi
     lo, rho = loss(name), math.sqrt(1 - 0.8 ** 2)
     inner = np.flatnonzero(pt.Q > 1e-2)                  # (omega = b in the far tails)
     for i in inner[::3]:
-        b, sq, V, vr, k = pt.b[i], math.sqrt(pt.Q[i]), pt.V[i], pt.varrho[i], ch.kappa[i]
+        b, sq, V, vr, k = pt.b[i], math.sqrt(pt.Q[i]), pt.V[i], pt.varrho[i], C.k[i]
         delta = math.sqrt(rho ** 2 * (1 - vr ** 2) + noise)
         p_up = lambda u: norm.cdf((0.8 * k + rho * vr * u) / delta)  # noqa: E731
         total = 0.0

@@ -162,7 +162,8 @@ def test_sweep_table_has_the_leading_columns_and_its_rows_validate(tmp_path, val
     for r in rows:
         typed = {k: (None if v == "" else v if k in ("source", "student", "teacher", "model",
                                                         "method", "note", "grid_id",
-                                                        "vocabulary", "spectrum", "seed", "loss")
+                                                        "vocabulary", "spectrum", "seed", "loss",
+                                                        "label_rule")
                      else int(v) if k in ("d", "n_test") else
                      (v == "true") if k in ("shared_first_layer", "bias") else float(v))
                  for k, v in r.items()}

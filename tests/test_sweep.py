@@ -286,6 +286,49 @@ def test_vocabulary_is_a_swept_parameter(tmp_path):
                                "vocabulary": {"letters": [1, 2], "weights": [0.5, 0.6]}}})
 
 
+def test_label_rule_is_a_swept_parameter(tmp_path):
+    """``label_rule = ["teacher", "bernoulli"]`` in [theory] and [simulation]: the table gains a
+    ``label_rule`` column, theory rows equal the single-point fixed point, simulation rows equal
+    ``simulate(label_rule=...)``; a sweep at the default keeps its grid id, tasks and columns,
+    and a file of the other layout is refused as another grid."""
+    import srfsym
+    base = {"student": "tanh", "teacher": "tanh", "alpha0": 4, "eta": 2, "lam": 0.1,
+            "loss": "logistic"}
+    spec = parse_spec({"theory": {**base, "alpha": [1.0], "label_rule": ["teacher", "bernoulli"]},
+                       "simulation": {**base, "alpha": [1.0], "d": 60, "seeds": 1,
+                                      "n_test": 200, "label_rule": "bernoulli",
+                                      "teacher": ["tanh", "sign"]}})
+    out = tmp_path / "l.csv"
+    summary = run_sweep(spec, out, workers=1, progress=False)
+    # theory: the teacher tanh gives real labels, which the logistic loss refuses (a failed row
+    # with its reason); Bernoulli labels are +-1
+    assert summary.points == 2 + 2 and summary.failed == 1
+    rows = read_results(out)
+    header = open(out).readline().strip().split(",")
+    assert header[header.index("bias") + 1] == "label_rule" and len(header) == len(COLUMNS) + 1
+    by = {(r["source"], r["teacher"], r["label_rule"]): r for r in rows}
+    assert "labels +-1" in by["theory", "tanh", "teacher"]["note"]
+    ref = srfsym.solve("tanh", "tanh", 4, 2, 0.1, 1.0, loss="logistic", label_rule="bernoulli")
+    th = by["theory", "tanh", "bernoulli"]
+    assert float(th["classification_error"]) == pytest.approx(ref.classification_error, rel=1e-9)
+    for teacher in ("tanh", "sign"):
+        res = simulate("tanh", teacher, 4, 2, 0.1, [1.0], d=60, seeds=1, n_test=200, workers=1,
+                       loss="logistic", label_rule="bernoulli")
+        r = by["simulation", teacher, "bernoulli"]
+        assert float(r["classification_error"]) == res.classification_error[0]
+    # the default: no column, the same id and tasks as a sweep that does not name it
+    plain = {"theory": {**base, "teacher": "sign", "alpha": [1.0]}}
+    named = {"theory": {**plain["theory"], "label_rule": "teacher"}}
+    assert grid_id(parse_spec(plain)) == grid_id(parse_spec(named))
+    assert theory_tasks(parse_spec(plain)) == theory_tasks(parse_spec(named))
+    run_sweep(parse_spec(named), tmp_path / "p.csv", workers=1, progress=False)
+    assert open(tmp_path / "p.csv").readline().strip().split(",") == list(COLUMNS)
+    with pytest.raises(SweepError, match="label_rule column"):
+        run_sweep(parse_spec(named), out, workers=1, progress=False)
+    with pytest.raises(SweepError, match="label_rule must be one of"):
+        parse_spec({"theory": {**base, "alpha": 1.0, "label_rule": "probit"}})
+
+
 def test_bulk_is_a_swept_parameter(tmp_path):
     """[theory] bulk = ['isotropic', 'step', 'exact']: the step bulk's rows are those of
     solve(bulk='step', d, seed), the exact bulk's those of solve(bulk='exact'), recorded in the

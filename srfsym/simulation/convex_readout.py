@@ -1,10 +1,9 @@
-r"""Simulation of convex readouts (logistic, hinge, any smooth convex loss) on the sRF model
-(docs/theory.md (c), (m)).
-
-The first layer is the frozen sRF one of :func:`srfsym.simulation.simulate.srf_first_layer`
-(rows on the sphere of radius ``sqrt(c)`` plus the spike ``r vhat``), features
-``phi = sigma(W x)``, labels from the teacher along ``theta* = e1`` (``sign``: labels +-1 with
-a probit flip of variance ``noise``; real teachers: additive Gaussian noise).  The readout
+r"""Convex readouts (logistic, hinge, any smooth convex loss) of the simulations
+(docs/theory.md (m), (m.7)): :func:`srfsym.simulation.simulate.simulate` with ``loss=`` fits
+them on the network or the sRF model (:func:`convex_readout_seed`; labels drawn by
+:func:`_draw_labels`, the one place they are drawn: ``sign`` with a probit flip of variance
+``noise``, Bernoulli labels, or real labels with additive Gaussian noise), and
+:func:`simulate_convex` is its sRF-model case at one ``alpha`` as a dict.  The readout
 minimises srfsym's objective exactly,
 
     sum_i loss(y_i, a.phi_i / sqrt(p) + b) + lam ||a||^2     (b only with ``bias=True``),
@@ -33,9 +32,9 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import expit
 
-from ..symbolic.activations import activation
+from ..symbolic.activations import activation  # noqa: F401 (check_readout's doctest)
 from ..theory.losses import loss as make_loss
-from .first_layer import _children, srf_first_layer
+from .first_layer import _children
 from .readout import _features_and_labels, ridge_readout
 
 __all__ = ["fit_convex_readout", "simulate_convex", "check_readout", "convex_readout_seed",
@@ -114,46 +113,34 @@ def _hinge_dual(Phi, y, lam):
                     "iterations": sol.nit, "message": str(sol.message)}
 
 
-def _labels(teacher, u, noise, rng):
-    if str(teacher.expr) == "sign(x)":
-        return np.where(u + math.sqrt(noise) * rng.standard_normal(u.shape) >= 0, 1.0, -1.0)
-    return teacher.numpy(u) + math.sqrt(noise) * rng.standard_normal(u.shape)
-
-
 def simulate_convex(student, teacher, r, c, gamma, lam, alpha, d, beta=1.0, *,
-                    loss="logistic", noise=0.0, bias=False, seeds=3, n_test=20000, seed=0):
-    """Fit the readout on the sRF model at ``seeds`` independent draws; return the means
-    and standard errors of the test classification error (labels +-1), test MSE, training
-    loss (penalty excluded), ``q2 = ||a||^2/p``, ``m = <1, a>/sqrt(p)`` and the bias."""
-    st, te = activation(student), activation(teacher)
-    if noise < 0:
-        raise ValueError(f"the label noise must be >= 0, got {noise}")
-    rows = []
-    ss = np.random.SeedSequence(seed)
-    for child in ss.spawn(int(seeds)):
-        s_w, s_x, s_t = child.spawn(3)
-        _, W, _ = srf_first_layer(r, c, gamma, d, beta, seed=s_w)
-        p = W.shape[0]
-        n = int(alpha * d)
-        rng = np.random.default_rng(s_x)
-        X = rng.standard_normal((n, d))
-        Phi = st.numpy(X @ W.T)
-        y = _labels(te, X[:, 0], noise, rng)
-        a, b, info = fit_convex_readout(Phi, y, loss, lam, bias)
-        z = Phi @ a / math.sqrt(p) + b
-        lo = make_loss(loss)
-        rt = np.random.default_rng(s_t)
-        Xt = rt.standard_normal((n_test, d))
-        zt = st.numpy(Xt @ W.T) @ a / math.sqrt(p) + b
-        yt = _labels(te, Xt[:, 0], noise, rt)
-        rows.append({"classification_error": float(np.mean(np.sign(zt) != np.sign(yt))),
-                     "test_mse": float(np.mean((yt - zt) ** 2)),
-                     "train_loss": float(np.mean(lo.value(y, z))),
-                     "q2": float(a @ a / p), "m": float(a.sum() / math.sqrt(p)), "bias": b,
-                     **{k: v for k, v in info.items() if k != "message"}})
-    out = {"d": d, "p": int(W.shape[0]), "seeds": int(seeds), "loss": make_loss(loss).name}
-    for k in ("classification_error", "test_mse", "train_loss", "q2", "m", "bias"):
-        v = np.array([r_[k] for r_ in rows])
+                    loss="logistic", noise=0.0, bias=False, seeds=3, n_test=20000, seed=0,
+                    label_rule="teacher"):
+    """The convex readout on the sRF model at one ``alpha``, as a dict: a thin wrapper of
+    :func:`srfsym.simulation.simulate.simulate` with ``model="srf"`` (the same first layer,
+    labels and readout; one process).  Returns the means and standard errors over ``seeds``
+    of the test classification error (labels +-1), ``test_mse`` (test labels: the noisy +-1
+    label, or the clean real target), the training loss (penalty excluded), ``q2 =
+    ||a||^2/p``, ``m = <1, a>/sqrt(p)`` and the bias, and ``rows``, one dict per seed with the
+    solver's diagnostics.  (Before it was a wrapper it drew its own samples: other draws, and
+    the noisy target as the test label of real labels.)"""
+    from .simulate import simulate
+    res = simulate(student, teacher, 0.0, 0.0, lam, [alpha], d, beta, seeds=seeds,
+                   n_test=n_test, model="srf", r=r, c=c, gamma=gamma, seed=seed, workers=1,
+                   loss=loss, noise=noise, bias=bias, label_rule=label_rule)
+    if res.convex_per_seed is None:
+        raise ValueError("simulate_convex fits a convex readout: the square loss without noise, "
+                         "bias or Bernoulli labels is the ridge, use simulate(model='srf')")
+    per_seed = {"classification_error": res.convex_per_seed["classification_error"],
+                "test_mse": res.test_error_per_seed, "train_loss": res.convex_per_seed["train_loss"],
+                "q2": res.convex_per_seed["q2"], "m": res.convex_per_seed["m"],
+                "bias": res.convex_per_seed["output_bias"]}
+    out = {"d": res.d, "p": res.p, "seeds": res.seeds, "loss": res.loss}
+    rows = [{k: float(v[i][0]) for k, v in per_seed.items()} for i in range(res.seeds)]
+    for row, diag in zip(rows, res.readout_diagnostics):
+        row.update(diag[0])
+    for k in per_seed:
+        v = np.array([row[k] for row in rows])
         out[k] = float(v.mean())
         out[k + "_sem"] = float(v.std(ddof=1) / math.sqrt(len(v))) if len(v) > 1 else float("nan")
     out["rows"] = rows

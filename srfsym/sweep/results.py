@@ -13,7 +13,7 @@ import stat
 
 from .spec import SweepError
 
-__all__ = ["COLUMNS", "KEY_COLUMNS", "read_results"]
+__all__ = ["COLUMNS", "KEY_COLUMNS", "LABEL_RULE_COLUMNS", "read_results", "row_key"]
 
 #: the columns of the results table, in order: the leading columns are those of every srfsym
 #: table (``srfsym.cli.common.INPUT_COLUMNS + SRF_COLUMNS``: ``source``, the inputs, r, c, gamma)
@@ -28,6 +28,17 @@ LOSS_COLUMNS = ("loss", "noise", "bias", "classification_error", "train_loss")
 #: computed from them)
 KEY_COLUMNS = tuple(c for c in COLUMNS[:COLUMNS.index("test_error")] if c not in ("r", "c",
                                                                                   "gamma"))
+#: the columns of a sweep that sets ``label_rule`` (docs/theory.md (m.6)): ``label_rule`` after
+#: ``bias``; a sweep that leaves it at its default ("teacher") has :data:`COLUMNS`
+LABEL_RULE_COLUMNS = (COLUMNS[:COLUMNS.index("bias") + 1] + ("label_rule",)
+                      + COLUMNS[COLUMNS.index("bias") + 1:])
+_LAYOUTS = (COLUMNS, LABEL_RULE_COLUMNS)
+
+
+def row_key(row) -> tuple:
+    """The identity of a row: its :data:`KEY_COLUMNS` and its label rule (``"teacher"`` in a
+    table without the column)."""
+    return tuple(row[k] for k in KEY_COLUMNS) + (row.get("label_rule") or "teacher",)
 
 
 def read_results(path) -> list:
@@ -42,7 +53,7 @@ def read_results(path) -> list:
             raise SweepError(f"{path} was written by an earlier srfsym (column 'kind', now "
                              "'source', with r, c, gamma added): use a new --out")
         _earlier_layout(path, reader.fieldnames)
-        if tuple(reader.fieldnames) != COLUMNS:
+        if tuple(reader.fieldnames) not in _LAYOUTS:
             raise SweepError(f"{path} is not an srfsym sweep table (its columns are "
                              f"{', '.join(reader.fieldnames[:6])}...)")
         rows = [r for r in reader if None not in r and None not in r.values()]
@@ -52,7 +63,7 @@ def read_results(path) -> list:
     # first copy (every task is deterministic, the copies agree)
     seen, out = set(), []
     for r in rows:
-        key = tuple(r[k] for k in KEY_COLUMNS)
+        key = row_key(r)
         if r["grid_id"] not in cut and key not in seen:
             seen.add(key)
             out.append(r)
@@ -66,10 +77,11 @@ def _lines(text):
     return [p + "\n" for p in pieces[:-1]] + ([pieces[-1]] if pieces[-1] else [])
 
 
-def _scan(text):
-    """The records of a results file: a list of ``(first_line, line_count, fields, ok)`` and
-    the torn tail, ``None`` or ``(first_line, char_offset)`` of a last record that an
-    interrupted write cut (no final newline, a quoted field left open, or too few fields)."""
+def _scan(text, ncols=len(COLUMNS)):
+    """The records of a results file of ``ncols`` columns: a list of ``(first_line,
+    line_count, fields, ok)`` and the torn tail, ``None`` or ``(first_line, char_offset)`` of a
+    last record that an interrupted write cut (no final newline, a quoted field left open, or
+    too few fields)."""
     lines = _lines(text)
     consumed = 0
 
@@ -88,9 +100,9 @@ def _scan(text):
         except csv.Error:           # a quoted field still open at the end of the file
             return records, (start + 1, offset)
         ended = lines[consumed - 1].endswith("\n")
-        if consumed == len(lines) and (not ended or len(fields) != len(COLUMNS)):
+        if consumed == len(lines) and (not ended or len(fields) != ncols):
             return records, (start + 1, offset)
-        records.append((start + 1, consumed - start, fields, len(fields) == len(COLUMNS)))
+        records.append((start + 1, consumed - start, fields, len(fields) == ncols))
         offset += sum(len(x) for x in lines[start:consumed])
         start = consumed
 
@@ -119,17 +131,23 @@ def _earlier_layout(path, header):
                          f"{', '.join(LOSS_COLUMNS)}): use a new --out")
 
 
-def _repair(fh, path, text, gid):
+def _repair(fh, path, text, gid, columns=COLUMNS):
     """Remove a torn last record (its points are computed again) and return the records,
     the rows already computed and what was repaired (messages)."""
-    records, torn = _scan(text)
-    header = ",".join(COLUMNS)
+    records, torn = _scan(text, len(columns))
+    header = ",".join(columns)
     if records and tuple(records[0][2][:1]) == ("kind",):
         raise SweepError(f"{path} was written by an earlier srfsym (column 'kind', now "
                          "'source', with r, c, gamma added): use a new --out")
     if records:
         _earlier_layout(path, records[0][2])
-    if records and tuple(records[0][2]) != COLUMNS:
+    if records and tuple(records[0][2]) in _LAYOUTS and tuple(records[0][2]) != columns:
+        raise SweepError(f"{path} holds results of a different grid (its table "
+                         + ("has" if "label_rule" in records[0][2] else "has no")
+                         + " label_rule column, this sweep's "
+                         + ("has" if "label_rule" in columns else "has no")
+                         + "); use another --out or the sweep file that produced it")
+    if records and tuple(records[0][2]) != columns:
         raise SweepError(f"{path} is not an srfsym sweep table (its columns are "
                          f"{', '.join(records[0][2][:6])}...)")
     notes = []
@@ -149,7 +167,7 @@ def _repair(fh, path, text, gid):
     for line, _, fields, ok in records[1:]:
         if not ok:
             continue                 # cut by a writer that did not repair; skipped
-        row = dict(zip(COLUMNS, fields))
+        row = dict(zip(columns, fields))
         if row["grid_id"] != gid and gid.startswith(row["grid_id"]):
             notes.append(f"line {line} of {path} was cut inside its grid id (an interrupted "
                          "write): skipped, its point is computed again")
@@ -158,10 +176,11 @@ def _repair(fh, path, text, gid):
     return rows, notes
 
 
-def _open_results(path, gid):
+def _open_results(path, gid, columns=COLUMNS):
     """Open ``path`` for appending under an exclusive lock, repair a torn last record, refuse
-    a different grid, write the header of a new file.  Returns the open (binary) file, the
-    keys already computed and the repairs made (messages).  Never removes a complete row."""
+    a different grid, write the header (``columns``) of a new file.  Returns the open (binary)
+    file, the keys already computed (:func:`row_key`) and the repairs made (messages).  Never
+    removes a complete row."""
     if os.path.isdir(path):
         raise SweepError(f"--out {path} is a directory")
     fh = open(path, "a+b")                  # OSError (unwritable) reaches the caller
@@ -172,16 +191,16 @@ def _open_results(path, gid):
             text = fh.read().decode()
         except UnicodeDecodeError:
             raise SweepError(f"{path} is not an srfsym sweep table") from None
-        rows, notes = _repair(fh, path, text, gid)
+        rows, notes = _repair(fh, path, text, gid, columns)
         other = {r["grid_id"] for r in rows} - {gid}
         if other:
             raise SweepError(f"{path} holds results of a different grid (grid id "
                              f"{sorted(other)[0]}, this sweep {gid}); use another --out or "
                              "the sweep file that produced it")
-        done = {tuple(r[k] for k in KEY_COLUMNS) for r in rows}
+        done = {row_key(r) for r in rows}
         fh.seek(0, os.SEEK_END)
         if fh.tell() == 0:
-            fh.write((",".join(COLUMNS) + "\n").encode())
+            fh.write((",".join(columns) + "\n").encode())
         fh.flush()
     except BaseException:
         fh.close()
@@ -189,10 +208,11 @@ def _open_results(path, gid):
     return fh, done, notes
 
 
-def _append(fh, rows, gid):
-    """Append one task's rows in one write, then flush them to the disk."""
+def _append(fh, rows, gid, columns=COLUMNS):
+    """Append one task's rows in one write (the ``columns`` of the table: the rows' label rule
+    is left out of a table without its column), then flush them to the disk."""
     buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=COLUMNS, lineterminator="\n")
+    w = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n", extrasaction="ignore")
     for r in rows:
         w.writerow({**r, "grid_id": gid})
     fh.write(buf.getvalue().encode())       # one write per task

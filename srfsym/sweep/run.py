@@ -58,9 +58,10 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-from .results import COLUMNS, KEY_COLUMNS, _append, _open_results, read_results  # noqa: F401
+from .results import (COLUMNS, KEY_COLUMNS, LABEL_RULE_COLUMNS, _append,  # noqa: F401
+                      _open_results, read_results, row_key)
 from .spec import (SweepError, grid_id, keys_help, load_spec, parse_spec,  # noqa: F401
-                   vocabulary_of)
+                   uses_label_rule, vocabulary_of)
 from .tasks import (check_simulation_tasks, check_size, run_task, simulation_tasks, task_keys,
                     theory_tasks)
 
@@ -219,7 +220,8 @@ def run_sweep(spec: dict, out, *, workers=None, scheduler=None, progress=True,
     total = sum(len(k) for k in keys)
     client = _dask_client(scheduler, timeout) if scheduler is not None else None
     try:
-        fh, done, repairs = _open_results(out, gid)
+        columns = LABEL_RULE_COLUMNS if uses_label_rule(spec) else COLUMNS
+        fh, done, repairs = _open_results(out, gid, columns)
     except BaseException:
         if client is not None:
             client.close()
@@ -238,9 +240,9 @@ def run_sweep(spec: dict, out, *, workers=None, scheduler=None, progress=True,
         computed = failed = 0
         try:
             for rows in results:
-                rows = [r for r in rows if tuple(r[k] for k in KEY_COLUMNS) not in done]
-                _append(fh, rows, gid)
-                done |= {tuple(r[k] for k in KEY_COLUMNS) for r in rows}
+                rows = [r for r in rows if row_key(r) not in done]
+                _append(fh, rows, gid, columns)
+                done |= {row_key(r) for r in rows}
                 computed += len(rows)
                 failed += sum(r["method"] == "failed" or r["test_error"] == "nan" for r in rows)
                 if bar is not None:

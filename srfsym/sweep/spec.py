@@ -14,7 +14,8 @@ import json
 import math
 import textwrap
 
-__all__ = ["SweepError", "parse_spec", "load_spec", "grid_id", "keys_help", "vocabulary_of"]
+__all__ = ["SweepError", "parse_spec", "load_spec", "grid_id", "keys_help", "vocabulary_of",
+           "uses_label_rule"]
 
 
 class SweepError(ValueError):
@@ -30,9 +31,11 @@ _THEORY_KEYS = {"student": (str, ...), "teacher": (str, ...), "alpha0": (_NUMBER
                 "beta": (_NUMBER, 1.0), "vocabulary": (_VOCABULARY, "1.0"),
                 "spectrum": (str, "mp"), "d": (int, None), "seed": (int, 0),
                 "loss": (str, "square"), "noise": (_NUMBER, 0.0), "bias": (bool, False),
-                "bulk": (str, "isotropic")}
+                "label_rule": (str, "teacher"), "bulk": (str, "isotropic")}
+#: readout keys left out of ``grid_id`` (and of the tasks) at their default: older sweeps keep
+#: their id, their tasks and their columns (same defaults in both tables)
+_LOSS_KEYS = ("loss", "noise", "bias", "label_rule")
 #: theory keys left out of ``grid_id`` at their default (older sweeps keep their id)
-_LOSS_KEYS = ("loss", "noise", "bias")
 _DEFAULT_FREE_KEYS = _LOSS_KEYS + ("bulk",)
 _SIMULATION_KEYS = {"student": (str, ...), "teacher": (str, ...), "alpha0": (_NUMBER, ...),
                     "eta": (_NUMBER, ...), "lam": (_NUMBER, ...), "alpha": (_NUMBER, ...),
@@ -40,10 +43,11 @@ _SIMULATION_KEYS = {"student": (str, ...), "teacher": (str, ...), "alpha0": (_NU
                     "seeds": (int, 3),
                     "seed": (int, 0), "model": (str, "network"), "n_test": (int, 5000),
                     "shared_first_layer": (bool, False),
-                    "loss": (str, "square"), "noise": (_NUMBER, 0.0), "bias": (bool, False)}
+                    "loss": (str, "square"), "noise": (_NUMBER, 0.0), "bias": (bool, False),
+                    "label_rule": (str, "teacher")}
 _TABLES = {"theory": _THEORY_KEYS, "simulation": _SIMULATION_KEYS}
 _CHOICES = {"spectrum": ("mp", "sample"), "model": ("network", "srf"),
-            "bulk": ("isotropic", "step", "exact")}
+            "label_rule": ("teacher", "bernoulli"), "bulk": ("isotropic", "step", "exact")}
 
 
 def keys_help() -> str:
@@ -249,7 +253,7 @@ def _check_bulk(out):
                          "spectrum at 'mp'")
     if any(out[k] != [_THEORY_KEYS[k][1]] for k in _LOSS_KEYS):
         raise SweepError("[theory] bulk = 'step' or 'exact' is solved with the square loss "
-                         "(no loss, noise or bias keys)")
+                         "(no loss, noise, bias or label_rule keys)")
 
 
 def load_spec(path) -> dict:
@@ -287,6 +291,19 @@ def grid_id(spec: dict) -> str:
     text = json.dumps(spec, sort_keys=True, default=repr)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
+
+
+def uses_label_rule(spec: dict) -> bool:
+    """Whether a table of ``spec`` sets ``label_rule`` to other than its default: only such a
+    sweep's table has the ``label_rule`` column (older sweeps keep their columns).
+
+    >>> uses_label_rule(parse_spec({"theory": {"student": "tanh", "teacher": "tanh",
+    ...     "alpha0": 4, "eta": 2, "lam": 0.1, "alpha": 1, "loss": "logistic",
+    ...     "label_rule": ["teacher", "bernoulli"]}}))
+    True
+    """
+    return any(v != ["teacher"] for body in spec.values() for k, v in body.items()
+               if k == "label_rule")
 
 
 def _fmt(v):

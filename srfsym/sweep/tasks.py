@@ -15,7 +15,7 @@ import json
 import math
 import time
 
-from .results import COLUMNS, KEY_COLUMNS
+from .results import COLUMNS, KEY_COLUMNS, row_key
 from .spec import _LOSS_KEYS, _THEORY_KEYS, SweepError, _fmt, vocabulary_of
 
 __all__ = ["theory_tasks", "simulation_tasks", "check_simulation_tasks", "task_keys", "run_task",
@@ -82,6 +82,8 @@ def theory_tasks(spec: dict) -> list:
     for combo in _product(t, outer):
         if combo["spectrum"] == "mp" and combo.get("bulk", "isotropic") != "step":
             combo.update(d=None, seed=None)   # d and seed do not enter the deterministic limit
+        if combo["label_rule"] == _THEORY_KEYS["label_rule"][1]:
+            combo.pop("label_rule")       # the tasks (and failure notes) of earlier sweeps
         task = {"source": "theory", **combo, "alpha": list(t["alpha"]), "lam": list(t["lam"])}
         key = json.dumps(task, sort_keys=True)
         if key not in seen:
@@ -167,6 +169,7 @@ def _row(task, **values):
         row["spectrum"] = _fmt(task["bulk"])
     for k, v in values.items():
         row[k] = _fmt(v)
+    row["label_rule"] = task.get("label_rule", "teacher")   # its column where the sweep has one
     return row
 
 
@@ -178,7 +181,7 @@ def task_keys(task) -> list:
     else:
         rows = [_row(task, alpha=a, lam=task["lam"], seed=label)
                 for label in _seed_labels(task) for a in task["alpha"]]
-    return [tuple(r[k] for k in KEY_COLUMNS) for r in rows]
+    return [row_key(r) for r in rows]
 
 
 def _theory_rows(task):

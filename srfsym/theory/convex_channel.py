@@ -35,7 +35,7 @@ proximal step per sweep), by
 >>> ch = channel_data("tanh", "sign", 1.0, 1.1, 0.8, nodes=60)
 >>> C = ConvexChannel(ch, "logistic", alpha=2.0, beta=1.0, teacher="sign")
 >>> mom = C.moments(C.point(0.5, 0.6, 1.0, 1.2, 0.3, 0.2, 0.5))
->>> sorted(mom)[:4], mom["Ef"].shape == ch.kappa.shape
+>>> sorted(mom)[:4], mom["Ef"].shape == C.k.shape
 (['Ef', 'Ef2', 'Eg', 'Ezf'], True)
 >>> step = C.conjugates(State(0.5, 0.6, 1.0, 1.2, 0.3, 0.2, 0.5))   # the engine's contract
 >>> abs(float(np.dot(C.w, C.mu0 * C.moments(C.point(0.5, 0.6, 1.0, 1.2, 0.3, 0.2,
@@ -52,8 +52,9 @@ import numpy as np
 from scipy.special import ndtr
 
 from ..symbolic.activations import activation
-from ..symbolic.quadrature import _trapezoid_numpy, gauss_hermite
+from ..symbolic.quadrature import gauss_hermite
 from .interfaces import Channel, ChannelStep
+from .label_law import TeacherSmoothing
 from .losses import LossError, loss as make_loss
 from .state import Hats, State
 
@@ -61,6 +62,9 @@ __all__ = ["ConvexChannel", "ChannelPoint", "LABEL_HALF_WIDTH", "LABEL_RULES"]
 
 #: Inner Gaussian integrals run over [-L, L] (mass beyond: 1.5e-23).
 LABEL_HALF_WIDTH = 10.0
+#: kappa nodes lighter than this (relative to the heaviest) are left out of the channel: their
+#: terms are below 1e-30 of the kappa-averages, nothing in double precision.
+_DEAD_WEIGHT = 1e-30
 _SQ2PI = math.sqrt(2 * math.pi)
 
 
@@ -167,15 +171,20 @@ class ConvexChannel(Channel):
         if method == "closed" and self.loss.name != "square":
             raise ValueError("the closed-form channel exists for the square loss only")
         self.method = method
-        self.k = np.asarray(ch.kappa, float)
-        self.w = np.asarray(ch.weights, float)
-        self.mu0, self.mu1 = np.asarray(ch.mu0, float), np.asarray(ch.mu1, float)
-        self.mus2 = np.asarray(ch.mustar2, float)
+        # the kappa nodes whose weight counts in double precision (the rule is built for the
+        # 30-digit ridge: with a smooth teacher a third of its nodes weigh < 1e-30)
+        w = np.asarray(ch.weights, float)
+        self._live = w > _DEAD_WEIGHT * np.max(w)
+        self.k = np.asarray(ch.kappa, float)[self._live]
+        self.w = w[self._live]
+        self.mu0, self.mu1 = (np.asarray(ch.mu0, float)[self._live],
+                              np.asarray(ch.mu1, float)[self._live])
+        self.mus2 = np.asarray(ch.mustar2, float)[self._live]
         self.mu1sq = self.mu1 ** 2
         self.gamma = float(ch.gamma)
         self.rho = math.sqrt(max(0.0, 1 - self.gamma ** 2))
         if self.bernoulli:   # the spread of the teacher's field given the cavity field
-            self._t_rule = _trapezoid_numpy(math.sqrt(self.rho ** 2 + self.noise))
+            self._smooth = TeacherSmoothing(act, math.sqrt(self.rho ** 2 + self.noise))
         self._label_moments()
         self.u_pieces = tuple(u_pieces)
         t, wt = _leggauss(int(nodes_u))
@@ -189,9 +198,9 @@ class ConvexChannel(Channel):
         """h = E[y|k], h1 = E[y z|k], h2 = E[y^2|k]: for training (noisy labels) and test
         (labels +-1: the noisy label; real labels: the clean target, srfsym's convention)."""
         if self.bernoulli:
-            s = np.full_like(self.k, math.sqrt(self.rho ** 2 + self.noise))
-            P, D = self._label_law(self.gamma * self.k, s)
-            self.h, self.h1 = 2 * P - 1, 2 * self.rho * D
+            s = math.sqrt(self.rho ** 2 + self.noise)
+            S0, S1 = self._smooth(self.gamma * self.k, s)
+            self.h, self.h1 = S0, (self.rho / s * S1 if s > 0 else np.zeros_like(S1))
             self.h2_train = self.h2_test = np.ones_like(self.k)
         elif self.pm1:
             s = math.sqrt(self.rho ** 2 + self.noise)
@@ -204,21 +213,38 @@ class ConvexChannel(Channel):
             self.h, self.h1 = h, h1
             self.h2_train = self.h2_test = np.ones_like(self.k)
         else:
-            self.h, self.h1 = np.asarray(self.ch.h, float), np.asarray(self.ch.h1, float)
-            self.h2_test = np.asarray(self.ch.h2, float)
+            self.h, self.h1 = (np.asarray(self.ch.h, float)[self._live],
+                               np.asarray(self.ch.h1, float)[self._live])
+            self.h2_test = np.asarray(self.ch.h2, float)[self._live]
             self.h2_train = self.h2_test + self.noise
 
-    def _label_law(self, num, delta):
-        """Bernoulli labels: ``P(y = 1 | .) = E_t (1 + sigma*(num + delta t))/2`` and
-        ``D = E_t sigma*'(num + delta t)/2``, t ~ N(0, 1) (the teacher's local field given the
-        cavity field is Gaussian, mean ``num``, spread ``delta``); then
-        ``E[z 1{y=1} | u] = varrho u P + rho (1 - varrho^2) D`` (Stein's lemma).  Trapezoidal
-        rule in t on [-9, 9], step 0.12 / max(delta, 1) (geometric convergence for a teacher
-        analytic in a strip, docs/theory.md (m.6); Gauss-Hermite converges slowly here)."""
-        t, wt = self._t_rule
-        x = num[..., None] + delta[..., None] * t
-        return (0.5 + 0.5 * (self.teacher.numpy(x) @ wt),
-                0.5 * (np.asarray(self.teacher.numpy_derivative(x), float) * np.ones_like(x)) @ wt)
+    def _label_law(self, num, delta, vr):
+        """Bernoulli labels: ``P(y = 1 | .) = E_t (1 + sigma*(num + delta t))/2`` and the
+        term ``rho (1 - varrho^2) E_t sigma*'(num + delta t)/2`` of
+        ``E[z 1{y=1} | u] = varrho u P + rho (1 - varrho^2) E_t sigma*'/2``, t ~ N(0, 1) (the
+        teacher's local field given the cavity field is Gaussian, mean ``num``, spread
+        ``delta``); the derivative by Stein's lemma, ``E sigma*' = E[t sigma*]/delta``, whose
+        factor ``rho (1 - varrho^2)/delta <= sqrt(1 - varrho^2)`` stays bounded (0 at
+        ``delta = 0``).  :class:`~srfsym.theory.label_law.TeacherSmoothing`: one trapezoidal
+        rule in t, its step chosen for the teacher (docs/theory.md (m.6))."""
+        S0, S1 = self._smooth(num, delta)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            coef = np.where(delta > 0, self.rho * (1 - vr ** 2) / np.where(delta > 0, delta, 1.0),
+                            0.0)
+        return 0.5 + 0.5 * S0, 0.5 * coef * S1
+
+    def _bernoulli_law(self, num, delta, vr, fixed_u):
+        """:meth:`_label_law` on the u-nodes of the sweep; on the state-independent rule of a
+        smooth loss it is kept while ``varrho`` stays the same (the Newton steps on ``m``,
+        ``b0`` and the observables at one state)."""
+        key = (id(self._fixed_u[0]), vr.tobytes()) if fixed_u else None
+        cached = getattr(self, "_law_cache", None)
+        if key is not None and cached is not None and cached[0] == key:
+            return cached[1]
+        law = self._label_law(num, delta, vr)
+        if key is not None:
+            self._law_cache = (key, law)
+        return law
 
     # --- state -> per-kappa Gaussian ------------------------------------------------
     def point(self, q1, q2, V1, V2, theta, psi, m, b0=0.0) -> ChannelPoint:
@@ -299,8 +325,7 @@ class ConvexChannel(Channel):
         delta = np.sqrt(self.rho ** 2 * (1 - vr ** 2) + self.noise)
         num = self.gamma * self.k[None, :, None] + self.threshold + self.rho * vr * uu
         if self.bernoulli:
-            Pp, D = self._label_law(num, np.broadcast_to(delta, num.shape))
-            zterm = self.rho * (1 - vr ** 2) * D
+            Pp, zterm = self._bernoulli_law(num, delta, vr, shared)
         elif np.all(delta > 0):       # the usual case: no masks over the node arrays
             tau = num / delta
             zterm = (self.rho * (1 - vr ** 2) / delta) * _phi(tau)
@@ -489,7 +514,8 @@ class ConvexChannel(Channel):
 
     def _error_rate(self, pt, t_plus, t_minus):
         """E_u[P(y=1|u) 1{omega < t_plus} + P(y=-1|u) 1{omega > t_minus}] per kappa, the
-        two u-integrals split at their thresholds (64 Gauss-Legendre nodes per side)."""
+        two u-integrals split at their thresholds (64 Gauss-Legendre nodes per side; 48 for
+        Bernoulli labels, whose smooth law costs more per node: the same to 1e-15)."""
         L = LABEL_HALF_WIDTH
         sq = np.sqrt(pt.Q)
         u0 = []
@@ -497,7 +523,7 @@ class ConvexChannel(Channel):
             with np.errstate(divide="ignore", invalid="ignore"):
                 u0.append(np.clip(np.where(sq > 1e-150, (t - pt.b) / sq,
                                            np.sign(t - pt.b) * L), -L, L))
-        t, wt = _leggauss(64)
+        t, wt = _leggauss(48 if self.bernoulli else 64)   # 48: 1e-15 for the smooth law
         out = np.zeros_like(pt.b)
         for lo, hi, neg in ((np.full_like(pt.b, -L), u0[0], True),
                             (u0[1], np.full_like(pt.b, L), False)):
@@ -508,7 +534,7 @@ class ConvexChannel(Channel):
             delta = np.sqrt(self.rho ** 2 * (1 - vr ** 2) + self.noise)
             num = self.gamma * self.k[:, None] + self.threshold + self.rho * vr * u
             if self.bernoulli:
-                Pp = self._label_law(num, np.broadcast_to(delta, num.shape))[0]
+                Pp = self._label_law(num, delta, vr)[0]
             else:
                 with np.errstate(divide="ignore", invalid="ignore"):
                     tau = np.where(delta > 0, num / np.where(delta > 0, delta, 1.0),
