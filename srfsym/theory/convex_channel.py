@@ -177,9 +177,9 @@ class ConvexChannel(Channel):
         self._live = w > _DEAD_WEIGHT * np.max(w)
         self.k = np.asarray(ch.kappa, float)[self._live]
         self.w = w[self._live]
-        self.mu0, self.mu1 = (np.asarray(ch.mu0, float)[self._live],
-                              np.asarray(ch.mu1, float)[self._live])
-        self.mus2 = np.asarray(ch.mustar2, float)[self._live]
+        self.mu0, self.mu1 = (np.asarray(ch.mu0, float)[..., self._live],
+                              np.asarray(ch.mu1, float)[..., self._live])
+        self.mus2 = np.asarray(ch.mustar2, float)[..., self._live]   # (K, nodes) with groups
         self.mu1sq = self.mu1 ** 2
         self.gamma = float(ch.gamma)
         self.rho = math.sqrt(max(0.0, 1 - self.gamma ** 2))

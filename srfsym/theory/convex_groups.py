@@ -69,8 +69,9 @@ class GroupConvexChannel(ConvexChannel):
     def __init__(self, gch, loss="square", **kwargs):
         super().__init__(gch, loss, **kwargs)
         self.K = gch.K
-        self.gmu0, self.gmu1, self.gmus2 = (np.asarray(getattr(gch, n), float).reshape(self.K, -1)
-                                            for n in ("mu0", "mu1", "mustar2"))
+        self.gmu0, self.gmu1, self.gmus2 = (
+            np.asarray(getattr(gch, n), float).reshape(self.K, -1)[:, self._live]
+            for n in ("mu0", "mu1", "mustar2"))          # the live kappa nodes of the channel
         self.kmu1 = self.k * self.gmu1
         self.sym = _sym_index(self.K)
         # the uniform readout's rows are not used here (an accidental use fails loudly)
