@@ -284,3 +284,19 @@ def test_vocabulary_is_a_swept_parameter(tmp_path):
         parse_spec({"theory": {"student": "tanh", "teacher": "sin", "alpha0": 20, "eta": 3,
                                "lam": 0.1, "alpha": 1,
                                "vocabulary": {"letters": [1, 2], "weights": [0.5, 0.6]}}})
+
+
+def test_a_readout_the_sweep_cannot_run_is_refused_before_any_work(tmp_path, capsys):
+    # hinge + bias in [simulation], a margin loss on real labels in [theory]: refused up front
+    # (before: every point ran and came back as a failed row of NaN)
+    cases = [("[simulation]\nstudent='tanh'\nteacher='sign'\nalpha0=2\neta=3\nlam=0.1\n"
+              "alpha=[1.0]\nd=40\nseeds=1\nloss='hinge'\nbias=true\n", "cannot hold a trained bias"),
+             ("[theory]\nstudent='tanh'\nteacher='sin'\nalpha0=2\neta=3\nlam=0.1\nalpha=[1.0]\n"
+              "loss='logistic'\n", "needs labels +-1")]
+    for text, message in cases:
+        spec, out = tmp_path / "s.toml", tmp_path / "s.csv"
+        spec.write_text(text)
+        assert main(["sweep", str(spec), "--out", str(out), "--quiet"]) == 2
+        err = capsys.readouterr().err
+        assert message in err and ("[simulation]" in err or "[theory]" in err)
+        assert not out.exists()
