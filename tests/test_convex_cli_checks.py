@@ -17,6 +17,7 @@ SIGN = ["--student", "tanh", "--teacher", "sign", "--alpha0", "2", "--eta", "3",
     (["error", *SIGN, "--loss", "logistic", "--noise", "nan"], "finite number >= 0, got nan"),
     (["error", *SIGN, "--loss", "hinge", "--vocabulary", "1", "2"], "drop --vocabulary"),
     (["error", *SIGN, "--loss", "hinge", "--dps", "20"], "drop --dps"),
+    (["error", *SIGN, "--loss", "logistic", "--optimize-lambda"], "without --loss"),
     (["curve", *SIGN, "--loss", "hinge", "--bias", "--simulate", "--d-sim", "4000"],
      "cannot hold a trained bias"),
 ])

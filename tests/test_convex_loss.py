@@ -10,6 +10,7 @@ import pytest
 
 from srfsym.theory.channel import channel_data
 from srfsym.theory.convex_fixed_point import NoUniqueSolution, solve_convex_srf
+from srfsym.theory.state import ConvergenceError
 from srfsym.theory.fixed_point import solve, solve_srf
 from srfsym.theory.losses import LossError, loss
 
@@ -186,6 +187,18 @@ def test_bias_with_a_loss_that_does_not_allow_it():
     with pytest.raises(LossError, match="bias"):
         solve_convex_srf("tanh", "sign", 1.0, 1.1, 0.8, 0.1, 2.0, loss="log(1 + exp(yhat))",
                          bias=True)
+
+
+def test_bias_must_be_a_bool():
+    # bias="False" is a true string: it would train a bias
+    with pytest.raises(ValueError, match="bias must be True or False"):
+        solve_convex_srf("tanh", "sign", 1.0, 1.1, 0.8, 0.1, 2.0, loss="logistic", bias="False")
+
+
+def test_tiny_lambda_on_separable_data_names_lambda():
+    # alpha = beta = 1: separable; at lambda = 1e-12 the norm passes what the iteration follows
+    with pytest.raises(ConvergenceError, match="lambda = 1e-12.*separable.*larger lambda"):
+        solve_convex_srf("tanh", "sign", 1.0, 1.1, 0.8, 1e-12, 1.0, loss="logistic", nodes=60)
 
 
 def test_unpenalised_m_diverges_when_labels_are_separable_along_the_constant():

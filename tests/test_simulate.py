@@ -454,3 +454,10 @@ def test_bad_input_is_refused(change, match):
     with pytest.raises(ValueError, match=match):
         simulate(**kw)
     assert time.perf_counter() - t0 < 2.0      # refused before any work
+
+
+def test_summary_without_a_step_prints_no_nan():
+    # alpha0 = 0: no spike, the alignment is undefined; the text says so instead of "nan +- nan"
+    res = simulate("tanh", "sin", 0.0, 0.0, 0.1, [1.0], d=30, seeds=2, n_test=50, workers=1)
+    text = res.summary()
+    assert "nan" not in text.lower() and "gamma undefined" in text

@@ -51,6 +51,9 @@ def check_readout_first(args):
     kw = _loss_kwargs(args)
     if _plain_square(args):
         return
+    if getattr(args, "optimize_lambda", False):
+        raise CLIError("--optimize-lambda minimises the ridge's test error: use it without "
+                       "--loss/--noise/--bias/--label-rule bernoulli")
     voc = vocabulary_arg(args)
     if (voc is not None and not voc.is_uniform) or getattr(args, "dps", None):
         raise CLIError(f"--loss {kw['loss']} (or --noise, --bias, --label-rule bernoulli) is "

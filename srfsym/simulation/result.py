@@ -291,8 +291,10 @@ class SimulationResult:
                              f"{sem(self.c_emp_groups[:, j])}")
         lines.append(f"  measured: r={self.r_emp_mean:.6f}{sem(self.r_emp)}, "
                      f"c={self.c_emp_mean:.6f}{sem(self.c_emp)}, "
-                     f"gamma={self.gamma_emp_mean:.6f}{sem(self.gamma_emp)}, "
-                     f"top sv of dW/sqrt(p)={np.array2string(self.singular_values_mean, precision=4)}")
+                     + (f"gamma={self.gamma_emp_mean:.6f}{sem(self.gamma_emp)}, "
+                        if np.any(np.isfinite(self.gamma_emp)) else
+                        "gamma undefined (no spike direction: the step is zero), ")
+                     + f"top sv of dW/sqrt(p)={np.array2string(self.singular_values_mean, precision=4)}")
         lines.append("  alpha      n     test error             train error")
         pm = (lambda e: f" +- {e:.2g}" if np.isfinite(e) else "")   # one seed: no error bar
         for j, a in enumerate(self.alphas):
