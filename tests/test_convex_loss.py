@@ -108,6 +108,11 @@ def test_reference_point_with_trained_bias_and_unbalanced_labels():
     got = (res.classification_error, res.train_loss, res.state.q2, res.state.m, res.bias)
     for g, e in zip(got, (0.1636, 0.2372, 3.2731, 5.3238, 1.7923)):
         assert abs(g - e) <= 0.5e-4 * max(1.0, 10 ** math.floor(math.log10(abs(e))))
+    assert f"bias = {res.bias:.6g}" in str(res)
+    # balanced labels, odd student: the bias is 0 by symmetry; its round-off is not printed
+    sym = solve_convex_srf("tanh", "sign", 1.0, 1.1, 0.8, 0.05, 2.0, 0.5, loss="logistic",
+                           bias=True, nodes=60)
+    assert abs(sym.bias) < 1e-10 and "bias = 0 (|b| < 1e-10" in str(sym)
 
 
 def test_user_loss_equals_builtin_logistic():

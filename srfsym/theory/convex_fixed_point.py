@@ -68,8 +68,9 @@ class ConvexResult(FixedPointResult):
         if self.classification_error is not None:
             extra.append(f"test classification error = {self.classification_error:.10g}")
         extra.append(f"train loss = {self.train_loss:.10g}")
-        if self.bias is not None:
-            extra.append(f"bias = {self.bias:.6g}")
+        if self.bias is not None:      # round-off is not printed as digits
+            extra.append(f"bias = {self.bias:.6g}" if abs(self.bias) >= 1e-10
+                         else "bias = 0 (|b| < 1e-10, the solver's tolerance)")
         return super().__str__() + "\n  " + ", ".join(extra)
 
 
