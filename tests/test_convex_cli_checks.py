@@ -60,3 +60,17 @@ def test_noisy_labels_draw_no_bound():
     lc, b, labels, _ = _figure("logistic", noise=0.3)
     assert np.all(lc.test_error > 1.0) and b.lower < 0.5     # the MSE includes the flips
     assert not any("bound" in t or "baseline" in t for t in labels)
+
+
+def test_figures_name_a_non_isotropic_bulk():
+    # the label logic only (a cheap isotropic spectrum stands in for the exact one)
+    import matplotlib.pyplot as plt
+
+    from srfsym.cli.spectrum import _plot
+    from srfsym.theory.feature_spectrum import feature_spectrum
+    fs = feature_spectrum("tanh", "sin", alpha0=20, eta=3)
+    args = argparse.Namespace(teacher="sin", alpha0=20.0, eta=3.0, plot="x.png", bulk="exact")
+    fig = _plot(args, fs, None, None, None)
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert any("exact bulk" in t for t in labels)
+    plt.close(fig)
