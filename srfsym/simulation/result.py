@@ -259,6 +259,10 @@ class SimulationResult:
         lines = [f"  {self.loss} readout (noise {self.noise:g}, bias {self.bias}, labels "
                  f"{self.label_rule}); test/train error above are MSEs",
                  "  alpha     class. error           train loss             train class. error"]
+        if not np.any(np.isfinite(self.classification_error)):    # real labels
+            lines[1] = "  alpha     train loss             (real labels: no classification error)"
+            return lines + [f"  {a:<8.4g}  {self.train_loss[j]:.6f}{pm(self.train_loss_sem[j])}"
+                            for j, a in enumerate(self.alphas)]
         for j, a in enumerate(self.alphas):
             lines.append(f"  {a:<8.4g}  {self.classification_error[j]:.6f}"
                          f"{pm(self.classification_error_sem[j])}    {self.train_loss[j]:.6f}"
