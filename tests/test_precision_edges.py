@@ -100,14 +100,14 @@ def test_cli_coefficients_prints_only_good_digits(capsys):
     code, out, _ = run(capsys, "coefficients", "relu", "--kappa", "10", "--r", "1", "--c", "1",
                        "--dps", "30", "--json")
     assert code == 0
-    vals = json.loads(out)["values"]
+    vals = json.loads(out)["details"]["coefficients"]
     assert all(vals[n]["good_digits"] == 30 for n in ("mu0", "mu1", "mustar2"))
     assert rel_err(vals["mustar2"]["value"], ref[2]) < mpf(10) ** -29
     # double precision: mu_star^2 = 1.45e-25 is below the rounding of mu0^2 = 100; the
     # value is flagged, not printed as if it were right
     code, out, _ = run(capsys, "coefficients", "relu", "--kappa", "10", "--r", "1", "--c", "1",
                        "--json")
-    vals = json.loads(out)["values"]
+    vals = json.loads(out)["details"]["coefficients"]
     assert vals["mu1"]["good_digits"] >= 15
     assert vals["mustar2"]["good_digits"] == 0
     code, out, _ = run(capsys, "coefficients", "relu", "--kappa", "10", "--r", "1", "--c", "1")
@@ -193,7 +193,7 @@ def test_tiny_bulk_variance(capsys):
     # the CLI example of the issue: mu1 was printed as -4.79e+131
     code, out, _ = run(capsys, "coefficients", "tanh", "--r", "0.9", "--c", "1e-300",
                        "--kappa", "0.7", "--json")
-    vals = json.loads(out)["values"]
+    vals = json.loads(out)["details"]["coefficients"]
     assert code == 0 and abs(float(vals["mu1"]["value"]) - float(limit)) < 1e-15
     assert vals["mu1"]["good_digits"] >= 15 and vals["mustar2"]["good_digits"] == 0
 
