@@ -160,6 +160,13 @@ def test_square_default_is_the_ridge_solver():
 
 # --- bad input ------------------------------------------------------------------------
 
+def test_linear_loss_refused_with_its_reason():
+    # was: "m grows without bound: the labels are separable along the constant feature"
+    for text in ("yhat", "y*yhat", "2*yhat - y"):
+        with pytest.raises(LossError, match="linear in yhat.*no minimum"):
+            loss(text)
+
+
 def test_non_convex_loss_refused():
     with pytest.raises(LossError, match="not convex in yhat"):
         loss("(y - yhat)**2 - 3*yhat**2*exp(-yhat**2)")
