@@ -25,7 +25,7 @@ def test_coefficients_tanh_30_digits(capsys):
     mu0 = mpmath.quad(lambda z: mpmath.tanh(a + z) * phi(z), [-mpmath.inf, mpmath.inf])
     mu1 = mpmath.quad(lambda z: z * mpmath.tanh(a + z) * phi(z), [-mpmath.inf, mpmath.inf])
     e2 = mpmath.quad(lambda z: mpmath.tanh(a + z) ** 2 * phi(z), [-mpmath.inf, mpmath.inf])
-    vals = data["details"]["coefficients"]
+    vals = data["details"]["coefficients"]     # the 30-digit values (rows carry floats)
     assert vals["mu0"]["method"] == "numeric"
     for name, ref in (("mu0", mu0), ("mu1", mu1), ("mustar2", e2 - mu0**2 - mu1**2)):
         assert abs(mpmath.mpf(vals[name]["value"]) - ref) < mpmath.mpf(10) ** -25

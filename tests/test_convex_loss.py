@@ -10,6 +10,7 @@ import pytest
 
 from srfsym.theory.channel import channel_data
 from srfsym.theory.convex_fixed_point import NoUniqueSolution, solve_convex_srf
+from srfsym.theory.state import ConvergenceError
 from srfsym.theory.fixed_point import solve, solve_srf
 from srfsym.theory.losses import LossError, loss
 
@@ -107,6 +108,11 @@ def test_reference_point_with_trained_bias_and_unbalanced_labels():
     got = (res.classification_error, res.train_loss, res.state.q2, res.state.m, res.bias)
     for g, e in zip(got, (0.1636, 0.2372, 3.2731, 5.3238, 1.7923)):
         assert abs(g - e) <= 0.5e-4 * max(1.0, 10 ** math.floor(math.log10(abs(e))))
+    assert f"bias = {res.bias:.6g}" in str(res)
+    # balanced labels, odd student: the bias is 0 by symmetry; its round-off is not printed
+    sym = solve_convex_srf("tanh", "sign", 1.0, 1.1, 0.8, 0.05, 2.0, 0.5, loss="logistic",
+                           bias=True, nodes=60)
+    assert abs(sym.bias) < 1e-10 and "bias = 0 (|b| < 1e-10" in str(sym)
 
 
 def test_user_loss_equals_builtin_logistic():
@@ -154,6 +160,13 @@ def test_square_default_is_the_ridge_solver():
 
 # --- bad input ------------------------------------------------------------------------
 
+def test_linear_loss_refused_with_its_reason():
+    # was: "m grows without bound: the labels are separable along the constant feature"
+    for text in ("yhat", "y*yhat", "2*yhat - y"):
+        with pytest.raises(LossError, match="linear in yhat.*no minimum"):
+            loss(text)
+
+
 def test_non_convex_loss_refused():
     with pytest.raises(LossError, match="not convex in yhat"):
         loss("(y - yhat)**2 - 3*yhat**2*exp(-yhat**2)")
@@ -186,6 +199,18 @@ def test_bias_with_a_loss_that_does_not_allow_it():
     with pytest.raises(LossError, match="bias"):
         solve_convex_srf("tanh", "sign", 1.0, 1.1, 0.8, 0.1, 2.0, loss="log(1 + exp(yhat))",
                          bias=True)
+
+
+def test_bias_must_be_a_bool():
+    # bias="False" is a true string: it would train a bias
+    with pytest.raises(ValueError, match="bias must be True or False"):
+        solve_convex_srf("tanh", "sign", 1.0, 1.1, 0.8, 0.1, 2.0, loss="logistic", bias="False")
+
+
+def test_tiny_lambda_on_separable_data_names_lambda():
+    # alpha = beta = 1: separable; at lambda = 1e-12 the norm passes what the iteration follows
+    with pytest.raises(ConvergenceError, match="lambda = 1e-12.*separable.*larger lambda"):
+        solve_convex_srf("tanh", "sign", 1.0, 1.1, 0.8, 1e-12, 1.0, loss="logistic", nodes=60)
 
 
 def test_unpenalised_m_diverges_when_labels_are_separable_along_the_constant():

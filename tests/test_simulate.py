@@ -454,3 +454,18 @@ def test_bad_input_is_refused(change, match):
     with pytest.raises(ValueError, match=match):
         simulate(**kw)
     assert time.perf_counter() - t0 < 2.0      # refused before any work
+
+
+def test_summary_without_a_step_prints_no_nan():
+    # alpha0 = 0: no spike, the alignment is undefined; the text says so instead of "nan +- nan"
+    res = simulate("tanh", "sin", 0.0, 0.0, 0.1, [1.0], d=30, seeds=2, n_test=50, workers=1)
+    text = res.summary()
+    assert "nan" not in text.lower() and "gamma undefined" in text
+
+
+def test_summary_of_a_square_readout_with_noise_on_real_labels_prints_no_nan():
+    # real labels have no classification error: the text says so instead of printing "nan"
+    res = simulate("tanh", "sin", 2.0, 1.0, 0.1, [1.0], d=30, seeds=2, n_test=50, workers=1,
+                   noise=0.5)
+    text = res.summary()
+    assert "nan" not in text.lower() and "no classification error" in text

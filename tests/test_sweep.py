@@ -349,3 +349,54 @@ def test_bulk_is_a_swept_parameter(tmp_path):
         parse_spec({"theory": {**{k: v for k, v in th.items() if k != "d"}, "bulk": "step"}})
     with pytest.raises(SweepError, match="leave spectrum"):
         parse_spec({"theory": {**th, "bulk": "exact", "spectrum": "sample"}})
+
+
+def test_a_readout_the_sweep_cannot_run_is_refused_before_any_work(tmp_path, capsys):
+    # hinge + bias in [simulation], a margin loss on real labels in [theory]: refused up front
+    # (before: every point ran and came back as a failed row of NaN)
+    cases = [("[simulation]\nstudent='tanh'\nteacher='sign'\nalpha0=2\neta=3\nlam=0.1\n"
+              "alpha=[1.0]\nd=40\nseeds=1\nloss='hinge'\nbias=true\n", "cannot hold a trained bias"),
+             ("[theory]\nstudent='tanh'\nteacher='sin'\nalpha0=2\neta=3\nlam=0.1\nalpha=[1.0]\n"
+              "loss='logistic'\n", "needs labels +-1")]
+    for text, message in cases:
+        spec, out = tmp_path / "s.toml", tmp_path / "s.csv"
+        spec.write_text(text)
+        assert main(["sweep", str(spec), "--out", str(out), "--quiet"]) == 2
+        err = capsys.readouterr().err
+        assert message in err and ("[simulation]" in err or "[theory]" in err)
+        assert not out.exists()
+
+
+def _plot_rows(source, alphas, errors, **kw):
+    base = {c: "" for c in COLUMNS}
+    base.update(source=source, student="tanh", teacher="sign", alpha0="2.0", eta="3.0",
+                lam="0.1", beta="1.0", vocabulary="1.0", spectrum="mp", **kw)
+    return [{**base, "alpha": repr(a), "test_error": repr(e)} for a, e in zip(alphas, errors)]
+
+
+def test_plot_keeps_the_readouts_apart():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from srfsym.sweep.plot import plot_sweep
+    # a theory table sweeping the loss: one curve per loss (it was one zigzag through both)
+    rows = (_plot_rows("theory", [0.5, 1.0], [0.66, 0.65], loss="square", noise="0.0",
+                       bias="false")
+            + _plot_rows("theory", [0.5, 1.0], [1.80, 1.84], loss="logistic", noise="0.0",
+                         bias="false"))
+    fig = plot_sweep(rows)
+    lines = fig.axes[0].get_lines()
+    assert sorted(tuple(ln.get_ydata()) for ln in lines) == [(0.66, 0.65), (1.80, 1.84)]
+    assert "loss swept" in fig._suptitle.get_text()
+    plt.close(fig)
+    # square-loss theory beside a logistic simulation: not paired, no "finite-size gap" note
+    rows = (_plot_rows("theory", [0.5, 1.0], [0.66, 0.65], loss="square", noise="0.0",
+                       bias="false")
+            + _plot_rows("simulation", [0.5, 1.0], [1.9, 0.90], loss="logistic", seed="0",
+                         d="60")
+            + _plot_rows("simulation", [0.5, 1.0], [2.0, 0.95], loss="logistic", seed="1",
+                         d="60"))
+    fig = plot_sweep(rows)
+    assert not any("standard errors from the theory" in t.get_text() for t in fig.texts)
+    assert all(ln.get_label() != "theory" for ln in fig.axes[0].get_lines())
+    plt.close(fig)

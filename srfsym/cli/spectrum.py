@@ -201,7 +201,10 @@ def _plot(args, fs, fs0, sim, sim0):
             ax.hist(bulk, bins=80, range=(0, 1.15 * edge), density=True, color="0.8",
                     label=f"network eigenvalues (d = {s.d}, {len(s.eigenvalues)} "
                           + ("seed)" if len(s.eigenvalues) == 1 else "seeds, pooled)"))
-        ax.plot(x, spec.density(x), color="C0", label="deterministic equivalent")
+        law = getattr(args, "bulk", "isotropic")
+        ax.plot(x, spec.density(x), color="C0", label="deterministic equivalent" + (
+            f" ({law} bulk of the step, docs/theory.md (g))"
+            if spec is fs and law != "isotropic" else ""))
         ax.set_xlabel("eigenvalue of $\\Phi^\\top\\Phi/n$")
         ax.set_ylabel("density (bulk)")
         t = f"{title}: r = {spec.r:.3g}, c = {spec.c:.3g}"

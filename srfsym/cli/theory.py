@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import contextlib
+import math
 
 import mpmath
 import numpy as np
@@ -33,13 +34,34 @@ def add_loss(p):
 
 
 def _loss_kwargs(args):
-    if getattr(args, "noise", 0.0) < 0:
-        raise CLIError(f"--noise is a variance: it must be >= 0, got {args.noise}")
+    noise = getattr(args, "noise", 0.0)
+    if not (math.isfinite(noise) and noise >= 0):
+        raise CLIError(f"--noise is a variance: it must be a finite number >= 0, got {noise}")
     kw = {"loss": getattr(args, "loss", "square"), "noise": getattr(args, "noise", 0.0),
           "bias": getattr(args, "bias", False)}
     if getattr(args, "label_rule", "teacher") != "teacher":
         kw["label_rule"] = args.label_rule
     return kw
+
+
+def check_readout_first(args):
+    """The readout options checked before any work (the isotropic-bulk check, the theory, a
+    simulation): noise, a loss with --dps, and with --simulate what the simulated readout
+    refuses."""
+    kw = _loss_kwargs(args)
+    if _plain_square(args):
+        return
+    if getattr(args, "optimize_lambda", False):
+        raise CLIError("--optimize-lambda minimises the ridge's test error: use it without "
+                       "--loss/--noise/--bias/--label-rule bernoulli")
+    if getattr(args, "dps", None):
+        raise CLIError(f"--loss {kw['loss']} (or --noise, --bias, --label-rule bernoulli) is "
+                       "solved in double precision only: drop --dps (docs/theory.md (m))")
+    if getattr(args, "simulate", False):
+        from ..simulation.convex_readout import check_readout
+        from ..symbolic.activations import activation
+        check_readout(kw["loss"], kw["noise"], kw["bias"], getattr(args, "label_rule", "teacher"),
+                      activation(args.teacher), args.lam)
 
 
 def _plain_square(args):
@@ -107,6 +129,7 @@ def cmd_error(args):
         where = f" on the step bulk realised at d = {args.d} (docs/theory.md (g.4))"
     elif args.bulk == "exact":
         where = " on the exact law of the step's bulk (docs/theory.md (g.5))"
+    check_readout_first(args)
     warn_if_isotropic_is_off(args)
     slow = args.spectrum == "sample" or args.dps or args.optimize_lambda \
         or args.bulk != "isotropic"
@@ -274,6 +297,7 @@ def cmd_curve(args):
     spacing = np.geomspace if args.log_alpha else np.linspace
     alphas = np.asarray(args.alpha if args.alpha else
                         spacing(args.alpha_min, args.alpha_max, args.points))
+    check_readout_first(args)
     warn_if_isotropic_is_off(args)
     lc = learning_curve(args.student, args.teacher, args.alpha0, args.eta, args.lam, alphas,
                         beta=args.beta, progress=not (args.json or args.csv or args.quiet),
@@ -373,13 +397,20 @@ def curve_figure(args, lc, b, sim, warns=()):
         fig, ax = plt.subplots(figsize=(6, 3.8))
     ax.plot(lc.alphas, lc.test_error, color="C0", lw=2,
             label=f"sRF theory, $\\lambda$ = {args.lam:g}"
-            + ("" if loss == "square" else f" ({loss} loss, test MSE)"))
+            + ("" if loss == "square" else f" ({loss} loss, test MSE)")
+            + ("" if getattr(args, "bulk", "isotropic") == "isotropic"
+               else f"\n{args.bulk} bulk of the step (docs/theory.md (g))"))
     # the bounds are on the error to the teacher function: not for sampled (Bernoulli) labels
-    sampled = getattr(args, "label_rule", "teacher") == "bernoulli"
+    # nor for noisy +-1 labels (the test MSE is against the drawn label there); the upper
+    # bound is the ridge's lambda -> infinity limit: not a bound for another loss
+    sampled = getattr(args, "label_rule", "teacher") == "bernoulli" or (
+        cl and getattr(args, "noise", 0.0) > 0)
+    ridge = loss == "square"
     if not sampled:
-        ax.axhline(b.upper, ls="--", color="C1",
-                   label="upper bound on $\\min_\\lambda$ test error\n"
-                   "($\\lambda\\to\\infty$ limit)")
+        if ridge:
+            ax.axhline(b.upper, ls="--", color="C1",
+                       label="upper bound on $\\min_\\lambda$ test error\n"
+                       "($\\lambda\\to\\infty$ limit)")
         ax.axhline(b.lower, ls="-.", color="C2",
                    label=f"lower bound (any $\\lambda$, $\\gamma$ = {b.gamma:.3g})")
         ax.axhline(b.kernel, ls=":", color="k", label="kernel baseline (best linear)")
@@ -404,7 +435,8 @@ def curve_figure(args, lc, b, sim, warns=()):
         fig.tight_layout()
     else:
         legend_right(ax)
-    caption(fig, ([] if sampled else curve_notes(lc.alphas, lc.test_error, b, args.lam))
+    caption(fig, ([] if sampled or not ridge else curve_notes(lc.alphas, lc.test_error, b,
+                                                              args.lam))
             + [w[0].upper() + w[1:] + "." for w in warns])
     return fig
 

@@ -180,14 +180,15 @@ def check_readout(loss, noise, bias, label_rule, teacher, lam):
     pm1 = str(teacher.expr) == "sign(x)" or label_rule == "bernoulli"
     if lo.margin and not pm1:
         raise ValueError(f"the {lo.name} loss needs labels +-1: use the teacher 'sign' or "
-                         f"label_rule='bernoulli' (docs/theory.md (m)), got {teacher.name!r}")
+                         "label_rule='bernoulli' (--label-rule bernoulli; docs/theory.md (m)), "
+                         f"got {teacher.name!r}")
     if bias and not lo.allows_bias:
         raise ValueError(f"a trained bias needs a loss that grows at both ends in yhat; "
                          f"{lo.name!r} does not")
     if bias and lo.name == "hinge":
         raise ValueError("the simulated hinge readout is fitted through its box-constrained "
-                         "dual, which cannot hold a trained bias: use bias=False (or the "
-                         "logistic loss)")
+                         "dual, which cannot hold a trained bias: drop the bias (bias=False; "
+                         "no --bias, no bias = true in a sweep) or use the logistic loss")
     if lo.margin and lam == 0:
         raise ValueError(f"the {lo.name} readout at lam = 0 has no finite or no unique "
                          "minimiser when the training data are separable: use lam > 0")

@@ -259,6 +259,10 @@ class SimulationResult:
         lines = [f"  {self.loss} readout (noise {self.noise:g}, bias {self.bias}, labels "
                  f"{self.label_rule}); test/train error above are MSEs",
                  "  alpha     class. error           train loss             train class. error"]
+        if not np.any(np.isfinite(self.classification_error)):    # real labels
+            lines[1] = "  alpha     train loss             (real labels: no classification error)"
+            return lines + [f"  {a:<8.4g}  {self.train_loss[j]:.6f}{pm(self.train_loss_sem[j])}"
+                            for j, a in enumerate(self.alphas)]
         for j, a in enumerate(self.alphas):
             lines.append(f"  {a:<8.4g}  {self.classification_error[j]:.6f}"
                          f"{pm(self.classification_error_sem[j])}    {self.train_loss[j]:.6f}"
@@ -291,8 +295,10 @@ class SimulationResult:
                              f"{sem(self.c_emp_groups[:, j])}")
         lines.append(f"  measured: r={self.r_emp_mean:.6f}{sem(self.r_emp)}, "
                      f"c={self.c_emp_mean:.6f}{sem(self.c_emp)}, "
-                     f"gamma={self.gamma_emp_mean:.6f}{sem(self.gamma_emp)}, "
-                     f"top sv of dW/sqrt(p)={np.array2string(self.singular_values_mean, precision=4)}")
+                     + (f"gamma={self.gamma_emp_mean:.6f}{sem(self.gamma_emp)}, "
+                        if np.any(np.isfinite(self.gamma_emp)) else
+                        "gamma undefined (no spike direction: the step is zero), ")
+                     + f"top sv of dW/sqrt(p)={np.array2string(self.singular_values_mean, precision=4)}")
         lines.append("  alpha      n     test error             train error")
         pm = (lambda e: f" +- {e:.2g}" if np.isfinite(e) else "")   # one seed: no error bar
         for j, a in enumerate(self.alphas):

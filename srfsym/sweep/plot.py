@@ -24,10 +24,12 @@ __all__ = ["plot_sweep", "swept_parameters", "simulation_means", "check_plottabl
 
 PARAMETERS = ("student", "teacher", "alpha0", "eta", "beta", "vocabulary", "lam", "alpha",
               "spectrum", "d",
-              "model", "n_test", "shared_first_layer")
+              "model", "n_test", "shared_first_layer", "loss", "noise", "bias")
+#: The readout's keys, blank in the rows of the ridge's simulation tasks: their defaults.
+_READOUT_DEFAULTS = {"loss": "square", "noise": "0.0", "bias": "false"}
 _LABELS = {"alpha": r"$\alpha = n/d$", "lam": r"$\lambda$", "eta": r"$\tilde\eta$",
            "alpha0": r"$\alpha_0$", "beta": r"$\beta = p/d$", "d": "$d$"}
-_NUMERIC = {"alpha0", "eta", "beta", "lam", "alpha", "d", "n_test"}
+_NUMERIC = {"alpha0", "eta", "beta", "lam", "alpha", "d", "n_test", "noise"}
 
 
 def swept_parameters(rows) -> list:
@@ -37,11 +39,14 @@ def swept_parameters(rows) -> list:
     ...                   {**{p: "" for p in PARAMETERS}, "alpha": "2.0", "lam": "0.1"}])
     ['alpha']
     """
-    return [p for p in PARAMETERS if len({r[p] for r in rows}) > 1]
+    return [p for p in PARAMETERS if len({_value(r, p) for r in rows}) > 1]
 
 
 def _value(r, p):
-    return float(r[p]) if p in _NUMERIC else r[p]
+    v = r.get(p, "")
+    if v == "" and p in _READOUT_DEFAULTS:
+        v = _READOUT_DEFAULTS[p]
+    return float(v) if p in _NUMERIC and v != "" else v
 
 
 def simulation_means(rows, x):
@@ -138,6 +143,20 @@ def _curve(ax, theory, sims, x):
     _legend_below(ax)
 
 
+def _curves_by(ax, theory, by, x):
+    """Theory rows over ``x``, one curve per value of the categorical parameter ``by``."""
+    if x == by:
+        raise SweepError(f"--plot cannot draw a theory table that sweeps {by} and no number")
+    for k, value in enumerate(sorted({_value(r, by) for r in theory})):
+        pts = sorted((_value(r, x), float(r["test_error"])) for r in theory
+                     if _value(r, by) == value)
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], "-", color=f"C{k}",
+                label=f"theory, {by} = {value}")
+    _axis(ax, x, "x")
+    ax.set_ylabel("test error" + (" (MSE)" if by == "loss" else ""))
+    _legend_below(ax)
+
+
 def _legend_below(ax):
     """The legend under the axes and their x label: outside the data."""
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), fontsize=8, frameon=False)
@@ -165,6 +184,15 @@ def sweep_title(rows, swept=()) -> str:
             parts.append(f"{_SYMBOLS[p]} = {float(v[0]):g}")
         elif v:
             parts.append(f"{_SYMBOLS[p]} swept")
+    readout = {p: sorted({str(_value(r, p)) for r in rows}) for p in _READOUT_DEFAULTS}
+    if readout["loss"] != ["square"]:
+        parts.append(f"{readout['loss'][0]} loss" if len(readout["loss"]) == 1
+                     else "loss swept")
+    if readout["noise"] != ["0.0"]:
+        parts.append(f"label noise {float(readout['noise'][0]):g}" if len(readout["noise"]) == 1
+                     else "label noise swept")
+    if "true" in readout["bias"]:
+        parts.append("trained bias" if len(readout["bias"]) == 1 else "bias swept")
     voc = vals("vocabulary")
     if voc and voc != ["1.0"]:
         parts.append("readout " + (voc[0].replace(";", " weights ") if len(voc) == 1
@@ -188,7 +216,8 @@ def _agreement_rows(theory, sims, x):
 def _matching_theory(theory, sims, x):
     """Theory rows at the simulations' values of every parameter but ``x``."""
     fixed = {}
-    for p in ("student", "teacher", "alpha0", "eta", "beta", "lam", "alpha"):
+    for p in ("student", "teacher", "alpha0", "eta", "beta", "lam", "alpha", "loss", "noise",
+              "bias"):
         if p == x:
             continue
         vals = {_value(r, p) for r in sims}
@@ -260,7 +289,10 @@ def plot_sweep(rows, path=None):
                              f"{', '.join(sw)}: plot subsets of the CSV yourself")
     panels = []
     if len(sw_t) == 2:
-        panels.append(("heat", sw_t))
+        # a categorical parameter (loss, bias, student, ...) is drawn as one curve per value
+        cat = [p for p in sw_t if p not in _NUMERIC]
+        panels.append(("heat", sw_t) if not cat else ("curves", (cat[0], next(
+            (p for p in sw_t if p != cat[0]), cat[0]))))
     x_sim = sw_s[0] if sw_s else (sw_t[0] if len(sw_t) == 1 else "alpha")
     if sims:
         panels.append(("curve", x_sim))
@@ -271,6 +303,8 @@ def plot_sweep(rows, path=None):
     for ax, (kind, what) in zip(axes[0], panels):
         if kind == "heat":
             _heat_map(ax, fig, theory, what)
+        elif kind == "curves":
+            _curves_by(ax, theory, *what)
         elif kind == "curve":
             matching = _matching_theory(theory, sims, what)
             _curve(ax, matching, sims, what)

@@ -136,6 +136,8 @@ def check_simulation_tasks(tasks, max_memory_gb=8.0):
     """
     from ..simulation.simulate import estimate_memory_gb
     for t in tasks:
+        if t["source"] == "theory":
+            _check_simulated_readout(t, "[theory]", theory=True)
         if t["source"] != "simulation":
             continue
         where = f"[simulation] d = {t['d']}, alpha0 = {t['alpha0']!r}"
@@ -144,11 +146,39 @@ def check_simulation_tasks(tasks, max_memory_gb=8.0):
                              "(n = floor(alpha d) must be >= 1)")
         if t["alpha0"] > 0 and math.floor(t["alpha0"] * t["d"]) < 1:
             raise SweepError(f"{where}: no step sample (n0 = floor(alpha0 d) must be >= 1)")
+        _check_simulated_readout(t, where)
         gb = estimate_memory_gb(t["model"], t["alpha0"], t["alpha"], t["d"], t["beta"],
                                 t["n_test"], t["lam"], 1)
         if gb > max_memory_gb:
             raise SweepError(f"{where}, alphas up to {max(t['alpha'])!r}: the simulation would "
                              f"need about {gb:.0f} GB, more than {max_memory_gb:g} GB")
+
+
+def _check_simulated_readout(t, where, theory=False):
+    """A readout (loss, noise, bias) the simulation (or the theory: a margin loss on labels
+    that are not +-1, a bias the loss does not allow) would refuse, refused before any work."""
+    if not any(k in t for k in _LOSS_KEYS):
+        return
+    from ..simulation.convex_readout import check_readout
+    from ..symbolic.activations import activation
+    from ..theory.losses import loss as make_loss
+    bias = t.get("bias", False)
+    try:
+        if theory:      # the theory takes lam = 0 (where not separable) and the hinge's bias
+            if bias and not make_loss(t.get("loss", "square")).allows_bias:
+                raise ValueError("a trained bias needs a loss that grows at both ends in yhat")
+            bias, lam = False, 1.0
+        else:
+            lam = t["lam"]
+        ro = check_readout(t.get("loss", "square"), t.get("noise", 0.0), bias,
+                           "teacher", activation(t["teacher"]), lam)
+    except ValueError as exc:
+        raise SweepError(f"{where}, teacher {t['teacher']!r}, loss {t.get('loss', 'square')!r}: "
+                         f"{exc}") from None
+    if not theory and ro is not None and vocabulary_of(t.get("vocabulary", "1.0")) is not None:
+        raise SweepError(f"{where}: a readout vocabulary with loss, noise or bias is not "
+                         "available: the convex readout is simulated with the uniform readout "
+                         "(docs/theory.md (m))")
 
 
 def _seed_labels(task):

@@ -70,8 +70,9 @@ class ConvexResult(FixedPointResult):
         if self.classification_error is not None:
             extra.append(f"test classification error = {self.classification_error:.10g}")
         extra.append(f"train loss = {self.train_loss:.10g}")
-        if self.bias is not None:
-            extra.append(f"bias = {self.bias:.6g}")
+        if self.bias is not None:      # round-off is not printed as digits
+            extra.append(f"bias = {self.bias:.6g}" if abs(self.bias) >= 1e-10
+                         else "bias = 0 (|b| < 1e-10, the solver's tolerance)")
         return super().__str__() + "\n  " + ", ".join(extra)
 
 
@@ -188,6 +189,8 @@ def _check_arguments(loss, r, c, gamma, lam, alpha, beta, noise, bias, method, t
         raise ValueError(f"the label noise must be a finite number >= 0, got {noise!r}")
     if noise < 0:
         raise ValueError(f"the label noise is a variance: it must be >= 0, got {noise}")
+    if not isinstance(bias, (bool, np.bool_)):
+        raise ValueError(f"bias must be True or False, got {bias!r}")
     if bias and not lo.allows_bias:
         raise LossError(f"a trained bias needs a loss that grows at both ends in yhat (else the "
                         f"unpenalised bias runs off to infinity); {lo.name!r} does not")
@@ -391,13 +394,20 @@ def _column_start(ctx, first, done, i, a):
 def _check_divergence(x, lo, lam, bias, strict=False):
     q1, q2, V1, V2, theta, psi, m, b0 = x
     big = 1e3 if strict else 1e9
-    if max(V1, V2, q2) > big * (1e6 if strict else 1):
+    limit = big * (1e6 if strict else 1)
+    if max(V1, V2, q2) > limit:
         if lam == 0 and lo.margin:
             raise NoUniqueSolution(
                 f"at lambda = 0 the training data are linearly separable here (the norm of the "
                 f"readout grows without bound): the {lo.name} minimiser is "
                 + ("not unique" if lo.name == "hinge" else "not finite")
                 + "; use lambda > 0 (docs/theory.md (m))", residual=math.inf, iterate=x)
+        if lo.margin:
+            raise ConvergenceError(
+                f"the order parameters diverge (V or q2 pass {limit:g}) at lambda = {lam:g}: the "
+                f"{lo.name} readout's norm grows as it does on linearly separable training data "
+                "(no finite minimiser as lambda -> 0); use a larger lambda (docs/theory.md (m))",
+                residual=math.inf, iterate=x)
         raise ConvergenceError("the order parameters diverge (V or q2 grow without bound)",
                                residual=math.inf, iterate=x)
     if max(abs(m), abs(b0)) > (1e3 if strict else 1e5):

@@ -331,6 +331,12 @@ def _user_loss(text: str) -> Loss:
         raise LossError(f"loss {text!r} is not twice differentiable in yhat (a kink: Max, Min, "
                         "Abs, sign or Heaviside); the proximal step of a user loss needs l''. "
                         "Use the built-in 'hinge' for max(0, 1 - y*yhat)")
+    if d2 == 0:
+        raise LossError(f"loss {text!r} is linear in yhat: it has no minimum in yhat, and "
+                        "along the readout's unpenalised directions (the features' mean, a "
+                        "trained bias) it decreases without bound in the proportional limit "
+                        "(docs/theory.md (m)); use a loss with a minimum in yhat, e.g. "
+                        "'log(1 + exp(-y*yhat))' or '(y - yhat)**2'")
     margin = _is_function_of(expr, _S / Y, Y)
     residual = _is_function_of(expr, Y - _S, Y)
     labels = (-1, 1) if margin else None
