@@ -294,20 +294,23 @@ def test_label_rule_is_a_swept_parameter(tmp_path):
     import srfsym
     base = {"student": "tanh", "teacher": "tanh", "alpha0": 4, "eta": 2, "lam": 0.1,
             "loss": "logistic"}
-    spec = parse_spec({"theory": {**base, "alpha": [1.0], "label_rule": ["teacher", "bernoulli"]},
+    spec = parse_spec({"theory": {**base, "alpha": [1.0], "label_rule": "bernoulli"},
                        "simulation": {**base, "alpha": [1.0], "d": 60, "seeds": 1,
                                       "n_test": 200, "label_rule": "bernoulli",
                                       "teacher": ["tanh", "sign"]}})
     out = tmp_path / "l.csv"
     summary = run_sweep(spec, out, workers=1, progress=False)
-    # theory: the teacher tanh gives real labels, which the logistic loss refuses (a failed row
-    # with its reason); Bernoulli labels are +-1
-    assert summary.points == 2 + 2 and summary.failed == 1
+    assert summary.points == 1 + 2 and summary.failed == 0
     rows = read_results(out)
     header = open(out).readline().strip().split(",")
     assert header[header.index("bias") + 1] == "label_rule" and len(header) == len(COLUMNS) + 1
     by = {(r["source"], r["teacher"], r["label_rule"]): r for r in rows}
-    assert "labels +-1" in by["theory", "tanh", "teacher"]["note"]
+    # the teacher tanh's own (real) labels with a logistic loss: refused before any work
+    with pytest.raises(SweepError, match="needs labels"):
+        run_sweep(parse_spec({"theory": {**base, "alpha": [1.0],
+                                         "label_rule": ["teacher", "bernoulli"]}}),
+                  tmp_path / "refused.csv", workers=1, progress=False)
+    assert not (tmp_path / "refused.csv").exists()
     ref = srfsym.solve("tanh", "tanh", 4, 2, 0.1, 1.0, loss="logistic", label_rule="bernoulli")
     th = by["theory", "tanh", "bernoulli"]
     assert float(th["classification_error"]) == pytest.approx(ref.classification_error, rel=1e-9)

@@ -170,15 +170,11 @@ def _check_simulated_readout(t, where, theory=False):
             bias, lam = False, 1.0
         else:
             lam = t["lam"]
-        ro = check_readout(t.get("loss", "square"), t.get("noise", 0.0), bias,
-                           "teacher", activation(t["teacher"]), lam)
+        check_readout(t.get("loss", "square"), t.get("noise", 0.0), bias,
+                      t.get("label_rule", "teacher"), activation(t["teacher"]), lam)
     except ValueError as exc:
         raise SweepError(f"{where}, teacher {t['teacher']!r}, loss {t.get('loss', 'square')!r}: "
                          f"{exc}") from None
-    if not theory and ro is not None and vocabulary_of(t.get("vocabulary", "1.0")) is not None:
-        raise SweepError(f"{where}: a readout vocabulary with loss, noise or bias is not "
-                         "available: the convex readout is simulated with the uniform readout "
-                         "(docs/theory.md (m))")
 
 
 def _seed_labels(task):
