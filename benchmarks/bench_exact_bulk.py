@@ -1,4 +1,4 @@
-"""Convergence study of the exact law of the step's bulk (srfsym.theory.exact_bulk,
+"""Convergence study of the exact law of the step's bulk (srfsym.theory.spectral.exact_bulk,
 docs/theory.md (g.5)) against the realised network.
 
 For each case (student, sin teacher, alpha0, eta, beta) and each d: one step as the network
@@ -23,7 +23,7 @@ import numpy as np
 
 from srfsym.simulation.simulate import giant_step, sphere_rows
 from srfsym.symbolic.activations import activation
-from srfsym.theory.exact_bulk import ExactBulk
+from srfsym.theory.spectral.exact_bulk import ExactBulk
 
 ZS = np.array([-0.5, 0.5 + 0.5j, 1.5 + 0.4j, 3.0 + 1.0j])
 DEFAULT = ["tanh:0.5:5:2", "tanh:2:3:1"]

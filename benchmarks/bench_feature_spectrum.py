@@ -1,4 +1,4 @@
-"""Benchmark and accuracy study of the feature spectrum (srfsym.theory.feature_spectrum,
+"""Benchmark and accuracy study of the feature spectrum (srfsym.theory.feature.spectrum,
 docs/theory.md (j)).
 
 Targets (issue #9): one s(z) <= 2 ms; a 400-point density with warm starts <= 0.5 s; the
@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from srfsym.theory.feature_spectrum import feature_spectrum
+from srfsym.theory.feature.spectrum import feature_spectrum
 from srfsym.simulation.simulate import network_first_layer
 from srfsym.simulation.spectrum_simulation import simulate_feature_spectrum
 

@@ -1,4 +1,4 @@
-"""The step bulk (``bulk="step"``, srfsym.theory.step_bulk, docs/theory.md (g.4)): cost, and the
+"""The step bulk (``bulk="step"``, srfsym.theory.spectral.step_bulk, docs/theory.md (g.4)): cost, and the
 isotropic / step / network table of the test error and of the feature spectrum.
 
 Cost: one step plus one ``p x p`` eigen-decomposition, wall time and peak resident memory of
@@ -36,7 +36,7 @@ CASE_SPECTRUM = dict(student="tanh", teacher="sin", alpha0=0.5, eta=5.0, beta=2.
 
 def cost_one(d):
     import resource
-    from srfsym.theory.step_bulk import step_eigen_data
+    from srfsym.theory.spectral.step_bulk import step_eigen_data
     t0 = time.perf_counter()
     data = step_eigen_data("tanh", "sin", 2.0, 3.0, d)
     out = {"d": d, "p": data.p, "seconds": time.perf_counter() - t0,
@@ -120,8 +120,8 @@ def _ks_bulk(eigs, fs, outliers):
 
 def spectrum_table(d, seeds):
     from srfsym.step.realised import _children, network_first_layer
-    from srfsym.theory.feature_spectrum import feature_spectrum
-    from srfsym.theory.step_bulk import StepEigenData
+    from srfsym.theory.feature.spectrum import feature_spectrum
+    from srfsym.theory.spectral.step_bulk import StepEigenData
     c = CASE_SPECTRUM
     iso = feature_spectrum(c["student"], c["teacher"], alpha0=c["alpha0"], eta=c["eta"],
                            beta=c["beta"], p_over_n=1.0)

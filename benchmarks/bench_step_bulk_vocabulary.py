@@ -1,5 +1,5 @@
 """The step bulk with a readout vocabulary (``bulk="step", vocabulary=``,
-srfsym.theory.step_bulk_groups, docs/theory.md (g.4)): isotropic / step / network table of the
+srfsym.theory.spectral.step_bulk_groups, docs/theory.md (g.4)): isotropic / step / network table of the
 test error, and the cost of one solve.
 
 Case: tanh student, sin teacher, alpha0 = 2, eta = 3, lambda = 0.1, beta = 1, vocabulary {1, 2}

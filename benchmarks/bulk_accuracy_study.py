@@ -42,8 +42,8 @@ from srfsym.simulation.simulate import giant_step, sphere_rows
 from srfsym.step.realised import _as_seed_sequence, _children, network_first_layer
 from srfsym.symbolic.activations import activation
 from srfsym.symbolic.cget import cget_coefficients
-from srfsym.theory.exact_bulk import ExactBulk
-from srfsym.theory.feature_spectrum import feature_spectrum
+from srfsym.theory.spectral.exact_bulk import ExactBulk
+from srfsym.theory.feature.spectrum import feature_spectrum
 
 ST, TE = "tanh", "sin"
 
@@ -251,7 +251,7 @@ def spectrum_study(ds, seeds, alpha0, eta, beta):
 def directions_study(ds, seeds, student, alpha0, eta, beta, pt=(0.4, 1.3)):
     """The exact F, H sums (docs/theory.md (g.5); the pencil for non-odd students) against the
     realised first layers (``bulk="step"``, seeds 100, 101, ...), as ratios ``step/exact - 1``."""
-    from srfsym.theory.step_bulk import step_bulk_spectrum
+    from srfsym.theory.spectral.step_bulk import step_bulk_spectrum
     ex = ExactBulk(student, TE, alpha0, eta, beta)
     r = ex.moments(*pt)
     iso_F = ex.bulk_moments()[0] * r.inv

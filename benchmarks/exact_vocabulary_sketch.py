@@ -1,7 +1,7 @@
 """A check of the sketched exact law of the K-group prior with a vocabulary (docs/theory.md
 (g.5.2)): the D part of the block-Wishart equation averaged over the eigenvalue law of S_2,
 ``l_j = 1 + omega_j^2 b s``, against the realised K-group prior
-(:class:`srfsym.theory.step_bulk_groups.RealisedGroupPrior`) on the network's first layer, and
+(:class:`srfsym.theory.spectral.step_bulk_groups.RealisedGroupPrior`) on the network's first layer, and
 against the isotropic block-Wishart prior (``l_j = c_j``).  Not a back end: the group direction
 sums are not derived, so ``bulk="exact"`` refuses a vocabulary.
 
@@ -15,8 +15,8 @@ import argparse
 import numpy as np
 
 from srfsym.step.vocabulary import vocabulary
-from srfsym.theory.exact_bulk_moments import residual_law, step_bulk_parameters
-from srfsym.theory.step_bulk_groups import RealisedGroupPrior, step_group_data
+from srfsym.theory.spectral.exact_bulk_moments import residual_law, step_bulk_parameters
+from srfsym.theory.spectral.step_bulk_groups import RealisedGroupPrior, step_group_data
 
 
 def s2_law(e, w, alpha0, n=6000):

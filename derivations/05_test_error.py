@@ -12,7 +12,7 @@ spike).  The script
    ``E sigma* = h``, ``E z sigma* = h1``, ``E sigma*^2 = h2`` (docs/theory.md (e)), and shows that the
    ``+- mu1^2 psi^2`` terms cancel;
 2. asserts that this is the conditional error the fixed point uses
-   (``srfsym.theory.square_channel.SquareLossChannel.conditional_error``, evaluated on symbols) and checks it against a
+   (``srfsym.theory.channels.square.SquareLossChannel.conditional_error``, evaluated on symbols) and checks it against a
    direct Gauss--Hermite average over ``(z, g, g')`` of the squared error at one kappa;
 3. derives the upper bound ``U = E g^2 - (E g mu0)^2 / E mu0^2`` (minimum over ``b`` of the
    readout reduced to the mean direction), the spike-only projection on
@@ -34,7 +34,7 @@ from scipy import integrate
 
 from srfsym import activation, cget_coefficients, srf_mapping, teacher_functions
 from srfsym.theory.bounds import bounds
-from srfsym.theory.square_channel import SquareLossChannel
+from srfsym.theory.channels.square import SquareLossChannel
 from srfsym.theory.state import State
 
 TITLE = "Conditional test error eps(kappa) and the projections behind the bounds"
@@ -138,7 +138,7 @@ def main():
                            h=H, h1=H1, h2=H2)
     lib = SquareLossChannel.conditional_error(fake, State(Q1, Q2, None, None, THETA, PSI, M))
     assert _is_zero(lib - eps)
-    _step(n, "srfsym.theory.square_channel.SquareLossChannel.conditional_error evaluated on these symbols is the same "
+    _step(n, "srfsym.theory.channels.square.SquareLossChannel.conditional_error evaluated on these symbols is the same "
              "expression   [asserted, symbolic zero]", sp.expand(lib))
 
     # numeric: direct average over (z, g, g') at one kappa

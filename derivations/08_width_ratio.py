@@ -42,7 +42,7 @@ from srfsym.core.derive_tools import is_zero, print_step
 from scipy.optimize import brentq
 
 from srfsym import hermite_constants
-from srfsym.theory.channel import channel_data
+from srfsym.theory.channels.kappa_quadrature import channel_data
 from srfsym.theory.engine import _Problem
 from srfsym.theory.fixed_point import Hats, solve_srf
 from srfsym.theory.spectrum import SampledSpectrum

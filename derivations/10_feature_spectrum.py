@@ -25,7 +25,7 @@ from scipy import integrate
 
 from srfsym import cget_coefficients
 from srfsym.core.derive_tools import is_zero, print_step
-from srfsym.theory.feature_spectrum import feature_spectrum
+from srfsym.theory.feature.spectrum import feature_spectrum
 from srfsym.theory.fixed_point import solve_srf
 from srfsym.theory.spectrum import BETA, C, LAM_PRIME, V1HAT, mp_stieltjes_root
 

@@ -25,9 +25,9 @@ import numpy as np
 import sympy as sp
 
 from srfsym import bounds, cget_coefficients
-from srfsym.theory.channel import group_channel_data
+from srfsym.theory.channels.kappa_quadrature import group_channel_data
 from srfsym.core.derive_tools import is_zero, print_step
-from srfsym.theory.feature_spectrum import feature_spectrum
+from srfsym.theory.feature.spectrum import feature_spectrum
 from srfsym.step.mapping import ALPHA0, CHECKMU1_SQ, ETA, MU0, MU_HE2, MU1, MU1_STAR, MU2_STAR, \
     mapping_expressions
 from srfsym.theory.spectrum import BETA, C, LAM_PRIME, V1HAT, mp_stieltjes_root

@@ -41,7 +41,7 @@ import numpy as np
 import sympy as sp
 
 from srfsym.theory.bounds import bounds
-from srfsym.theory.channel import group_channel_data
+from srfsym.theory.channels.kappa_quadrature import group_channel_data
 from srfsym.core.derive_tools import is_zero, print_step
 from srfsym.theory.fixed_point import State, solve_srf
 from srfsym.theory.fixed_point_groups import _GroupProblem, solve_srf_groups

@@ -30,9 +30,9 @@ import numpy as np
 import sympy as sp
 
 from srfsym.core.derive_tools import is_zero, print_step
-from srfsym.theory.channel import channel_data
-from srfsym.theory.convex_channel import ConvexChannel
-from srfsym.theory.losses import loss
+from srfsym.theory.channels.kappa_quadrature import channel_data
+from srfsym.theory.channels.convex import ConvexChannel
+from srfsym.theory.channels.losses import loss
 
 TITLE = "Convex readout losses: Moreau envelope, proximal identities, square-loss reduction"
 

@@ -40,8 +40,8 @@ from srfsym.core.derive_tools import is_zero, print_step
 from srfsym.simulation.simulate import giant_step, sphere_rows
 from srfsym.step.mapping import mapping_expressions
 from srfsym.symbolic.activations import activation
-from srfsym.theory.exact_bulk_directions import pencil_direction_forms
-from srfsym.theory.exact_bulk import (
+from srfsym.theory.spectral.exact_bulk_directions import pencil_direction_forms
+from srfsym.theory.spectral.exact_bulk import (
     A_STEP, ALPHA0_S, B_STEP, BETA_S, RES_MOMENTS, ExactBulk, bulk_moment_expressions,
     free_moment, step_bulk_parameters,
 )

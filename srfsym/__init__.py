@@ -39,7 +39,7 @@ from .theory.grid import GridResult, solve_grid
 from .theory.bounds import (Bounds, OptimalBounds, bounds, optimal_learning_rate_bounds,
                      spike_projections)
 from .simulation.simulate import SimulationResult, simulate
-from .theory.feature_spectrum import FeatureSpectrum, feature_spectrum
+from .theory.feature.spectrum import FeatureSpectrum, feature_spectrum
 from .core.values import Value
 from . import symbols
 

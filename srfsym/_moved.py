@@ -1,7 +1,8 @@
 """Old module paths of srfsym, kept importable after the move into sub-packages.
 
 srfsym's modules live in sub-packages named after the step of the derivation they implement
-(``symbolic``, ``step``, ``theory``, ``simulation``, ``sweep``, ``cli``, with ``core`` underneath).
+(``symbolic``, ``step``, ``theory``, ``simulation``, ``sweep``, ``cli``, with ``core`` underneath;
+``theory`` has ``channels``, ``spectral`` and ``feature`` inside).
 Code written against the earlier flat layout (``from srfsym.fixed_point import solve``) keeps
 working: importing an old path returns the module at its new place (the same module object, so
 monkeypatching either name patches both).
@@ -32,16 +33,33 @@ OLD_TO_NEW = {
     "srfsym.cget": "srfsym.symbolic.cget",
     "srfsym.mapping": "srfsym.step.mapping",
     "srfsym.vocabulary": "srfsym.step.vocabulary",
-    "srfsym.channel": "srfsym.theory.channel",
+    "srfsym.channel": "srfsym.theory.channels.kappa_quadrature",
     "srfsym.spectrum": "srfsym.theory.spectrum",
     "srfsym.fixed_point": "srfsym.theory.fixed_point",
     "srfsym.fixed_point_groups": "srfsym.theory.fixed_point_groups",
     "srfsym.grid": "srfsym.theory.grid",
     "srfsym.bounds": "srfsym.theory.bounds",
-    "srfsym.feature_spectrum": "srfsym.theory.feature_spectrum",
+    "srfsym.feature_spectrum": "srfsym.theory.feature.spectrum",
     "srfsym.simulate": "srfsym.simulation.simulate",
     "srfsym.spectrum_simulation": "srfsym.simulation.spectrum_simulation",
     "srfsym.sweep_plot": "srfsym.sweep.plot",
+    # theory/ grouped into channels/, spectral/ (the bulk back ends) and feature/
+    "srfsym.theory.channel": "srfsym.theory.channels.kappa_quadrature",
+    "srfsym.theory.square_channel": "srfsym.theory.channels.square",
+    "srfsym.theory.convex_channel": "srfsym.theory.channels.convex",
+    "srfsym.theory.convex_groups": "srfsym.theory.channels.convex_groups",
+    "srfsym.theory.losses": "srfsym.theory.channels.losses",
+    "srfsym.theory.label_law": "srfsym.theory.channels.label_law",
+    "srfsym.theory.step_bulk": "srfsym.theory.spectral.step_bulk",
+    "srfsym.theory.step_bulk_groups": "srfsym.theory.spectral.step_bulk_groups",
+    "srfsym.theory.exact_bulk": "srfsym.theory.spectral.exact_bulk",
+    "srfsym.theory.exact_bulk_directions": "srfsym.theory.spectral.exact_bulk_directions",
+    "srfsym.theory.exact_bulk_moments": "srfsym.theory.spectral.exact_bulk_moments",
+    "srfsym.theory.exact_bulk_resolvent": "srfsym.theory.spectral.exact_bulk_resolvent",
+    "srfsym.theory.feature_spectrum": "srfsym.theory.feature.spectrum",
+    "srfsym.theory.feature_solve": "srfsym.theory.feature.solve",
+    "srfsym.theory.feature_density": "srfsym.theory.feature.density",
+    "srfsym.theory.feature_outliers": "srfsym.theory.feature.outliers",
 }
 
 

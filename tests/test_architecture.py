@@ -45,7 +45,13 @@ def test_a_backwards_arrow_is_caught(tmp_path):
 @pytest.mark.parametrize("old, new", [("srfsym.fixed_point", "srfsym.theory.fixed_point"),
                                       ("srfsym.mapping", "srfsym.step.mapping"),
                                       ("srfsym.activations", "srfsym.symbolic.activations"),
-                                      ("srfsym.simulate", "srfsym.simulation.simulate")])
+                                      ("srfsym.simulate", "srfsym.simulation.simulate"),
+                                      ("srfsym.theory.exact_bulk",
+                                       "srfsym.theory.spectral.exact_bulk"),
+                                      ("srfsym.theory.square_channel",
+                                       "srfsym.theory.channels.square"),
+                                      ("srfsym.feature_spectrum",
+                                       "srfsym.theory.feature.spectrum")])
 def test_old_module_paths_are_the_new_modules(old, new):
     """Code written against the flat layout keeps working, on the very same module objects."""
     import importlib

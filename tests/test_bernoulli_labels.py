@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from scipy.special import ndtr
 
-from srfsym.theory.channel import channel_data
-from srfsym.theory.convex_channel import ConvexChannel
+from srfsym.theory.channels.kappa_quadrature import channel_data
+from srfsym.theory.channels.convex import ConvexChannel
 from srfsym.theory.convex_fixed_point import solve_convex_srf
 
 STATE = (0.9, 0.7, 1.3, 0.8, 0.6, 0.35, 0.4)     # q1, q2, V1, V2, theta, psi, m
@@ -121,7 +121,7 @@ def test_teacher_smoothing_rule_against_closed_forms_and_mpmath():
     import mpmath
 
     from srfsym.symbolic.activations import activation
-    from srfsym.theory.label_law import TeacherSmoothing
+    from srfsym.theory.channels.label_law import TeacherSmoothing
     from scipy.special import erf
     nu = np.linspace(-9.0, 9.0, 37) + 0.013
     for delta in (0.0, 0.35, 0.9, 1.3):

@@ -66,7 +66,7 @@ def test_figures_name_a_non_isotropic_bulk():
     import matplotlib.pyplot as plt
 
     from srfsym.cli.spectrum import _plot
-    from srfsym.theory.feature_spectrum import feature_spectrum
+    from srfsym.theory.feature.spectrum import feature_spectrum
     fs = feature_spectrum("tanh", "sin", alpha0=20, eta=3)
     args = argparse.Namespace(teacher="sin", alpha0=20.0, eta=3.0, plot="x.png", bulk="exact")
     fig = _plot(args, fs, None, None, None)

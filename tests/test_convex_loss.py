@@ -8,11 +8,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from srfsym.theory.channel import channel_data
+from srfsym.theory.channels.kappa_quadrature import channel_data
 from srfsym.theory.convex_fixed_point import NoUniqueSolution, solve_convex_srf
 from srfsym.theory.state import ConvergenceError
 from srfsym.theory.fixed_point import solve, solve_srf
-from srfsym.theory.losses import LossError, loss
+from srfsym.theory.channels.losses import LossError, loss
 
 sys.path.insert(0, str(Path(__file__).parent))
 from gcm_rf_independent import solve_gcm  # noqa: E402
@@ -260,7 +260,7 @@ def test_training_classification_error_against_an_independent_integral(name, noi
     from scipy.optimize import brentq
     from scipy.stats import norm
 
-    from srfsym.theory.convex_channel import ConvexChannel
+    from srfsym.theory.channels.convex import ConvexChannel
     from srfsym.theory.state import State
     ch = channel_data("tanh", "sign", 1.0, 1.1, 0.8, nodes=24)
     C = ConvexChannel(ch, name, alpha=2.0, beta=1.0, teacher="sign", noise=noise)

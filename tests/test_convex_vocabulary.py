@@ -1,5 +1,5 @@
 """A convex readout loss with a readout vocabulary (docs/theory.md (m.8)): the K-group channel
-of the engine (:mod:`srfsym.theory.convex_groups`) against the ridge's K-group fixed point,
+of the engine (:mod:`srfsym.theory.channels.convex_groups`) against the ridge's K-group fixed point,
 the uniform convex solve, the symmetric vocabulary and the network."""
 import math
 
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from srfsym.theory.convex_fixed_point import solve_convex_srf
-from srfsym.theory.convex_groups import solve_convex_groups
+from srfsym.theory.channels.convex_groups import solve_convex_groups
 from srfsym.theory.fixed_point import solve_srf
 from srfsym.theory.fixed_point_groups import solve_srf_groups
 from srfsym.theory.state import State
@@ -137,8 +137,8 @@ def test_group_conjugates_are_the_gradient_of_the_channel_potential():
     potential (the Moreau envelope evaluated by the channel's own quadrature) along every
     entry of Q1, V1 (symmetric directions), q2, V2, theta, psi (logistic, K = 2, labels +-1
     with probit noise)."""
-    from srfsym.theory.channel import group_channel_data
-    from srfsym.theory.convex_groups import GroupConvexChannel
+    from srfsym.theory.channels.kappa_quadrature import group_channel_data
+    from srfsym.theory.channels.convex_groups import GroupConvexChannel
     g = group_channel_data("tanh", "sign", 1.0, 1.1, 0.8, [1, 2], nodes=60)
     alpha, beta = 2.0, 0.5
     C = GroupConvexChannel(g, "logistic", alpha=alpha, beta=beta, teacher="sign", noise=0.2)
@@ -179,7 +179,7 @@ def test_square_loss_on_the_realised_step_bulk_with_letters_is_the_ridge():
     import warnings
 
     import srfsym
-    from srfsym.theory.step_bulk_groups import step_group_bulk
+    from srfsym.theory.spectral.step_bulk_groups import step_group_bulk
     spec = step_group_bulk("tanh", "sign", 4.0, 2.0, 120, 1.0, 0, [1, 2])
     gen = solve_convex_groups("tanh", "sign", spec.r, spec.c, spec.gamma, 0.05, 2.0,
                               loss="square", vocabulary=[1, 2], nodes=60, channel="quadrature",

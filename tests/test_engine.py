@@ -5,7 +5,7 @@ import pathlib
 import numpy as np
 import pytest
 
-from srfsym.theory.channel import channel_data
+from srfsym.theory.channels.kappa_quadrature import channel_data
 from srfsym.theory.engine import _Problem, _START, solve_general
 from srfsym.theory.fixed_point import solve_srf
 from srfsym.theory.interfaces import Channel, SpectralSide
@@ -13,7 +13,7 @@ from srfsym.theory.spectral.block_wishart import block_wishart_map
 from srfsym.theory.spectral.eigenvalues import EigenvalueSpectrum
 from srfsym.theory.spectral.marchenko_pastur import MarchenkoPastur, mp_stieltjes_pair
 from srfsym.theory.spectral.sample import SampledSpectrum
-from srfsym.theory.square_channel import GroupSquareLossChannel, SquareLossChannel
+from srfsym.theory.channels.square import GroupSquareLossChannel, SquareLossChannel
 
 R, C, GAMMA = 1.134, 1.019, 0.9
 

@@ -7,7 +7,7 @@ import pytest
 
 from srfsym.simulation.simulate import giant_step, sphere_rows
 from srfsym.symbolic.activations import activation
-from srfsym.theory.exact_bulk import ExactBulk, noncrossing_partitions, step_bulk_parameters
+from srfsym.theory.spectral.exact_bulk import ExactBulk, noncrossing_partitions, step_bulk_parameters
 from srfsym.theory.spectrum import MarchenkoPastur
 
 

@@ -1,10 +1,10 @@
-"""``bulk="exact"`` (srfsym.theory.exact_bulk wired into solve / learning_curve / optimal_lambda,
+"""``bulk="exact"`` (srfsym.theory.spectral.exact_bulk wired into solve / learning_curve / optimal_lambda,
 the feature spectrum and the CLI; docs/theory.md (g.5)): the isotropic limit, the realised step
 bulk at moderate d, and the refusals."""
 import numpy as np
 import pytest
 
-from srfsym.theory.exact_bulk import ExactBulk, exact_bulk_spectrum
+from srfsym.theory.spectral.exact_bulk import ExactBulk, exact_bulk_spectrum
 from srfsym.theory.fixed_point import learning_curve, solve
 from srfsym.theory.grid import solve_grid
 from srfsym.theory.interfaces import SpectralSide
@@ -116,7 +116,7 @@ def test_refusals():
 
 
 def test_feature_spectrum_variance_of_the_exact_bulk():
-    from srfsym.theory.feature_spectrum import feature_spectrum
+    from srfsym.theory.feature.spectrum import feature_spectrum
     bulk = ExactBulk("tanh", "sin", 2.0, 3.0, beta=1.0)
     fs = feature_spectrum("tanh", "sin", alpha0=2.0, eta=3.0, spectrum=bulk)
     m1, m2 = bulk.bulk_moments()

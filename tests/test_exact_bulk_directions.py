@@ -1,12 +1,12 @@
 """The spike and teacher direction sums of the exact bulk for any student (docs/theory.md (g.5),
-srfsym.theory.exact_bulk_directions) against the odd closed forms, the realised row covariance
+srfsym.theory.spectral.exact_bulk_directions) against the odd closed forms, the realised row covariance
 and the realised network."""
 import numpy as np
 import pytest
 
-from srfsym.theory.exact_bulk import ExactBulk
-from srfsym.theory.exact_bulk_directions import pencil_direction_forms
-from srfsym.theory.step_bulk import step_bulk_spectrum
+from srfsym.theory.spectral.exact_bulk import ExactBulk
+from srfsym.theory.spectral.exact_bulk_directions import pencil_direction_forms
+from srfsym.theory.spectral.step_bulk import step_bulk_spectrum
 
 YS = np.array([0.5, 2.0, 1.0 + 0.5j, 0.3 - 0.2j])
 

@@ -9,7 +9,7 @@ import pytest
 
 from srfsym.simulation.simulate import network_first_layer
 from srfsym.step.mapping import srf_mapping
-from srfsym.theory.feature_spectrum import feature_spectrum
+from srfsym.theory.feature.spectrum import feature_spectrum
 from srfsym.theory.spectral.eigenvalues import EigenvalueSpectrum
 
 

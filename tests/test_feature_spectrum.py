@@ -1,4 +1,4 @@
-"""The spectrum of the learned features (srfsym.theory.feature_spectrum, docs/theory.md (j)).
+"""The spectrum of the learned features (srfsym.theory.feature.spectrum, docs/theory.md (j)).
 
 Held against: the ridge fixed point (the same system at lambda = -(n/p) z), the co-resolvent
 identity evaluated independently, a 25-digit mpmath evaluation, exact trace identities by
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from srfsym import cget_coefficients
-from srfsym.theory.feature_spectrum import FeatureSpectrum, feature_spectrum
+from srfsym.theory.feature.spectrum import FeatureSpectrum, feature_spectrum
 from srfsym.theory.fixed_point import solve_srf
 from srfsym.simulation.simulate import srf_first_layer
 from srfsym.simulation.spectrum_simulation import DEFAULT_Z, empirical_stieltjes, simulate_feature_spectrum

@@ -1,4 +1,4 @@
-"""The step bulk (srfsym.theory.step_bulk, ``bulk="step"``, docs/theory.md (g.4)): its sums against
+"""The step bulk (srfsym.theory.spectral.step_bulk, ``bulk="step"``, docs/theory.md (g.4)): its sums against
 an independent resolvent computation, and the theory on a realised first layer against the network
 on the same first layer (a paired comparison: only readout and test sampling are left)."""
 import math
@@ -10,10 +10,10 @@ import pytest
 from srfsym.simulation.simulate import simulate
 from srfsym.simulation.spectrum_simulation import empirical_stieltjes
 from srfsym.step.realised import _children, network_first_layer
-from srfsym.theory.feature_spectrum import feature_spectrum
+from srfsym.theory.feature.spectrum import feature_spectrum
 from srfsym.theory.fixed_point import learning_curve, solve
 from srfsym.theory.grid import solve_grid
-from srfsym.theory.step_bulk import (IsotropicBulkWarning, StepBulkSpectrum, StepEigenData,
+from srfsym.theory.spectral.step_bulk import (IsotropicBulkWarning, StepBulkSpectrum, StepEigenData,
                                      bulk_departure, isotropic_bulk_warning, step_eigen,
                                      step_eigen_data)
 

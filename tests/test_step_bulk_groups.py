@@ -1,4 +1,4 @@
-"""The realised step bulk with a readout vocabulary (srfsym.theory.step_bulk_groups,
+"""The realised step bulk with a readout vocabulary (srfsym.theory.spectral.step_bulk_groups,
 docs/theory.md (g.4)): K = 1 written as a vocabulary against the uniform step bulk, K = 2
 against an independent dense computation of the same fixed point on the realised layer."""
 import math
@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 from srfsym.step.realised import _children, network_first_layer
-from srfsym.theory.channel import group_channel_data
+from srfsym.theory.channels.kappa_quadrature import group_channel_data
 from srfsym.theory.fixed_point import solve, solve_srf
-from srfsym.theory.square_channel import GroupSquareLossChannel
+from srfsym.theory.channels.square import GroupSquareLossChannel
 from srfsym.theory.state import State
-from srfsym.theory.step_bulk_groups import StepGroupBulk, StepGroupData, step_group_bulk
+from srfsym.theory.spectral.step_bulk_groups import StepGroupBulk, StepGroupData, step_group_bulk
 
 CASE = ("tanh", "sin", 2.0, 3.0)
 

@@ -244,7 +244,7 @@ def test_spectrum_figure_title_legend(capsys):
     from types import SimpleNamespace
 
     from srfsym.cli.spectrum import _plot
-    from srfsym.theory.feature_spectrum import feature_spectrum
+    from srfsym.theory.feature.spectrum import feature_spectrum
     fs = feature_spectrum("tanh", "sin", alpha0=20, eta=3)
     fs0 = feature_spectrum("tanh", "sin", alpha0=20, eta=0.0)
     args = SimpleNamespace(teacher="sin", alpha0=20.0, eta=3.0, plot="x.png")

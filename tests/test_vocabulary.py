@@ -12,7 +12,7 @@ import pytest
 
 from srfsym import bounds, solve, srf_mapping
 from srfsym.theory.bounds import optimal_learning_rate_bounds
-from srfsym.theory.channel import channel_data, group_channel_data
+from srfsym.theory.channels.kappa_quadrature import channel_data, group_channel_data
 from srfsym.step.vocabulary import UNIFORM, vocabulary
 
 
@@ -187,7 +187,7 @@ def test_optimised_bounds_with_a_vocabulary():
 
 # --------------------------------------------------------------------------- spectrum
 
-from srfsym.theory.feature_spectrum import feature_spectrum  # noqa: E402
+from srfsym.theory.feature.spectrum import feature_spectrum  # noqa: E402
 
 ZS = (1 + 0.1j, 0.3 + 0.05j, -0.5 + 0.01j, 2.5 + 0.3j)
 

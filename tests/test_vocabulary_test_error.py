@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from srfsym.theory.bounds import bounds
-from srfsym.theory.channel import group_channel_data, transition_cuts
+from srfsym.theory.channels.kappa_quadrature import group_channel_data, transition_cuts
 from srfsym.theory.fixed_point import (ConvergenceError, State, _anderson, learning_curve,
                                 optimal_lambda, solve, solve_srf)
 from srfsym.theory.fixed_point_groups import _GroupProblem, solve_srf_groups

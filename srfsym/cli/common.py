@@ -363,7 +363,7 @@ def warn_if_isotropic_is_off(args):
     """With the isotropic bulk, warn when the step's own bulk departs from it (docs/theory.md (g.4))."""
     if getattr(args, "bulk", "isotropic") != "isotropic" or not args.alpha0 or not args.eta:
         return
-    from ..theory.step_bulk import isotropic_bulk_warning
+    from ..theory.spectral.step_bulk import isotropic_bulk_warning
     with status("checking the isotropic bulk against a realised step (docs/theory.md (g.4))"):
         isotropic_bulk_warning(args.student, args.teacher, args.alpha0, args.eta, args.beta)
 

@@ -20,7 +20,7 @@ def _parse_z(text):
 
 
 def _spectra(args):
-    from ..theory.feature_spectrum import feature_spectrum
+    from ..theory.feature.spectrum import feature_spectrum
     kw = dict(beta=args.beta, p_over_n=args.p_over_n, vocabulary=vocabulary_arg(args))
     if args.r is not None or args.c is not None:
         if args.r is None or args.c is None or args.alpha0 is not None or args.eta is not None:
@@ -32,7 +32,7 @@ def _spectra(args):
     if args.teacher is None or args.alpha0 is None or args.eta is None:
         raise CLIError("give --teacher, --alpha0 and --eta (or --r and --c)")
     if args.bulk == "step":
-        from ..theory.step_bulk import step_bulk_spectrum
+        from ..theory.spectral.step_bulk import step_bulk_spectrum
         if kw["vocabulary"] is not None:
             raise CLIError("--bulk step is available for the uniform readout only")
         with status(f"the step bulk: first layer realised at d = {args.d}, seed {args.seed} "
@@ -42,7 +42,7 @@ def _spectra(args):
         trained = feature_spectrum(args.student, r=data.r, c=data.c, spectrum=data.eigenvalues,
                                    **kw)
     elif args.bulk == "exact":
-        from ..theory.exact_bulk import exact_bulk_spectrum
+        from ..theory.spectral.exact_bulk import exact_bulk_spectrum
         if kw["vocabulary"] is not None:
             raise CLIError("--bulk exact is available for the uniform readout only")
         if not args.alpha0 > 0:

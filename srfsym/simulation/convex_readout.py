@@ -33,7 +33,7 @@ from scipy.optimize import minimize
 from scipy.special import expit
 
 from ..symbolic.activations import activation  # noqa: F401 (check_readout's doctest)
-from ..theory.losses import loss as make_loss
+from ..theory.channels.losses import loss as make_loss
 from .first_layer import _children
 from .readout import _features_and_labels, ridge_readout
 
@@ -167,7 +167,7 @@ def check_readout(loss, noise, bias, label_rule, teacher, lam):
     >>> check_readout("logistic", 0.1, True, "teacher", activation("sign"), 0.1)["loss"]
     'logistic'
     """
-    from ..theory.convex_channel import _check_label_rule
+    from ..theory.channels.convex import _check_label_rule
     lo = make_loss(loss)
     if isinstance(noise, bool) or not isinstance(noise, (int, float, np.floating)) \
             or not math.isfinite(noise) or noise < 0:

@@ -1,6 +1,6 @@
 r"""Eigenvalues of the feature covariance ``Phi^T Phi / n`` of a finite network after the
 step (or of the sRF model), to hold the deterministic equivalent of
-:mod:`srfsym.theory.feature_spectrum` against (docs/theory.md (j.7)).
+:mod:`srfsym.theory.feature.spectrum` against (docs/theory.md (j.7)).
 
 The first layer comes from the same code and random streams as :func:`srfsym.simulation.simulate`
 (:func:`srfsym.simulation.simulate.network_first_layer` for the network, :func:`srf_first_layer` for the
@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..symbolic.activations import activation
-from ..theory.feature_spectrum import FeatureSpectrum, feature_spectrum
+from ..theory.feature.spectrum import FeatureSpectrum, feature_spectrum
 from .first_layer import _as_seed_sequence, _children, network_first_layer, srf_first_layer
 from .result import empirical_group_parameters, empirical_srf_parameters
 from ..step.vocabulary import fit_uniform_parameters, vocabulary as make_vocabulary

@@ -9,7 +9,7 @@ fresh samples ``x ~ N(0, I_d)``, ``y = sigma_star(x_1)``::
 from the random streams that :func:`srfsym.simulation.simulate.simulate` uses (one
 ``numpy.random.SeedSequence`` child per role, step data in blocks of :data:`BLOCK_ROWS` rows,
 one generator per block), so the theory's step bulk (``bulk="step"``,
-:mod:`srfsym.theory.step_bulk`) and the simulated network share the same ``W1`` seed by seed.
+:mod:`srfsym.theory.spectral.step_bulk`) and the simulated network share the same ``W1`` seed by seed.
 Also here: the BLAS thread control shared by the whole simulation.  (The mapping module
 beside this one gives the d -> infinity limit of the same step.)
 

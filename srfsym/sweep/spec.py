@@ -164,7 +164,7 @@ def _check_value(table, key, v):
     if key == "noise" and not (math.isfinite(float(v)) and v >= 0):
         raise SweepError(f"{where} is a variance: it must be a finite number >= 0, got {v}")
     if key == "loss":
-        from ..theory.losses import loss as make_loss
+        from ..theory.channels.losses import loss as make_loss
         try:
             make_loss(v)
         except ValueError as exc:

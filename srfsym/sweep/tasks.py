@@ -161,7 +161,7 @@ def _check_simulated_readout(t, where, theory=False):
         return
     from ..simulation.convex_readout import check_readout
     from ..symbolic.activations import activation
-    from ..theory.losses import loss as make_loss
+    from ..theory.channels.losses import loss as make_loss
     bias = t.get("bias", False)
     try:
         if theory:      # the theory takes lam = 0 (where not separable) and the hinge's bias

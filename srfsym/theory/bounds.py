@@ -42,7 +42,7 @@ import mpmath
 import numpy as np
 
 from ..core.precision import workdps
-from .channel import group_channel_data, transition_cuts
+from .channels.kappa_quadrature import group_channel_data, transition_cuts
 from ..symbolic.activations import activation
 from ..step.vocabulary import vocabulary as make_vocabulary
 from ..symbolic.hermite import hermite_constants
@@ -229,7 +229,7 @@ def _kernel(teacher, dps=None):
 
 
 #: kappa node counts of the double-precision ladder (Gauss-Hermite), and nodes per piece
-#: when the rule is cut at the student's transitions (:func:`~srfsym.theory.channel.transition_cuts`)
+#: when the rule is cut at the student's transitions (:func:`~srfsym.theory.channels.kappa_quadrature.transition_cuts`)
 _LADDER = (60, 90, 135, 200, 300, 450, 675, 1000)
 _PIECE_LADDER = (16, 24, 36, 54, 80, 120)
 #: the double-precision result is converged when two node counts agree to this; a result
@@ -513,7 +513,7 @@ def optimal_learning_rate_bounds(student, teacher, alpha0=math.inf, eta_max=20.0
     along = mapping_along_eta(student, teacher, alpha0, mu0_correction=mu0_correction)
 
     if gamma is not None:
-        from .channel import validate_srf_parameters
+        from .channels.kappa_quadrature import validate_srf_parameters
         validate_srf_parameters(0.0, 1.0, gamma)
 
     @lru_cache(maxsize=None)

@@ -1,7 +1,7 @@
 r"""The fixed point with any convex readout loss, label noise and a trained output bias
 (docs/theory.md (m)).
 
-Only the channel changes: :class:`~srfsym.theory.convex_channel.ConvexChannel` is a
+Only the channel changes: :class:`~srfsym.theory.channels.convex.ConvexChannel` is a
 channel of the fixed-point engine (:mod:`srfsym.theory.engine`), composed with the ridge's
 spectral side (:class:`~srfsym.theory.engine.MomentPrior`).  It has no closed (V1, V2)
 subsystem, so the engine's sweep is iterated on ``(q1, q2, V1, V2, theta, psi, m, b0)``
@@ -11,7 +11,7 @@ the domain fall back to the damped step, and runaway directions (separable data)
 reported as :class:`NoUniqueSolution`.  The answer is verified by one more sweep: every
 unknown moves by less than ``tol`` (relative above 1).  A readout vocabulary runs the same
 iteration and verification (:func:`_solve_engine`) with the K-group channel and prior of
-:mod:`srfsym.theory.convex_groups` (docs/theory.md (m.8)).
+:mod:`srfsym.theory.channels.convex_groups` (docs/theory.md (m.8)).
 
 >>> res = solve_convex_srf("tanh", "sign", 1.0, 1.1, 0.8, 0.05, 2.0, loss="logistic")
 >>> 0 < res.classification_error < 0.5, res.loss
@@ -25,11 +25,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .channel import channel_data, validate_srf_parameters
-from .convex_channel import ConvexChannel
+from .channels.kappa_quadrature import channel_data, validate_srf_parameters
+from .channels.convex import ConvexChannel
 from .engine import _START, Engine, MomentPrior, anderson_candidate
 from .square_solve import _solve_at, _validate, _validate_solver, make_spectrum
-from .losses import LossError, loss as make_loss
+from .channels.losses import LossError, loss as make_loss
 from .result import FixedPointResult
 from .state import ConvergenceError, State
 

@@ -27,7 +27,7 @@ and the Marchenko-Pastur (or sample) sums have it; the K-group channel and the
 block-Wishart prior are written with LAPACK linear algebra (eigh, inverse, solve) in double
 precision, so a vocabulary with K > 1 refuses ``dps``.
 
->>> from srfsym.theory.channel import channel_data
+>>> from srfsym.theory.channels.kappa_quadrature import channel_data
 >>> from srfsym.theory.spectral.marchenko_pastur import MarchenkoPastur
 >>> P = _Problem(channel_data("tanh", "sin", 1.13, 1.02, 1.0, nodes=72),
 ...              MarchenkoPastur(1.0, 1.02), 1.0, 0.1, 1.0)
@@ -45,7 +45,7 @@ import mpmath
 import numpy as np
 
 from .interfaces import Channel
-from .square_channel import SquareLossChannel
+from .channels.square import SquareLossChannel
 from .state import ConvergenceError, Hats, State
 from ..core.precision import workdps
 
@@ -454,7 +454,7 @@ def solve_general(engine: Engine, start: State, tol=1e-11, max_iter=2000, b0=0.0
     Returns ``(state, b0, iterations)``; the stopping rule is the verification rule of the
     structured solver: every order parameter moves by less than ``tol`` (relative above 1).
 
-    >>> from srfsym.theory.channel import channel_data
+    >>> from srfsym.theory.channels.kappa_quadrature import channel_data
     >>> from srfsym.theory.spectral.marchenko_pastur import MarchenkoPastur
     >>> P = _Problem(channel_data("tanh", "sin", 1.13, 1.02, 1.0, nodes=72),
     ...              MarchenkoPastur(1.0, 1.02), 1.0, 0.1, 1.0)

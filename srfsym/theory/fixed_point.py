@@ -4,9 +4,9 @@ The public entry points (:func:`solve`, :func:`solve_srf`, :func:`learning_curve
 :func:`optimal_lambda`).  The equations (docs/theory.md (f), general width ratio
 ``beta = p/d``) are written **once**, in the engine (:mod:`srfsym.theory.engine`): conjugates
 ("hats") from the overlaps through kappa-expectations (the channel,
-:mod:`srfsym.theory.square_channel`), then overlaps from the hats through the spectral sums
+:mod:`srfsym.theory.channels.square`), then overlaps from the hats through the spectral sums
 (the spectral back ends, :mod:`srfsym.theory.spectral`).  The channel's conjugates are stated
-in :mod:`srfsym.theory.square_channel`; the overlaps from the hats::
+in :mod:`srfsym.theory.channels.square`; the overlaps from the hats::
 
     V1 = <D/S>, V2 = <1/S>, theta = sqrt(beta) th^ <F/S>, psi = sqrt(beta) psi^ <H/S>,
     q1 = q1^<D^2/S^2> + q2^<D/S^2> + th^2 <DF/S^2> + psi^2 <DH/S^2>
@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import mpmath
 import numpy as np
 
-from .channel import channel_data, node_rule, validate_srf_parameters  # noqa: F401
+from .channels.kappa_quadrature import channel_data, node_rule, validate_srf_parameters  # noqa: F401
 from .engine import (_NODE_LADDER, _START, _Problem, _affine_fixed_point, _anderson,  # noqa: F401
                      _complete, _complete_with_dets, _residual, _solve_v_iterate,
                      _solve_v_newton, _spectral_moments, _v_map, _v_map_jacobian, sweep)
@@ -91,7 +91,7 @@ def solve_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp"
         docs/theory.md (m)); anything
         but the plain square loss is solved by
         :func:`srfsym.theory.convex_fixed_point.solve_convex_srf`, with a vocabulary by
-        :func:`srfsym.theory.convex_groups.solve_convex_groups` (docs/theory.md (m.8)).
+        :func:`srfsym.theory.channels.convex_groups.solve_convex_groups` (docs/theory.md (m.8)).
 
     Examples
     --------
@@ -109,13 +109,13 @@ def solve_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp"
         if vocabulary is not None:
             from ..step.vocabulary import vocabulary as make_vocabulary
             voc = make_vocabulary(vocabulary)
-        from .step_bulk_groups import StepGroupBulk
+        from .spectral.step_bulk_groups import StepGroupBulk
         if isinstance(spectrum, StepGroupBulk) or (vocabulary is not None and not voc.is_uniform):
             if not (isinstance(spectrum, StepGroupBulk) or spectrum == "mp"):
                 raise ValueError("with a readout vocabulary the fixed point is solved with the "
                                  "deterministic spectrum ('mp') or the realised step bulk "
                                  "(bulk='step')")
-            from .convex_groups import solve_convex_groups
+            from .channels.convex_groups import solve_convex_groups
             realised = isinstance(spectrum, StepGroupBulk)
             return solve_convex_groups(
                 student, teacher, r, c, gamma, lam, alpha, beta,
@@ -129,7 +129,7 @@ def solve_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp"
                                 nodes=120 if nodes == "auto" else nodes, tol=tol,
                                 method="anderson" if method == "structured" else method,
                                 start=start, max_iter=max_iter, d=d, seed=seed)
-    from .step_bulk_groups import StepGroupBulk
+    from .spectral.step_bulk_groups import StepGroupBulk
     if isinstance(spectrum, StepGroupBulk):      # a realised layer split by letter (g.4)
         if dps is not None or method != "structured":
             raise ValueError("the realised step bulk with a vocabulary is solved in double "
@@ -236,10 +236,10 @@ def solve(student, teacher, alpha0, eta, lam, alpha, beta=1.0, spectrum="mp", *,
     ``bulk="step", d=D, seed=S`` (also for :func:`learning_curve`, :func:`optimal_lambda`)
     replaces the isotropic bulk ``c MP_beta`` by the bulk of the first layer realised at
     dimension ``D`` (the network of seed ``S``; its measured ``r, c, gamma`` on the channel
-    side): :mod:`srfsym.theory.step_bulk`, docs/theory.md (g.4); with a ``vocabulary`` the
-    K-group prior on that realised layer split by letter (:mod:`srfsym.theory.step_bulk_groups`,
+    side): :mod:`srfsym.theory.spectral.step_bulk`, docs/theory.md (g.4); with a ``vocabulary`` the
+    K-group prior on that realised layer split by letter (:mod:`srfsym.theory.spectral.step_bulk_groups`,
     docs/theory.md (g.4.1)).  ``bulk="exact"`` uses its
-    d -> infinity law instead (:mod:`srfsym.theory.exact_bulk`, the mapping's ``r, c, gamma``;
+    d -> infinity law instead (:mod:`srfsym.theory.spectral.exact_bulk`, the mapping's ``r, c, gamma``;
     uniform readout, double precision; docs/theory.md (g.5)).
 
     >>> res = solve("tanh", "sin", alpha0=0, eta=3, lam=0.1, alpha=2.0)  # plain RF
@@ -272,7 +272,7 @@ def _step_bulk(student, teacher, alpha0, eta, beta, spectrum, kwargs, mapping=No
     ``bulk="exact"`` ((g.5)), ``None`` for the isotropic bulk; pops ``bulk`` (and, for the step,
     ``d`` and ``seed``) from ``kwargs``.  ``mapping``: the :func:`srf_mapping` result whose
     deterministic ``(r, c, gamma)`` the exact bulk uses on the channel side."""
-    from .step_bulk import BULKS, step_bulk_spectrum
+    from .spectral.step_bulk import BULKS, step_bulk_spectrum
     bulk = kwargs.pop("bulk", "isotropic")
     if bulk not in BULKS:
         raise ValueError(f"bulk must be one of {BULKS}, got {bulk!r}")
@@ -315,8 +315,8 @@ def _step_bulk(student, teacher, alpha0, eta, beta, spectrum, kwargs, mapping=No
 
 def _step_group_bulk(student, teacher, alpha0, eta, beta, d, seed, voc):
     """The ``bulk="step"`` branch of :func:`_step_bulk` with a vocabulary: the realised layer
-    split by letter (:mod:`srfsym.theory.step_bulk_groups`), its measured group parameters."""
-    from .step_bulk_groups import step_group_bulk
+    split by letter (:mod:`srfsym.theory.spectral.step_bulk_groups`), its measured group parameters."""
+    from .spectral.step_bulk_groups import step_group_bulk
     spec = step_group_bulk(student, teacher, float(alpha0), float(eta), d, float(beta), seed,
                            voc)
     rj = ", ".join(f"{v:.6g}" for v in spec.group_r)
@@ -330,7 +330,7 @@ def _step_group_bulk(student, teacher, alpha0, eta, beta, d, seed, voc):
 def _exact_bulk(student, teacher, alpha0, eta, beta, kwargs, mapping):
     """The ``bulk="exact"`` branch of :func:`_step_bulk`: the mapping's deterministic
     ``(r, c, gamma)`` on the channel side (``c = E D`` of the exact law, docs/theory.md (g.5))."""
-    from .exact_bulk import exact_bulk_spectrum
+    from .spectral.exact_bulk import exact_bulk_spectrum
     if kwargs.get("dps") is not None:
         raise ValueError("bulk='exact' is solved in double precision only (its law comes from "
                          "a numerical fixed point): drop dps")

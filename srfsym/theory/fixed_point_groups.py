@@ -3,10 +3,10 @@ per letter (docs/theory.md (k.7)).
 
 Group ``j`` (the neurons with letter ``omega_j``, weight ``pi_j``) has the cGET
 coefficients ``mu0^(j), mu1^(j), mu*^(j)`` of spike ``r omega_j`` and bulk variance
-``c_j`` (:func:`srfsym.theory.channel.group_channel_data`).  The order parameters are K x K
+``c_j`` (:func:`srfsym.theory.channels.kappa_quadrature.group_channel_data`).  The order parameters are K x K
 symmetric matrices ``V1, Q1`` (cross-group overlaps) and K-vectors ``V2, q2, m, theta,
 psi``; the conjugates have the same shapes.  The engine (:mod:`srfsym.theory.engine`) runs
-the channel :class:`~srfsym.theory.square_channel.GroupSquareLossChannel` (its docstring
+the channel :class:`~srfsym.theory.channels.square.GroupSquareLossChannel` (its docstring
 states the per-group conjugates, docs/theory.md (k.7))
 and the prior :class:`~srfsym.theory.spectral.block_wishart.BlockWishartPrior` (block-Wishart
 deterministic equivalent) with ``B = C^1/2 V1^ C^1/2``,
@@ -50,12 +50,12 @@ import time
 
 import numpy as np
 
-from .channel import group_channel_data, node_rule, validate_srf_parameters
+from .channels.kappa_quadrature import group_channel_data, node_rule, validate_srf_parameters
 from .engine import (Engine, _NODE_LADDER, _anderson, _complete_full, _validate,
                      _validate_solver, newton)
 from .result import FixedPointResult
 from .spectral.block_wishart import GroupPrior, BlockWishartPrior
-from .square_channel import GroupSquareLossChannel, PINV_RTOL as _PINV_RTOL, _sym_index  # noqa: F401
+from .channels.square import GroupSquareLossChannel, PINV_RTOL as _PINV_RTOL, _sym_index  # noqa: F401
 from .state import ConvergenceError, Hats, State, climb_nodes  # noqa: F401
 from ..step.vocabulary import check_student, vocabulary as make_vocabulary
 
@@ -261,7 +261,7 @@ def solve_srf_groups(student, teacher, r, c, gamma, lam, alpha, beta=1.0, *, voc
     against :func:`srfsym.theory.fixed_point.solve_srf`, which runs today's uniform code for
     ``vocabulary=None`` or ``[1]`` and calls this function otherwise).  The spectrum is
     the deterministic block-Wishart equivalent (``d -> infinity``), or, with ``spectrum=`` a
-    :class:`~srfsym.theory.step_bulk_groups.StepGroupBulk`, the sums of a realised first layer
+    :class:`~srfsym.theory.spectral.step_bulk_groups.StepGroupBulk`, the sums of a realised first layer
     (its measured ``r_j, c_j, gamma`` on the channel side; ``r, c, gamma`` are then ignored:
     docs/theory.md (g.4)); double precision.
 

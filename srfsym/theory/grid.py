@@ -33,11 +33,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .channel import group_channel_data, node_rule
+from .channels.kappa_quadrature import group_channel_data, node_rule
 from .engine import (_NODE_LADDER, _START, Engine, MomentPrior, _complete_with_dets,
                      _v_map_jacobian, _validate, _validate_solver)
 from .fixed_point import make_spectrum, solve_srf
-from .square_channel import SquareLossChannel
+from .channels.square import SquareLossChannel
 from .state import ConvergenceError, State, climb_nodes
 from .fixed_point import _step_bulk
 from ..step.mapping import srf_mapping

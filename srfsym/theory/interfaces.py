@@ -19,8 +19,8 @@ solves.  A new loss is a new :class:`Channel`; a new spectrum is a new
 What a channel receives
 -----------------------
 At construction: the **kappa rule and the cGET coefficients** of one point, as
-:class:`~srfsym.theory.channel.ChannelData` (K = 1) or
-:class:`~srfsym.theory.channel.GroupChannelData` (K letters): nodes ``kappa_n``, weights
+:class:`~srfsym.theory.channels.kappa_quadrature.ChannelData` (K = 1) or
+:class:`~srfsym.theory.channels.kappa_quadrature.GroupChannelData` (K letters): nodes ``kappa_n``, weights
 ``w_n`` (``sum w_n = 1``, so ``E_kappa f = sum_n w_n f(kappa_n)``), per group ``j`` the
 coefficients ``mu0_j(kappa_n)``, ``mu1_j(kappa_n)``, ``mu*_j(kappa_n)^2`` and the teacher
 moments ``h, h1, h2 (kappa_n)`` (docs/theory.md (d), (e)); and ``alpha = n/d``,
@@ -83,8 +83,8 @@ equation of docs/theory.md (k.5), (k.7) does
 ``freeze(hats)`` (the resolvent solution at the conjugates' ``(V1hat, V2hat)``, reused while
 those are fixed) and ``overlaps(hats, m, frozen=None)`` (the order parameters).
 
->>> from srfsym.theory.channel import channel_data
->>> from srfsym.theory.square_channel import SquareLossChannel
+>>> from srfsym.theory.channels.kappa_quadrature import channel_data
+>>> from srfsym.theory.channels.square import SquareLossChannel
 >>> ch = SquareLossChannel(channel_data("tanh", "sin", 1.1, 1.0, 1.0, nodes=48), 1.0, 1.0)
 >>> isinstance(ch, Channel), ch.closed_variance, ch.K
 (True, True, 1)

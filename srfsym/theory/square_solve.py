@@ -19,7 +19,7 @@ import time
 import mpmath
 import numpy as np
 
-from .channel import channel_data, group_channel_data
+from .channels.kappa_quadrature import channel_data, group_channel_data
 from .engine import (_START, _Problem, _anderson, _complete, _residual, _solve_v_iterate,  # noqa: F401
                      _solve_v_newton, _v_map, _validate, _validate_solver)
 from .result import FixedPointResult

@@ -18,7 +18,7 @@ cross-group conjugates in :class:`GroupSquareLossChannel`).  The V-conjugates de
 The uniform channel runs in double precision on scalars, in mpmath on tuples of mpf, or
 on columns of points (the batched grid, :mod:`srfsym.theory.grid`): the same methods.
 
->>> from srfsym.theory.channel import channel_data
+>>> from srfsym.theory.channels.kappa_quadrature import channel_data
 >>> ch = SquareLossChannel(channel_data("sin", "sin", 0.0, 1.0, 1.0, nodes=40), 2.0, 1.0)
 >>> V1hat, V2hat, w = ch.v_hats(0.0, 0.0)          # w = 1: V1hat = alpha E mu1^2
 >>> abs(V1hat - 2.0 * ch.E(ch.mu1sq)) < 1e-15
@@ -32,9 +32,9 @@ import math
 import mpmath
 import numpy as np
 
-from .interfaces import Channel, ChannelStep
-from .state import Hats, State
-from ..core.precision import workdps
+from ..interfaces import Channel, ChannelStep
+from ..state import Hats, State
+from ...core.precision import workdps
 
 __all__ = ["SquareLossChannel", "GroupSquareLossChannel", "PINV_RTOL"]
 
@@ -46,7 +46,7 @@ PINV_RTOL = 1e-12
 class SquareLossChannel(Channel):
     """The square-loss channel of the uniform readout (K = 1) at one point.
 
-    ``ch`` is a :class:`~srfsym.theory.channel.ChannelData` (double or mpmath); ``alpha``,
+    ``ch`` is a :class:`~srfsym.theory.channels.kappa_quadrature.ChannelData` (double or mpmath); ``alpha``,
     ``beta`` the sample and width ratios.
     """
 

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import sympy as sp
 
-from ..symbolic.activations import ActivationError, lambdify_numpy, parse_expression
+from ...symbolic.activations import ActivationError, lambdify_numpy, parse_expression
 
 __all__ = ["Y", "YHAT", "Loss", "LossError", "loss", "LOSS_NAMES"]
 
@@ -295,7 +295,7 @@ def loss(spec) -> Loss:
     >>> loss("yhat**2 - y*yhat**3")
     Traceback (most recent call last):
     ...
-    srfsym.theory.losses.LossError: loss 'yhat**2 - y*yhat**3' is not convex in yhat: ...
+    srfsym.theory.channels.losses.LossError: loss 'yhat**2 - y*yhat**3' is not convex in yhat: ...
     """
     if isinstance(spec, Loss):
         return spec
@@ -316,7 +316,7 @@ def loss(spec) -> Loss:
 
 
 def _user_loss(text: str) -> Loss:
-    from ..core.budget import LimitReached, limited
+    from ...core.budget import LimitReached, limited
     try:
         expr = parse_expression(text, {"y": Y, "yhat": YHAT}, what="loss")
     except ActivationError as exc:

@@ -3,8 +3,8 @@
 Given the step batch's residual law (nodes ``e`` with weights), the rows of the trained first
 layer's bulk have covariance built from ``C(e) = [[b e^2, a e], [a e, 0]]``; the resolvent
 ``G(w)`` of that population solves the 2 x 2 matrix fixed point below.  It is shared by the
-law's Stieltjes transform (:class:`srfsym.theory.exact_bulk.ExactBulk`) and by the direction
-sums of non-odd students (:mod:`srfsym.theory.exact_bulk_directions`).
+law's Stieltjes transform (:class:`srfsym.theory.spectral.exact_bulk.ExactBulk`) and by the direction
+sums of non-odd students (:mod:`srfsym.theory.spectral.exact_bulk_directions`).
 
 >>> import numpy as np
 >>> w, weights = np.array([-1.0, 0.5 + 0.1j]), np.array([0.5, 0.5])

@@ -5,7 +5,7 @@ Conditionally on ``kappa`` the cavity field of a sample is Gaussian,
 ``omega = b + sqrt(Q) u`` with ``b = b0 + mu0 m + mu1 kappa theta`` and
 ``Q = mu1^2 q1 + mu*^2 q2``; the teacher's orthogonal Gaussian ``z`` has correlation
 ``varrho = mu1 psi / sqrt(Q)`` with ``u``, and ``V = mu1^2 V1 + mu*^2 V2``.  With
-``f, g`` the proximal quantities of :mod:`srfsym.theory.losses` at ``(y, omega, V)``,
+``f, g`` the proximal quantities of :mod:`srfsym.theory.channels.losses` at ``(y, omega, V)``,
 the channel needs four numbers per kappa node, ``E f``, ``E f^2``, ``E g`` and ``E[z f]``:
 
     V1^ = (alpha/beta) E_k mu1^2 E g          V2^ = (alpha/beta) E_k mu*^2 E g
@@ -31,7 +31,7 @@ proximal step per sweep), by
 * **the square loss in closed form** (``E f = (h - b) w`` etc., ``w = 1/(1 + V)``), the
   fast channel: it is today's ridge channel with ``h2 + noise`` in the training terms.
 
->>> from srfsym.theory.channel import channel_data
+>>> from srfsym.theory.channels.kappa_quadrature import channel_data
 >>> ch = channel_data("tanh", "sign", 1.0, 1.1, 0.8, nodes=60)
 >>> C = ConvexChannel(ch, "logistic", alpha=2.0, beta=1.0, teacher="sign")
 >>> mom = C.moments(C.point(0.5, 0.6, 1.0, 1.2, 0.3, 0.2, 0.5))
@@ -51,12 +51,12 @@ from functools import lru_cache
 import numpy as np
 from scipy.special import ndtr
 
-from ..symbolic.activations import activation
-from ..symbolic.quadrature import gauss_hermite
-from .interfaces import Channel, ChannelStep
+from ...symbolic.activations import activation
+from ...symbolic.quadrature import gauss_hermite
+from ..interfaces import Channel, ChannelStep
 from .label_law import TeacherSmoothing
 from .losses import LossError, loss as make_loss
-from .state import Hats, State
+from ..state import Hats, State
 
 __all__ = ["ConvexChannel", "ChannelPoint", "LABEL_HALF_WIDTH", "LABEL_RULES"]
 
@@ -127,7 +127,7 @@ class ChannelPoint:
 
 class ConvexChannel(Channel):
     """The channel of one (student, teacher, loss, noise) on the kappa rule of ``ch``
-    (a :class:`~srfsym.theory.channel.ChannelData` in double precision), a
+    (a :class:`~srfsym.theory.channels.kappa_quadrature.ChannelData` in double precision), a
     :class:`~srfsym.theory.interfaces.Channel` of the fixed-point engine (uniform readout,
     ``K = 1``; ``trained_bias`` with ``bias=True``).
 
@@ -225,7 +225,7 @@ class ConvexChannel(Channel):
         teacher's local field given the cavity field is Gaussian, mean ``num``, spread
         ``delta``); the derivative by Stein's lemma, ``E sigma*' = E[t sigma*]/delta``, whose
         factor ``rho (1 - varrho^2)/delta <= sqrt(1 - varrho^2)`` stays bounded (0 at
-        ``delta = 0``).  :class:`~srfsym.theory.label_law.TeacherSmoothing`: one trapezoidal
+        ``delta = 0``).  :class:`~srfsym.theory.channels.label_law.TeacherSmoothing`: one trapezoidal
         rule in t, its step chosen for the teacher (docs/theory.md (m.6))."""
         S0, S1 = self._smooth(num, delta)
         with np.errstate(divide="ignore", invalid="ignore"):

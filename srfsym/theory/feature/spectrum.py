@@ -13,15 +13,15 @@ fixed point's ``V``-system at a complex penalty (docs/theory.md (j.3)):
 
 ``V(kappa) = mu1(kappa)^2 V_1 + mu_star(kappa)^2 V_2``, ``varrho ~ c MP_beta``.  So this
 module evaluates the channel side with the fixed point's own code
-(:class:`srfsym.theory.square_channel.SquareLossChannel` ``.v_hats`` on :func:`srfsym.theory.channel.channel_data`: the
+(:class:`srfsym.theory.channels.square.SquareLossChannel` ``.v_hats`` on :func:`srfsym.theory.channels.kappa_quadrature.channel_data`: the
 kappa rule and the generated cGET evaluators) and the spectral side with the Marchenko-Pastur
 closed form of :mod:`srfsym.theory.spectrum` continued to complex arguments
 (:func:`srfsym.theory.spectrum.mp_stieltjes_pair`), or with a given list of bulk eigenvalues.
 
 The parts live in three modules: the s(z) solver on the physical branch
-(:mod:`srfsym.theory.feature_solve`), the density and the right edge
-(:mod:`srfsym.theory.feature_density`), the outliers and bulk moments
-(:mod:`srfsym.theory.feature_outliers`); :class:`FeatureSpectrum` combines them.
+(:mod:`srfsym.theory.feature.solve`), the density and the right edge
+(:mod:`srfsym.theory.feature.density`), the outliers and bulk moments
+(:mod:`srfsym.theory.feature.outliers`); :class:`FeatureSpectrum` combines them.
 
 >>> fs = feature_spectrum("tanh", r=0.0, c=1.0)       # untrained: the plain RF spectrum
 >>> s = fs.stieltjes(1 + 0.1j)
@@ -36,17 +36,17 @@ import math
 
 import numpy as np
 
-from ..symbolic.activations import activation
-from ..step.mapping import srf_mapping
-from ..step.vocabulary import vocabulary as make_vocabulary
-from .feature_density import DensityMixin
-from .feature_outliers import (BETA_, C_, EKM0M1, EM0SQ, EM0SQ_T, EMU1SQ, EMUS2, ET2,  # noqa: F401
+from ...symbolic.activations import activation
+from ...step.mapping import srf_mapping
+from ...step.vocabulary import vocabulary as make_vocabulary
+from .density import DensityMixin
+from .outliers import (BETA_, C_, EKM0M1, EM0SQ, EM0SQ_T, EMU1SQ, EMUS2, ET2,  # noqa: F401
                                NU_, OutlierMixin, _moment_functions, spectrum_moment_expressions)
-from .feature_solve import (NODE_LADDER, StieltjesSolver, StieltjesValue, _check_ratio,  # noqa: F401
+from .solve import (NODE_LADDER, StieltjesSolver, StieltjesValue, _check_ratio,  # noqa: F401
                             _check_z)
-from .spectrum import EigenvalueSpectrum, MarchenkoPastur
-from .interfaces import SpectralSide
-from .state import ConvergenceError  # noqa: F401
+from ..spectrum import EigenvalueSpectrum, MarchenkoPastur
+from ..interfaces import SpectralSide
+from ..state import ConvergenceError  # noqa: F401
 
 __all__ = ["FeatureSpectrum", "feature_spectrum", "StieltjesValue", "spectrum_moment_expressions"]
 
@@ -68,7 +68,7 @@ class FeatureSpectrum(StieltjesSolver, DensityMixin, OutlierMixin):
                  vocabulary=None):
         self.voc = make_vocabulary(vocabulary)
         if not self.voc.is_uniform:
-            from ..step.vocabulary import check_student
+            from ...step.vocabulary import check_student
             check_student(student, self.voc)
             if not isinstance(spectrum, str):
                 raise ValueError("a finite-d bulk (an eigenvalue list) is not available with a "
@@ -143,7 +143,7 @@ def feature_spectrum(student, teacher=None, *, alpha0=None, eta=None, r=None, c=
         Marchenko-Pastur bulk, or the eigenvalues of ``W Pi W^T`` (finite-d variant), or a
         back end such as :class:`~srfsym.theory.spectral.eigenvalues.EigenvalueSpectrum`
         (s(z) reads its eigenvalues; the projections serve the ridge fixed point), or
-        :class:`~srfsym.theory.exact_bulk.ExactBulk` (the exact law of the step's bulk,
+        :class:`~srfsym.theory.spectral.exact_bulk.ExactBulk` (the exact law of the step's bulk,
         docs/theory.md (g.5); pass the same ``beta``).
     tol : float
         Relative accuracy of ``s(z)`` targeted by the kappa node ladder.

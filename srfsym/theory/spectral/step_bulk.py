@@ -39,8 +39,8 @@ import mpmath
 import numpy as np
 import scipy.linalg
 
-from .spectral.moments import allowed_points
-from .spectrum import SpectralMoments, _FIELDS
+from .moments import allowed_points
+from ..spectrum import SpectralMoments, _FIELDS
 
 __all__ = ["StepEigenData", "StepBulkSpectrum", "step_eigen_data", "step_eigen",
            "step_bulk_spectrum", "bulk_departure", "isotropic_bulk_warning",
@@ -154,8 +154,8 @@ class StepEigenData:
 
 def _check_step_arguments(student, alpha0, d, beta):
     """Refuse arguments without a realisable step (before any work); returns the student."""
-    from ..step.realised import _width
-    from ..symbolic.activations import activation
+    from ...step.realised import _width
+    from ...symbolic.activations import activation
     if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 2:
         raise ValueError(f"the step bulk needs an integer dimension d >= 2, got {d!r}")
     if not (isinstance(alpha0, (int, float, np.floating)) and alpha0 > 0
@@ -189,8 +189,8 @@ def step_eigen_data(student, teacher, alpha0, eta, d, beta=1.0, seed=0, *,
     >>> data.p, bool(data.c > 1)
     (60, True)
     """
-    from ..core.checks import check_memory
-    from ..step.realised import _children, _width, network_first_layer
+    from ...core.checks import check_memory
+    from ...step.realised import _children, _width, network_first_layer
     student_act = _check_step_arguments(student, alpha0, d, beta)
     p = _width(int(d), float(beta))
     # W0, W1, their transposed float32 copy, the chunk buffers; then p x p Omega, U, workspace
@@ -348,7 +348,7 @@ _CACHE_SIZE = 8
 
 
 def _key(act) -> str:
-    from ..symbolic.activations import activation
+    from ...symbolic.activations import activation
     return str(activation(act).expr)
 
 
@@ -418,7 +418,7 @@ def isotropic_bulk_warning(student, teacher, alpha0, eta, beta=1.0):
     (True, True)
     """
     import warnings
-    from ..symbolic.activations import activation
+    from ...symbolic.activations import activation
     if activation(student).has_dirac_derivative or not alpha0 or not eta:
         return None
     d = int(min(400, (_CHECK_FLOPS / (4 * float(alpha0) * float(beta))) ** (1 / 3)))

@@ -35,10 +35,10 @@ import math
 
 import numpy as np
 
-from ..symbolic.activations import activation
-from .interfaces import SpectralSide
-from .spectral.moments import allowed_points
-from .spectrum import SpectralMoments
+from ...symbolic.activations import activation
+from ..interfaces import SpectralSide
+from .moments import allowed_points
+from ..spectrum import SpectralMoments
 from .exact_bulk_directions import pencil_direction_forms
 from .exact_bulk_resolvent import population_resolvent as _population_resolvent
 from .exact_bulk_moments import (A_STEP, ALPHA0_S, B_STEP, BETA_S, RES_MOMENTS,  # noqa: F401
@@ -71,7 +71,7 @@ class ExactBulk(SpectralSide):
     ``moments`` (the eleven sums of docs/theory.md (f)) uses the exact law of ``D`` and the
     exact ``F`` and ``H`` sums of docs/theory.md (g.5) (:meth:`direction_sums`; odd students
     by a closed form, ``a != 0`` (relu, ...) through the pencil of
-    :mod:`srfsym.theory.exact_bulk_directions`).  Only residuals given without projections
+    :mod:`srfsym.theory.spectral.exact_bulk_directions`).  Only residuals given without projections
     keep the rules ``F -> c = E D``, ``H -> D`` of docs/theory.md (g), items 2-3, which are
     *not* exact for the step's bulk.
 
@@ -279,7 +279,7 @@ class ExactBulk(SpectralSide):
         r"""``(q_vv, q_vz, q_zz)``: ``x^T (I + y d Sigma)^{-1} x'`` for ``x, x'`` in ``{vhat,
         zeta}`` in the limit (docs/theory.md (g.5)); ``y`` complex array.  Odd students
         (``a = 0``) by the closed form below; ``a != 0`` by
-        :func:`~srfsym.theory.exact_bulk_directions.pencil_direction_forms`.
+        :func:`~srfsym.theory.spectral.exact_bulk_directions.pencil_direction_forms`.
 
         Woodbury on ``d Sigma = I + b S2``, the teacher column split off, and the (diagonal)
         deterministic equivalent of ``E X~ X~^T E / n0``: every term is an average over

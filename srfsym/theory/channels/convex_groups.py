@@ -1,6 +1,6 @@
 r"""A convex readout loss with a readout vocabulary of K letters (docs/theory.md (m.8)).
 
-The channel of :mod:`srfsym.theory.convex_channel` sees the order parameters only through
+The channel of :mod:`srfsym.theory.channels.convex` sees the order parameters only through
 four numbers per kappa node: the mean ``b(kappa)``, the variance ``Q(kappa)`` and the
 replica variance ``V(kappa)`` of the cavity field and its covariance ``s(kappa)`` with the
 teacher's ``z``.  With K groups (docs/theory.md (k.7)) these are sums over the groups::
@@ -21,7 +21,7 @@ through ``dQ/dQ1_jl = mu1_j mu1_l``, ``dV/dV2_j = mu*_j^2``, ...::
 
 For the square loss ``E f = (h - b) w``, ``E f^2 = eps w^2``, ``E g = w``,
 ``E[z f] = (h1 - s) w`` and these are the conjugates of
-:class:`~srfsym.theory.square_channel.GroupSquareLossChannel`.  The prior is the ridge's
+:class:`~srfsym.theory.channels.square.GroupSquareLossChannel`.  The prior is the ridge's
 block-Wishart side (:class:`~srfsym.theory.spectral.block_wishart.BlockWishartPrior`); the
 engine's sweep is iterated as for the uniform convex readout
 (:func:`srfsym.theory.convex_fixed_point._solve_engine`).
@@ -38,25 +38,25 @@ import time
 
 import numpy as np
 
-from .channel import group_channel_data, node_rule
-from .convex_channel import ConvexChannel, _channel_point
-from .convex_fixed_point import _check_arguments, _check_threshold, _result, _solve_engine
-from .engine import _START, Engine, _NODE_LADDER
-from .spectral.block_wishart import BlockWishartPrior
-from .square_channel import PINV_RTOL, _sym_index
-from .state import ConvergenceError, Hats, State
-from ..step.vocabulary import check_student, vocabulary as make_vocabulary
+from .kappa_quadrature import group_channel_data, node_rule
+from .convex import ConvexChannel, _channel_point
+from ..convex_fixed_point import _check_arguments, _check_threshold, _result, _solve_engine
+from ..engine import _START, Engine, _NODE_LADDER
+from ..spectral.block_wishart import BlockWishartPrior
+from .square import PINV_RTOL, _sym_index
+from ..state import ConvergenceError, Hats, State
+from ...step.vocabulary import check_student, vocabulary as make_vocabulary
 
 __all__ = ["GroupConvexChannel", "solve_convex_groups"]
 
 
 class GroupConvexChannel(ConvexChannel):
-    """:class:`~srfsym.theory.convex_channel.ConvexChannel` on the channel data of a readout
-    vocabulary (:class:`~srfsym.theory.channel.GroupChannelData`, any K, also K = 1): the
+    """:class:`~srfsym.theory.channels.convex.ConvexChannel` on the channel data of a readout
+    vocabulary (:class:`~srfsym.theory.channels.kappa_quadrature.GroupChannelData`, any K, also K = 1): the
     same labels, rules and proximal step; the state has K x K ``V1, q1`` and K-vectors
     ``V2, q2, theta, psi, m`` (docs/theory.md (m.8)).
 
-    >>> from srfsym.theory.channel import group_channel_data
+    >>> from srfsym.theory.channels.kappa_quadrature import group_channel_data
     >>> g = group_channel_data("tanh", "sign", 1.0, 1.1, 0.8, [1, 2], nodes=40)
     >>> C = GroupConvexChannel(g, "logistic", alpha=2.0, beta=1.0, teacher="sign", nodes_u=8)
     >>> s = State(0.5 * np.eye(2), np.full(2, 0.3), 0.5 * np.eye(2), np.full(2, 0.5),
@@ -202,7 +202,7 @@ def _group_start(pack, student, teacher, r, c, gamma, lam, alpha, beta, voc, nod
     if start is not None:
         s, b0 = (start, 0.0) if isinstance(start, State) else start
         return pack.vector(s, b0)
-    from .fixed_point_groups import solve_srf_groups
+    from ..fixed_point_groups import solve_srf_groups
     try:
         sq = solve_srf_groups(student, teacher, r, c, gamma, max(lam, 1e-3), alpha, beta,
                               vocabulary=voc, nodes=int(nodes), tol=1e-8, spectrum=spectrum)
@@ -229,7 +229,7 @@ def solve_convex_groups(student, teacher, r, c, gamma, lam, alpha, beta=1.0, *, 
 
     ``start``: a :class:`~srfsym.theory.state.State` of matching shapes, or ``(state, b0)``.
     ``spectrum``: ``None`` (the block-Wishart equivalent) or a realised step bulk split by
-    letter (:class:`~srfsym.theory.step_bulk_groups.StepGroupBulk`, docs/theory.md (g.4.1)):
+    letter (:class:`~srfsym.theory.spectral.step_bulk_groups.StepGroupBulk`, docs/theory.md (g.4.1)):
     its prior and its measured ``r, c, gamma`` and per-letter ``r_j, c_j``, as for the ridge.
 
     >>> a = solve_convex_groups("tanh", "sign", 1.0, 1.1, 0.8, 0.05, 2.0, loss="logistic",
@@ -264,7 +264,7 @@ def solve_convex_groups(student, teacher, r, c, gamma, lam, alpha, beta=1.0, *, 
              else spectrum.group_prior(lam, beta))
     engine = Engine(C, prior)
     if voc.is_uniform and lo.name != "square":
-        from .convex_fixed_point import _separable_along_constant
+        from ..convex_fixed_point import _separable_along_constant
         _separable_along_constant(_uniform_view(C), lo, bias)
     pack = _Packing(gch.K)
     x = _group_start(pack, student, teacher, r, c, gamma, lam, alpha, beta, voc, nodes, start,

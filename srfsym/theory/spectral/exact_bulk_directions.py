@@ -3,7 +3,7 @@ the three quadratic forms ``q_xy = x^T (I + y d Sigma)^{-1} x'``, ``x, x' in {vh
 ``d Sigma = (I + a S1)^2 + b S2`` (``a = eta mu_2`` may be non-zero: relu and other non-odd
 students).
 
-Derivation (the linearisation of :mod:`srfsym.theory.exact_bulk`).  With ``w = -1/y``,
+Derivation (the linearisation of :mod:`srfsym.theory.spectral.exact_bulk`).  With ``w = -1/y``,
 ``(I + y d Sigma)^{-1} = (d Sigma - w)^{-1} / y`` is the ``(1, 1)`` block of the inverse of the
 ``2d x 2d`` pencil ``L = L0(w) (x) I_d + (1/n0) sum_i C(e_i) (x) x_i x_i^T``,
 ``L0 = [[-w, 1], [1, -1]]``, ``C(e) = [[b e^2, a e], [a e, 0]]``.  Split off the teacher
@@ -24,7 +24,7 @@ At ``a = 0`` these are the odd-student closed forms of docs/theory.md (g.5) (che
 ``derivations/14_step_bulk.py`` and ``tests/test_exact_bulk_directions.py``).
 
 >>> import numpy as np
->>> from srfsym.theory.exact_bulk import ExactBulk
+>>> from srfsym.theory.spectral.exact_bulk import ExactBulk
 >>> b = ExactBulk("tanh", "sin", 0.5, 5.0, beta=2.0)
 >>> q = pencil_direction_forms(b, np.array([1.0]))
 >>> [round(float(x[0].real), 4) for x in q]          # the odd closed forms: 0.091, 0.0078, 0.4431
@@ -48,7 +48,7 @@ def _inv2(m11, m12, m21, m22):
 
 def pencil_direction_forms(bulk, y):
     """``(q_vv, q_vz, q_zz)`` at complex ``y`` (array) for the law of ``bulk`` (an
-    :class:`~srfsym.theory.exact_bulk.ExactBulk` with teacher coordinates), any ``a``."""
+    :class:`~srfsym.theory.spectral.exact_bulk.ExactBulk` with teacher coordinates), any ``a``."""
     y = np.atleast_1d(np.asarray(y, dtype=complex))
     w = -1.0 / y
     e, wt, xi, a0 = bulk.e, bulk.w, bulk.xi, bulk.alpha0

@@ -2,7 +2,7 @@ r"""The Stieltjes transform of the feature spectrum: the solver of docs/theory.m
 
 ``s(z)`` is the ridge fixed point's ``V``-system at a complex penalty ``lambda = -(n/p) z``:
 the channel side is the square-loss channel's ``v_hats``
-(:class:`~srfsym.theory.square_channel.SquareLossChannel`), the spectral side any back end's
+(:class:`~srfsym.theory.channels.square.SquareLossChannel`), the spectral side any back end's
 ``stieltjes_pair`` (Marchenko-Pastur continued to complex arguments, or an eigenvalue array),
 and for a readout vocabulary the block-Wishart equation
 (:func:`~srfsym.theory.spectral.block_wishart.block_wishart_map`, the same code as the fixed
@@ -27,12 +27,12 @@ from dataclasses import dataclass
 import mpmath
 import numpy as np
 
-from .channel import channel_data, group_channel_data
-from .engine import _anderson
-from .spectral.block_wishart import block_wishart_map, block_wishart_parts
-from .square_channel import SquareLossChannel
-from .state import ConvergenceError
-from ..core.precision import workdps
+from ..channels.kappa_quadrature import channel_data, group_channel_data
+from ..engine import _anderson
+from ..spectral.block_wishart import block_wishart_map, block_wishart_parts
+from ..channels.square import SquareLossChannel
+from ..state import ConvergenceError
+from ...core.precision import workdps
 
 __all__ = ["StieltjesValue", "StieltjesSolver", "NODE_LADDER"]
 
@@ -90,7 +90,7 @@ def _check_z(z):
 
 
 class StieltjesSolver:
-    """The s(z) solver of :class:`~srfsym.theory.feature_spectrum.FeatureSpectrum` (a mixin:
+    """The s(z) solver of :class:`~srfsym.theory.feature.spectrum.FeatureSpectrum` (a mixin:
     reads ``student, r, c, beta, nu, bulk, voc, tol`` and the warm start ``_warm``)."""
 
     # the system
@@ -250,7 +250,7 @@ class StieltjesSolver:
         settle, or settles off the physical branch, is replaced by the continuation from far
         above the axis.
 
-        >>> from srfsym.theory.feature_spectrum import feature_spectrum
+        >>> from srfsym.theory.feature.spectrum import feature_spectrum
         >>> v = feature_spectrum("tanh", r=1.134, c=1.019).stieltjes_value(0.6 + 0.1j)
         >>> bool(v.node_error < 1e-10), v.nodes
         (True, 225)
@@ -312,7 +312,7 @@ class StieltjesSolver:
         """``s(z) = tr (X - z)^{-1} / p`` for complex ``z`` (scalar or array; arrays are solved
         in order with warm starts).  ``Im z < 0`` is answered by conjugate symmetry.
 
-        >>> from srfsym.theory.feature_spectrum import feature_spectrum
+        >>> from srfsym.theory.feature.spectrum import feature_spectrum
         >>> fs = feature_spectrum("tanh", "sin", alpha0=20, eta=3)
         >>> s = fs.stieltjes(0.6 + 0.1j)
         >>> round(s.real, 4), round(s.imag, 4)
@@ -327,7 +327,7 @@ class StieltjesSolver:
         """``s_K(z) = tr (K - z)^{-1} / n`` of the n x n kernel ``K = Phi Phi^T / n``:
         ``nu s(z) - (1 - nu)/z``.
 
-        >>> from srfsym.theory.feature_spectrum import feature_spectrum
+        >>> from srfsym.theory.feature.spectrum import feature_spectrum
         >>> fs = feature_spectrum("tanh", r=1.0, c=1.0, p_over_n=0.5)
         >>> z = 0.7 + 0.2j
         >>> bool(abs(fs.co_resolvent(z) - (0.5 * fs.stieltjes(z) - 0.5 / z)) < 1e-15)
@@ -342,13 +342,13 @@ class StieltjesSolver:
         counts agree to ``dps - 3`` digits) and the MP closed form in mpmath, Newton on the
         ``V``-system from the double-precision solution.
 
-        >>> from srfsym.theory.feature_spectrum import feature_spectrum
+        >>> from srfsym.theory.feature.spectrum import feature_spectrum
         >>> fs = feature_spectrum("sin", r=0.5, c=1.0)
         >>> s30 = fs.stieltjes_mpmath(1 + 0.1j, dps=25)
         >>> bool(abs(complex(s30) - fs.stieltjes(1 + 0.1j)) < 1e-9)
         True
         """
-        from ..core.values import check_dps
+        from ...core.values import check_dps
         check_dps(dps, 100)
         if self._use_groups:
             raise ValueError("the high-precision s(z) is not available with a readout vocabulary "

@@ -1,6 +1,6 @@
 r"""The bulk density of the feature spectrum, ``Im s(x + i eps) / pi``, and its right edge.
 
-Every value comes from :meth:`~srfsym.theory.feature_solve.StieltjesSolver.stieltjes_value`,
+Every value comes from :meth:`~srfsym.theory.feature.solve.StieltjesSolver.stieltjes_value`,
 which keeps ``s`` on the physical branch (continuation from far above the real axis, sign
 checks ``Im s >= 0``, ``Im z s >= 0``): a density is never negative.
 
@@ -19,20 +19,20 @@ from functools import cached_property
 
 import numpy as np
 
-from .state import ConvergenceError
+from ..state import ConvergenceError
 
 __all__ = ["DensityMixin"]
 
 
 class DensityMixin:
-    """Density and right edge of :class:`~srfsym.theory.feature_spectrum.FeatureSpectrum`."""
+    """Density and right edge of :class:`~srfsym.theory.feature.spectrum.FeatureSpectrum`."""
 
     def density(self, x, eps=1e-4, tol=1e-6):
         """Density of the bulk, ``Im s(x + i eps) / pi``, on the points ``x`` (solved from
         the right with warm starts, each checked to lie on the physical branch; ``tol``:
         relative accuracy of each value).  Never negative.
 
-        >>> from srfsym.theory.feature_spectrum import feature_spectrum
+        >>> from srfsym.theory.feature.spectrum import feature_spectrum
         >>> fs = feature_spectrum("tanh", r=0.0, c=1.0)
         >>> rho = fs.density(np.array([0.5, 1.0, 2.0, 3.0]))
         >>> [round(float(v), 3) for v in rho]            # the bulk ends at 2.558

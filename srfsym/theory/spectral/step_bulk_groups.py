@@ -15,7 +15,7 @@ of one ``p x p`` matrix that couples the groups::
 ``(Q1, q2) = -J[Q1^, q2^] + (1/p) (y^T P_a Omega P_b y, |P_a y|^2)`` summed over
 ``y = N sum_b th^_b (Wv)_b`` and ``y = N sum_b psi^_b (W zeta)_b``, ``J`` the exact derivative of
 ``(V1, V2)`` in ``(V1^, V2^)`` (traces of products of blocks of ``Omega`` and ``N``).  For K = 1
-these are the plain means of :class:`~srfsym.theory.step_bulk.StepBulkSpectrum` (``M`` is then
+these are the plain means of :class:`~srfsym.theory.spectral.step_bulk.StepBulkSpectrum` (``M`` is then
 diagonal in the eigenbasis of ``Omega``); for K > 1 the groups' blocks do not share an
 eigenbasis, and each evaluation costs one ``p x p`` inverse (and ``2 p^3`` flops more for the
 derivatives).  As in the uniform back end, the cross sums between ``Wv`` and ``W zeta`` (mean
@@ -41,7 +41,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.linalg import lapack
 
-from .state import ConvergenceError, Hats, State
+from ..state import ConvergenceError, Hats, State
 from .step_bulk import _two_layers
 
 __all__ = ["StepGroupData", "RealisedGroupPrior", "StepGroupBulk", "step_group_data",
@@ -291,7 +291,7 @@ class StepGroupBulk:
     """
 
     def __init__(self, data: StepGroupData, vocabulary=None):
-        from ..step.vocabulary import fit_uniform_parameters, vocabulary as make_vocabulary
+        from ...step.vocabulary import fit_uniform_parameters, vocabulary as make_vocabulary
         self.data = data
         self.K, self.d, self.p = data.K, data.d, data.p
         self.group_r, self.group_c, self.gamma = data.group_r, data.group_c, data.gamma
@@ -322,9 +322,9 @@ def step_group_data(student, teacher, alpha0, eta, d, beta=1.0, seed=0, vocabula
     >>> data.sizes, bool(data.group_c[1] > data.group_c[0] > 1)
     ((20, 20), True)
     """
-    from ..core.checks import check_memory
-    from ..step.realised import _children, _width, network_first_layer
-    from ..step.vocabulary import vocabulary as make_vocabulary
+    from ...core.checks import check_memory
+    from ...step.realised import _children, _width, network_first_layer
+    from ...step.vocabulary import vocabulary as make_vocabulary
     from .step_bulk import _check_step_arguments
     voc = make_vocabulary(vocabulary)
     _check_step_arguments(student, alpha0, d, beta)
@@ -359,7 +359,7 @@ def step_group_bulk(student, teacher, alpha0, eta, d, beta=1.0, seed=0,
     >>> spec is step_group_bulk("tanh", "sin", 2.0, 3.0, d=40, vocabulary=[1, 2])
     True
     """
-    from ..step.vocabulary import vocabulary as make_vocabulary
+    from ...step.vocabulary import vocabulary as make_vocabulary
     from .step_bulk import _key
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")

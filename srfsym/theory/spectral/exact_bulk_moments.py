@@ -1,6 +1,6 @@
 """The exact moments of the trained first layer's bulk (docs/theory.md (g.5)): free moments
 of the residual-weighted Wishart matrices, their SymPy forms, the step's constants and the law
-of the residuals.  :mod:`srfsym.theory.exact_bulk` builds the limiting law on them.
+of the residuals.  :mod:`srfsym.theory.spectral.exact_bulk` builds the limiting law on them.
 
 >>> len(noncrossing_partitions(4))
 14
@@ -14,10 +14,10 @@ import numpy as np
 import sympy as sp
 from numpy.polynomial.hermite_e import hermegauss
 
-from ..symbolic.activations import activation
-from ..symbolic.quadrature import GAUSSIAN_HALF_WIDTH, gaussian_piecewise_rule
-from ..symbolic.hermite import hermite_constants
-from ..step.mapping import ALPHA0
+from ...symbolic.activations import activation
+from ...symbolic.quadrature import GAUSSIAN_HALF_WIDTH, gaussian_piecewise_rule
+from ...symbolic.hermite import hermite_constants
+from ...step.mapping import ALPHA0
 
 __all__ = ["step_bulk_parameters", "bulk_moment_expressions", "free_moment",
            "noncrossing_partitions", "residual_law", "A_STEP", "B_STEP", "ALPHA0_S", "BETA_S",

@@ -15,7 +15,7 @@ import sympy as sp
 __all__ = ["spectrum_moment_expressions", "OutlierMixin"]
 
 #: kappa node ladder of the kappa-moments (shared with the s(z) solver)
-from .feature_solve import NODE_LADDER  # noqa: E402
+from .solve import NODE_LADDER  # noqa: E402
 
 # the closed forms in kappa-moments, written once (docs/theory.md (j.5), (j.6))
 
@@ -60,7 +60,7 @@ def _moment_functions():
 
 
 class OutlierMixin:
-    """Outliers and bulk moments of :class:`~srfsym.theory.feature_spectrum.FeatureSpectrum`
+    """Outliers and bulk moments of :class:`~srfsym.theory.feature.spectrum.FeatureSpectrum`
     (kappa-moments of the cGET coefficients; no s(z) solve)."""
 
     # ----------------------------------------------------------------------------------
@@ -88,7 +88,7 @@ class OutlierMixin:
     @property
     def _bulk_variance(self) -> float:
         """Variance of the bulk law of ``W Pi W^T``: ``beta c^2`` (MP), or of the given eigenvalues."""
-        from .spectral.eigenvalues import EigenvalueSpectrum
+        from ..spectral.eigenvalues import EigenvalueSpectrum
         if isinstance(self.bulk, EigenvalueSpectrum):
             return float(np.var(self.bulk.D))
         if hasattr(self.bulk, "bulk_moments"):        # the exact law, docs/theory.md (g.5)
@@ -124,7 +124,7 @@ class OutlierMixin:
         of ``Pi^1/2 Gamma0 Pi^1/2``, ``Gamma0_jl = E mu0_j mu0_l`` (docs/theory.md (k.4));
         ``[E mu0^2]`` for the uniform readout.
 
-        >>> from srfsym.theory.feature_spectrum import feature_spectrum
+        >>> from srfsym.theory.feature.spectrum import feature_spectrum
         >>> fs = feature_spectrum("tanh", r=1.13406, c=1.018973, vocabulary=[1, 2])
         >>> [round(float(v), 4) for v in fs.outliers_per_p]
         [0.3973, 0.0027]
@@ -144,7 +144,7 @@ class OutlierMixin:
             return np.array([self.giant_outlier(p, kappa) or 0.0])
         if kappa is None:
             return float(p) * self.outliers_per_p
-        from ..symbolic.cget import cget_coefficients
+        from ...symbolic.cget import cget_coefficients
         kap = np.asarray(kappa, float)
         f = cget_coefficients(self.student).numpy()
         rows = [np.asarray(f(kap, rj, cj)[0]) for rj, cj in
@@ -183,7 +183,7 @@ class OutlierMixin:
         eigenvalue actually follows); without them, the population value ``E mu0^2``.
         ``None`` when there is no outlier.  (With a vocabulary: :meth:`giant_outliers`.)
 
-        >>> from srfsym.theory.feature_spectrum import feature_spectrum
+        >>> from srfsym.theory.feature.spectrum import feature_spectrum
         >>> fs = feature_spectrum("tanh", "sin", alpha0=20, eta=3)
         >>> round(fs.giant_outlier(1000), 2)          # population value; docs/theory.md (j.7)
         275.72
@@ -194,7 +194,7 @@ class OutlierMixin:
         if kappa is None:
             M2 = self.outlier_per_p
         else:
-            from ..symbolic.cget import cget_coefficients
+            from ...symbolic.cget import cget_coefficients
             mu0, _, _ = cget_coefficients(self.student).numpy()(np.asarray(kappa, float),
                                                                  self.r, self.c)
             M2 = float(np.mean(np.asarray(mu0) ** 2))

@@ -20,10 +20,10 @@ from functools import lru_cache
 import mpmath
 import numpy as np
 
-from ..core.precision import workdps
-from ..symbolic.activations import activation
-from ..symbolic.cget import cget_coefficients, teacher_functions
-from ..symbolic.gaussian import (GAUSSIAN_HALF_WIDTH, gauss_hermite, gaussian_piecewise_rule,
+from ...core.precision import workdps
+from ...symbolic.activations import activation
+from ...symbolic.cget import cget_coefficients, teacher_functions
+from ...symbolic.gaussian import (GAUSSIAN_HALF_WIDTH, gauss_hermite, gaussian_piecewise_rule,
                        trapezoid_mpmath)
 
 __all__ = ["ChannelData", "channel_data", "GroupChannelData", "group_channel_data", "gauss_hermite_mpmath", "validate_srf_parameters", "transition_cuts",
@@ -410,7 +410,7 @@ def group_channel_data(student, teacher, r, c, gamma, vocabulary=None, nodes=80,
     >>> u.groups[0] is channel_data("tanh", "sin", 1.134, 1.019, 1.0, nodes=60)
     True
     """
-    from ..step.vocabulary import vocabulary as make_vocabulary
+    from ...step.vocabulary import vocabulary as make_vocabulary
     voc = make_vocabulary(vocabulary)
     validate_srf_parameters(r, c, gamma)
     if group_values is not None:
@@ -430,14 +430,14 @@ def group_channel_data(student, teacher, r, c, gamma, vocabulary=None, nodes=80,
         raise ValueError(f"nodes must be an integer >= 16 (kappa quadrature), got {nodes!r}")
     if kind not in ("gauss-hermite", "trapezoid"):
         raise ValueError(f"kind must be 'gauss-hermite' or 'trapezoid', got {kind!r}")
-    from ..step.vocabulary import check_student
+    from ...step.vocabulary import check_student
     check_student(student, voc)
     st, te = activation(student), activation(teacher)
     if dps is None:
         rs, cs = voc.group_spike_strengths(r), voc.group_bulk_variances(c)
         g = float(gamma)
     else:
-        from ..step.vocabulary import group_parameter_expressions
+        from ...step.vocabulary import group_parameter_expressions
         e = group_parameter_expressions()
         fr, fc = (_mpmath_function(e["symbols"], e[k]) for k in ("spike_strength", "bulk_variance"))
         with workdps(int(dps) + 15):
@@ -466,7 +466,7 @@ def _measured_group_channel(student, teacher, gamma, voc, nodes, kind, extra_cut
                             group_values) -> GroupChannelData:
     """:func:`group_channel_data` with measured per-group ``(r_j, c_j)`` (double precision);
     the uniform ``r, c`` recorded are the groups' fit (:func:`fit_uniform_parameters`)."""
-    from ..step.vocabulary import fit_uniform_parameters
+    from ...step.vocabulary import fit_uniform_parameters
     rs, cs = (tuple(float(v) for v in np.ravel(x)) for x in group_values)
     if not len(rs) == len(cs) == voc.K:
         raise ValueError(f"group_values must give one r_j and one c_j per letter ({voc.K}), "
