@@ -67,6 +67,24 @@ def _two_layers():
     return W0, W1
 
 
+def spike_and_teacher_directions(vhat, theta=None):
+    """``(vhat, gamma, zeta)``: the spike direction, the alignment ``gamma = <vhat, theta*>``
+    and the teacher's part orthogonal to the spike, ``zeta = sqrt(d) (theta* - gamma vhat) /
+    |.|`` (zero if ``theta*`` is the spike), ``theta*`` the first axis unless given.
+
+    >>> v, g, z = spike_and_teacher_directions(np.array([0.6, 0.8]))
+    >>> round(g, 12), [round(float(x), 12) for x in z]
+    (0.6, [1.131370849898, -0.848528137424])
+    """
+    d = vhat.size
+    theta = np.eye(1, d)[0] if theta is None else np.asarray(theta, dtype=float)
+    theta = theta / np.linalg.norm(theta)
+    gamma = float(vhat @ theta)
+    zeta = theta - gamma * vhat
+    zn = float(np.linalg.norm(zeta))
+    return vhat, gamma, (math.sqrt(d) * zeta / zn if zn > 0 else np.zeros(d))
+
+
 @dataclass
 class StepEigenData:
     r"""Eigen-data of the bulk of one realised first layer (see the module doc for the definitions).
@@ -117,13 +135,7 @@ class StepEigenData:
         if not norm > 0:
             raise ValueError("the mean update W1 - W0 vanishes (no step, alpha0 = 0): the step "
                              "bulk needs a spike direction; use the isotropic bulk")
-        vhat = mean_update / norm
-        theta = np.eye(1, d)[0] if theta is None else np.asarray(theta, dtype=float)
-        theta = theta / np.linalg.norm(theta)
-        gamma = float(vhat @ theta)
-        zeta = theta - gamma * vhat
-        zn = float(np.linalg.norm(zeta))
-        zeta = math.sqrt(d) * zeta / zn if zn > 0 else np.zeros(d)
+        vhat, gamma, zeta = spike_and_teacher_directions(mean_update / norm, theta)
         along = W1 @ vhat
         r = float(along.mean())
         Wv = math.sqrt(d) * (along - r)              # W v with the bulk W = W1 - r 1 vhat^T

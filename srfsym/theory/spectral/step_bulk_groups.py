@@ -42,7 +42,7 @@ import numpy as np
 from scipy.linalg import lapack
 
 from ..state import ConvergenceError, Hats, State
-from .step_bulk import _two_layers
+from .step_bulk import _two_layers, spike_and_teacher_directions
 
 __all__ = ["StepGroupData", "RealisedGroupPrior", "StepGroupBulk", "step_group_data",
            "step_group_bulk"]
@@ -111,13 +111,7 @@ class StepGroupData:
         if not norm > 0:
             raise ValueError("the letter-weighted update sum_k omega_k (w1_k - w0_k) vanishes "
                              "(no step, alpha0 = 0): the step bulk needs a spike direction")
-        vhat = update / norm
-        theta = np.eye(1, d)[0] if theta is None else np.asarray(theta, dtype=float)
-        theta = theta / np.linalg.norm(theta)
-        gamma = float(vhat @ theta)
-        zeta = theta - gamma * vhat
-        zn = float(np.linalg.norm(zeta))
-        zeta = math.sqrt(d) * zeta / zn if zn > 0 else np.zeros(d)
+        vhat, gamma, zeta = spike_and_teacher_directions(update / norm, theta)
         letters = tuple(dict.fromkeys(om.tolist()))
         order = np.concatenate([np.flatnonzero(om == w) for w in letters])
         W1 = W1[order]
