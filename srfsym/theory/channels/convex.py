@@ -430,10 +430,14 @@ class ConvexChannel(Channel):
     #: every sweep may set 1 (same fixed point, a third of the proximal steps).
     newton_steps = None
 
+    #: the unknown ``m`` as the solver holds it (a number; a K-vector with letters)
+    _m_of = staticmethod(float)
+
     def stationary(self, state, b0, tol=1e-14, max_steps=60):
         """(moments, m, b0) with ``E_k mu0 E f = 0`` (and ``E_k E f = 0`` with a trained
-        bias) at the other order parameters of ``state``."""
-        m, b = float(state.m), float(b0)
+        bias; one condition per letter with a vocabulary) at the other order parameters of
+        ``state``."""
+        m, b = self._m_of(state.m), float(b0)
         if self.newton_steps is not None:
             max_steps = self.newton_steps
         # a twice-differentiable loss: Newton converges quadratically, so after a step below
@@ -444,9 +448,11 @@ class ConvexChannel(Channel):
                             m, b)
             mom = self.moments(pt)
             m_new, b_new = self.bias_step(mom, m, b, self.trained_bias)
-            done = max(abs(m_new - m), abs(b_new - b)) <= final * (1 + abs(m) + abs(b))
+            move = max(float(np.max(np.abs(np.subtract(m_new, m)), initial=0.0)),
+                       abs(b_new - b))
+            done = move <= final * (1 + float(np.sum(np.abs(m))) + abs(b))
             m, b = m_new, b_new
-            if done or not (abs(m) < 1e6 and abs(b) < 1e6):
+            if done or not (np.all(np.abs(m) < 1e6) and abs(b) < 1e6):
                 break
         return mom, m, b
 

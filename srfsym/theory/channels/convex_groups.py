@@ -128,25 +128,7 @@ class GroupConvexChannel(ConvexChannel):
             new = U @ (U.T @ (x + step))
         return new[:self.K], (float(new[self.K]) if bias else 0.0)
 
-    def stationary(self, state, b0, tol=1e-14, max_steps=60):
-        """(moments, m, b0) with ``E_k mu0_j E f = 0`` (and ``E_k E f = 0`` with a trained
-        bias) at the other order parameters of ``state``."""
-        m, b = np.asarray(state.m, float), float(b0)
-        if self.newton_steps is not None:
-            max_steps = self.newton_steps
-        final = 1e-8 if self.method == "closed" or not self.loss.kinks(1.0, 1.0) else tol
-        for _ in range(max_steps):
-            pt = self.point(state.q1, state.q2, state.V1, state.V2, state.theta, state.psi,
-                            m, b)
-            mom = self.moments(pt)
-            m_new, b_new = self.bias_step(mom, m, b, self.trained_bias)
-            size = 1 + float(np.sum(np.abs(m))) + abs(b)
-            move = max(float(np.max(np.abs(m_new - m), initial=0.0)), abs(b_new - b))
-            done = move <= final * size
-            m, b = m_new, b_new
-            if done or not (np.all(np.abs(m) < 1e6) and abs(b) < 1e6):
-                break
-        return mom, m, b
+    _m_of = staticmethod(lambda m: np.asarray(m, float))     # one m_j per letter
 
 
 # ======================================================================================
