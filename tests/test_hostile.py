@@ -323,3 +323,40 @@ def test_an_alarm_turned_into_another_error_still_names_the_time_limit():
     with pytest.raises(ZeroDivisionError):
         with time_budget(5):
             1 / 0
+
+
+def _swallow_first_alarm():
+    """Loop until interrupted, swallowing the first interruption as Python swallows an
+    exception raised in a weakref callback during garbage collection ("Exception ignored")."""
+    swallowed = False
+    while True:
+        try:
+            time.sleep(0.005)
+        except BaseException:
+            if swallowed:
+                raise
+            swallowed = True
+
+
+@pytest.mark.timeout(60)
+def test_a_swallowed_alarm_does_not_let_a_limited_step_run_on():
+    """CI once ran sympy.integrate 680 s past its 0.5 s limit: the one alarm had been raised
+    inside a weakref callback and lost. The step's timer repeats until the step gives up."""
+    from srfsym.core.budget import LimitReached, limited
+    t0 = time.monotonic()
+    with pytest.raises(LimitReached, match="interrupted"):
+        limited(_swallow_first_alarm, 0.2)
+    assert time.monotonic() - t0 < 20          # a hang check
+
+
+@pytest.mark.timeout(60)
+def test_the_budget_timer_repeats_after_a_limited_step():
+    """A limited() step inside a budget hands the budget's repeating timer back: a swallowed
+    deadline alarm is followed by another one."""
+    from srfsym.core.budget import BudgetExceeded, limited, time_budget
+    t0 = time.monotonic()
+    with pytest.raises(BudgetExceeded):
+        with time_budget(0.3):
+            limited(lambda: None, 5)
+            _swallow_first_alarm()
+    assert time.monotonic() - t0 < 20

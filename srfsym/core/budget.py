@@ -153,7 +153,10 @@ def limited(fn, seconds):
     running = signal.getitimer(signal.ITIMER_REAL)[0]   # an enclosing limited() call
     if running > 0:
         seconds = min(seconds, running)
-    old_delay, _ = signal.setitimer(signal.ITIMER_REAL, seconds)
+    # the timer repeats (every 0.1 s) until fn gives up: an alarm raised where Python cannot
+    # propagate it (a weakref callback or __del__ during garbage collection: "Exception
+    # ignored in ...") would otherwise be lost and fn run on unbounded
+    old_delay, old_interval = signal.setitimer(signal.ITIMER_REAL, seconds, 0.1)
     try:
         return fn()
     except _Alarm:
@@ -166,8 +169,9 @@ def limited(fn, seconds):
         armed[0] = False
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old_handler)
-        if old_delay > 0:           # an enclosing limited() call: re-arm its timer
-            signal.setitimer(signal.ITIMER_REAL, max(old_delay - (time.monotonic() - t0), 1e-3))
+        if old_delay > 0:           # an enclosing timer (limited() or the budget): re-arm it
+            signal.setitimer(signal.ITIMER_REAL, max(old_delay - (time.monotonic() - t0), 1e-3),
+                             old_interval)
 
 
 def simplify_limited(expr, seconds=None, measure=None):
