@@ -21,8 +21,7 @@ import time
 
 import numpy as np
 
-from srfsym.simulation.simulate import giant_step, sphere_rows
-from srfsym.symbolic.activations import activation
+from srfsym.step.realised import one_stream_step
 from srfsym.theory.spectral.exact_bulk import ExactBulk
 
 ZS = np.array([-0.5, 0.5 + 0.5j, 1.5 + 0.4j, 3.0 + 1.0j])
@@ -32,17 +31,8 @@ FULL = ["tanh:0.5:5:2", "tanh:2:3:1", "tanh:0.25:2:1", "tanh:8:5:0.5", "relu:1:3
 
 
 def network_bulk(student, alpha0, eta, beta, d, seed):
-    rng = np.random.default_rng(seed)
-    p, n0 = int(round(beta * d)), int(alpha0 * d)
-    W0 = sphere_rows(rng, p, d)
-    X = rng.standard_normal((n0, d))
-    y = np.sin(X[:, 0])
-    W1 = giant_step(student, W0, X, y, eta)
-    e = y - activation(student).numpy(X @ W0.T).mean(axis=1)
-    del X
-    mu = (W1 - W0).mean(axis=0)
-    v = mu / np.linalg.norm(mu)
-    Wp = W1 - np.outer(W1 @ v, v)
+    _, _, Wp, e = one_stream_step(student, "sin", alpha0, eta, beta, d, seed)
+    p = Wp.shape[0]
     if p <= d:
         D = np.linalg.eigvalsh(Wp @ Wp.T)
     else:                                   # same non-zero spectrum, p - d extra zeros

@@ -38,8 +38,8 @@ import numpy as np
 from scipy.sparse.linalg import eigsh
 
 from srfsym.simulation.result import empirical_srf_parameters
-from srfsym.simulation.simulate import giant_step, sphere_rows
-from srfsym.step.realised import _as_seed_sequence, _children, network_first_layer
+from srfsym.step.realised import (_as_seed_sequence, _children, network_first_layer,
+                                  one_stream_step)
 from srfsym.symbolic.activations import activation
 from srfsym.symbolic.cget import cget_coefficients
 from srfsym.theory.spectral.exact_bulk import ExactBulk
@@ -66,17 +66,7 @@ def w1_study(ds, seeds, alpha0, eta, beta):
         rows = []
         for seed in range(seeds):
             t0 = time.perf_counter()
-            rng = np.random.default_rng(1000 * d + seed)
-            p, n0 = int(round(beta * d)), int(alpha0 * d)
-            W0 = sphere_rows(rng, p, d)
-            X = rng.standard_normal((n0, d))
-            y = np.sin(X[:, 0])
-            W1 = giant_step(ST, W0, X, y, eta)
-            e = y - activation(ST).numpy(X @ W0.T).mean(axis=1)
-            del X
-            mu = (W1 - W0).mean(axis=0)
-            v = mu / np.linalg.norm(mu)
-            Wp = W1 - np.outer(W1 @ v, v)
+            _, _, Wp, e = one_stream_step(ST, TE, alpha0, eta, beta, d, 1000 * d + seed)
             nv, _ = normalised_variance_of_gram(Wp)
             cond = ExactBulk(ST, TE, alpha0, eta, beta, residuals=e).normalised_variance()
             rows.append((nv, cond))

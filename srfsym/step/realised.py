@@ -29,7 +29,8 @@ import numpy as np
 
 from ..symbolic.activations import Activation, activation
 
-__all__ = ["BLOCK_ROWS", "sphere_rows", "giant_step", "network_first_layer"]
+__all__ = ["BLOCK_ROWS", "sphere_rows", "giant_step", "network_first_layer",
+           "one_stream_step"]
 
 #: Rows of step data drawn by one generator (fixes the random stream independently of chunking).
 BLOCK_ROWS = 512
@@ -323,3 +324,27 @@ def network_first_layer(student, teacher, alpha0: float, eta: float, d: int, bet
         W1 = _network_step(student, teacher, W0, n0, eta, ss_step, step_dtype,
                            workers or _cores(), omega=omega)
     return W0, W1
+
+
+def one_stream_step(student, teacher, alpha0: float, eta: float, beta: float, d: int, seed):
+    """One step drawn from a single generator ``numpy.random.default_rng(seed)`` (``W0`` rows
+    on the unit sphere, then the ``n0 = int(alpha0 d)`` samples), for comparisons with the
+    bulk law given one batch: ``(W0, W1, W_bulk, residuals)`` with ``W_bulk = W1 (I - v v^T)``
+    (``v`` the mean update's direction) and ``residuals = y - f(x; a0, W0)`` of the batch.
+    (:func:`network_first_layer` draws the simulation's streams instead.)
+
+    >>> W0, W1, Wb, e = one_stream_step("tanh", "sin", 2.0, 3.0, 1.0, 30, seed=1)
+    >>> Wb.shape, e.shape, bool(np.abs(Wb @ ((W1 - W0).mean(axis=0))).max() < 1e-12)
+    ((30, 30), (60,), True)
+    """
+    rng = np.random.default_rng(seed)
+    p, n0 = int(round(beta * d)), int(alpha0 * d)
+    W0 = sphere_rows(rng, p, d)
+    X = rng.standard_normal((n0, d))
+    y = activation(teacher).numpy(X[:, 0])
+    W1 = giant_step(student, W0, X, y, eta)
+    residuals = y - activation(student).numpy(X @ W0.T).mean(axis=1)
+    del X
+    mu = (W1 - W0).mean(axis=0)
+    v = mu / np.linalg.norm(mu)
+    return W0, W1, W1 - np.outer(W1 @ v, v), residuals
