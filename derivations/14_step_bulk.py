@@ -64,6 +64,21 @@ def _batch(student, teacher, alpha0, eta, beta, d, seed):
     return W0, X, e, W1, W1 - mu[None, :], vhat
 
 
+def _directions(st, a0, eta, beta, d, seed=4):
+    """A realised batch (sin teacher) and, along the spike vhat and the teacher's orthogonal
+    part zeta: the eigen-data (lam, projections pv, pz) of d Sigma and the network's
+    eigenvalues Dv of W Pi W^T with the weights F = d <u, W vhat>^2, H = d <u, W zeta>^2."""
+    W0, X, e, W1, W, vhat = _batch(st, "sin", a0, eta, beta, d, seed)
+    pars = step_bulk_parameters(st, "sin", a0, eta)
+    lam, U = np.linalg.eigh(_dsigma(X, e, pars["a"], pars["b"]))
+    zeta = np.eye(d)[0] - vhat[0] * vhat
+    zeta /= np.linalg.norm(zeta)
+    pv, pz = U.T @ vhat, U.T @ zeta
+    Dv, V = np.linalg.eigh((W - np.outer(W @ vhat, vhat)) @ W.T)
+    F, H = (V.T @ (W @ vhat))**2 * d, (V.T @ (W @ zeta))**2 * d
+    return X, e, lam, pv, pz, Dv, F, H
+
+
 def _dsigma(X, e, a, b):
     n0, d = X.shape
     S1 = X.T @ (e[:, None] * X) / n0
@@ -226,14 +241,7 @@ def _steps_directions(n):
     print("    isotropic d Sigma = c I: <F g> = c <g> and <H g> = <D g> (the rules of (g), items "
           "2-3), symbolic")
     d, (st, a0, eta, beta) = 600, ("tanh", 0.5, 5.0, 2.0)
-    W0, X, e, W1, W, vhat = _batch(st, "sin", a0, eta, beta, d, 4)
-    pars = step_bulk_parameters(st, "sin", a0, eta)
-    lam, U = np.linalg.eigh(_dsigma(X, e, pars["a"], pars["b"]))
-    zeta = np.eye(d)[0] - vhat[0] * vhat
-    zeta /= np.linalg.norm(zeta)
-    pv, pz = U.T @ vhat, U.T @ zeta
-    Dv, V = np.linalg.eigh((W - np.outer(W @ vhat, vhat)) @ W.T)
-    F, H = (V.T @ (W @ vhat))**2 * d, (V.T @ (W @ zeta))**2 * d
+    X, e, lam, pv, pz, Dv, F, H = _directions(st, a0, eta, beta, d)
     bulk = ExactBulk(st, "sin", a0, eta, beta, residuals=e)
     for zz in (-0.5, -2.0):
         y_ = beta * bulk.stieltjes(zz)[0].real
@@ -328,14 +336,7 @@ def _steps_pencil(n):
         print(f"    {st_}/sin alpha0={a0} eta={eta}: pencil vs closed form, max relative "
               f"difference {err:.1e}")
     d, a0, eta, beta = D_RELU, 1.0, 3.0, 1.0
-    W0, X, e, W1, W, vhat = _batch("relu", "sin", a0, eta, beta, d, 4)
-    pars = step_bulk_parameters("relu", "sin", a0, eta)
-    lam, U = np.linalg.eigh(_dsigma(X, e, pars["a"], pars["b"]))
-    zeta = np.eye(d)[0] - vhat[0] * vhat
-    zeta /= np.linalg.norm(zeta)
-    pv, pz = U.T @ vhat, U.T @ zeta
-    Dv, V = np.linalg.eigh((W - np.outer(W @ vhat, vhat)) @ W.T)
-    F, H = (V.T @ (W @ vhat))**2 * d, (V.T @ (W @ zeta))**2 * d
+    X, e, lam, pv, pz, Dv, F, H = _directions("relu", a0, eta, beta, d)
     det = ExactBulk("relu", "sin", a0, eta, beta, residuals=e, projections=X[:, 0])
     for zz in (-0.5, -2.0):
         y_ = beta * det.stieltjes(zz)[0].real
