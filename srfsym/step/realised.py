@@ -336,9 +336,16 @@ def one_stream_step(student, teacher, alpha0: float, eta: float, beta: float, d:
     >>> W0, W1, Wb, e = one_stream_step("tanh", "sin", 2.0, 3.0, 1.0, 30, seed=1)
     >>> Wb.shape, e.shape, bool(np.abs(Wb @ ((W1 - W0).mean(axis=0))).max() < 1e-12)
     ((30, 30), (60,), True)
+    >>> one_stream_step("tanh", "sin", 0.01, 3.0, 1.0, 30, seed=1)
+    Traceback (most recent call last):
+    ...
+    ValueError: one_stream_step needs p = round(beta d) >= 1 and n0 = int(alpha0 d) >= 1 step samples, got p = 30, n0 = 0 (d = 30)
     """
-    rng = np.random.default_rng(seed)
     p, n0 = int(round(beta * d)), int(alpha0 * d)
+    if p < 1 or n0 < 1 or d < 1:
+        raise ValueError(f"one_stream_step needs p = round(beta d) >= 1 and n0 = int(alpha0 d) "
+                         f">= 1 step samples, got p = {p}, n0 = {n0} (d = {d})")
+    rng = np.random.default_rng(seed)
     W0 = sphere_rows(rng, p, d)
     X = rng.standard_normal((n0, d))
     y = activation(teacher).numpy(X[:, 0])
@@ -346,5 +353,9 @@ def one_stream_step(student, teacher, alpha0: float, eta: float, beta: float, d:
     residuals = y - activation(student).numpy(X @ W0.T).mean(axis=1)
     del X
     mu = (W1 - W0).mean(axis=0)
-    v = mu / np.linalg.norm(mu)
+    norm = float(np.linalg.norm(mu))
+    if not norm > 0:
+        raise ValueError("the mean update W1 - W0 vanishes (eta = 0 or no step): the bulk has no "
+                         "spike direction to remove")
+    v = mu / norm
     return W0, W1, W1 - np.outer(W1 @ v, v), residuals
