@@ -109,14 +109,15 @@ def solve_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp"
         if vocabulary is not None:
             from ..step.vocabulary import vocabulary as make_vocabulary
             voc = make_vocabulary(vocabulary)
-        from .spectral.step_bulk_groups import StepGroupBulk
-        if isinstance(spectrum, StepGroupBulk) or (vocabulary is not None and not voc.is_uniform):
-            if not (isinstance(spectrum, StepGroupBulk) or spectrum == "mp"):
+        from .interfaces import GroupSpectralSide
+        if isinstance(spectrum, GroupSpectralSide) or (vocabulary is not None
+                                                       and not voc.is_uniform):
+            if not (isinstance(spectrum, GroupSpectralSide) or spectrum == "mp"):
                 raise ValueError("with a readout vocabulary the fixed point is solved with the "
                                  "deterministic spectrum ('mp') or the realised step bulk "
                                  "(bulk='step')")
             from .channels.convex_groups import solve_convex_groups
-            realised = isinstance(spectrum, StepGroupBulk)
+            realised = isinstance(spectrum, GroupSpectralSide)
             return solve_convex_groups(
                 student, teacher, r, c, gamma, lam, alpha, beta,
                 vocabulary=spectrum.vocabulary if realised and vocabulary is None else voc,
@@ -129,11 +130,11 @@ def solve_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp"
                                 nodes=120 if nodes == "auto" else nodes, tol=tol,
                                 method="anderson" if method == "structured" else method,
                                 start=start, max_iter=max_iter, d=d, seed=seed)
-    from .spectral.step_bulk_groups import StepGroupBulk
-    if isinstance(spectrum, StepGroupBulk):      # a realised layer split by letter (g.4)
+    from .interfaces import GroupSpectralSide
+    if isinstance(spectrum, GroupSpectralSide):   # the step's bulk split by letter (g.4, g.5.2)
         if dps is not None or method != "structured":
-            raise ValueError("the realised step bulk with a vocabulary is solved in double "
-                             "precision (no dps) by the structured method")
+            raise ValueError(f"the {spectrum.name} step bulk with a vocabulary is solved in "
+                             "double precision (no dps) by the structured method")
         from .fixed_point_groups import solve_srf_groups
         return solve_srf_groups(student, teacher, r, c, gamma, lam, alpha, beta,
                                 vocabulary=spectrum.vocabulary if vocabulary is None
@@ -288,14 +289,8 @@ def _step_bulk(student, teacher, alpha0, eta, beta, spectrum, kwargs, mapping=No
         from ..step.vocabulary import vocabulary as make_vocabulary
         voc = make_vocabulary(kwargs["vocabulary"])
         voc = None if voc.is_uniform else voc
-    if voc is not None and bulk == "exact":
-        raise ValueError("bulk='exact' is available for the uniform readout only: with a "
-                         "vocabulary the law of D extends (docs/theory.md (g.5.2)) but the "
-                         "groups' direction sums along the spike and the teacher are not "
-                         "derived; use bulk='step' with d and seed (the realised layer, "
-                         "docs/theory.md (g.4.1)) or the isotropic bulk")
     if bulk == "exact":
-        return _exact_bulk(student, teacher, alpha0, eta, beta, kwargs, mapping)
+        return _exact_bulk(student, teacher, alpha0, eta, beta, kwargs, mapping, voc)
     d, seed = kwargs.pop("d", None), kwargs.pop("seed", 0)
     if d is None:
         raise ValueError("bulk='step' needs the dimension d of the realised first layer")
@@ -327,9 +322,10 @@ def _step_group_bulk(student, teacher, alpha0, eta, beta, d, seed, voc):
     return (spec.r, spec.c, spec.gamma), spec, note, "step"
 
 
-def _exact_bulk(student, teacher, alpha0, eta, beta, kwargs, mapping):
+def _exact_bulk(student, teacher, alpha0, eta, beta, kwargs, mapping, voc=None):
     """The ``bulk="exact"`` branch of :func:`_step_bulk`: the mapping's deterministic
-    ``(r, c, gamma)`` on the channel side (``c = E D`` of the exact law, docs/theory.md (g.5))."""
+    ``(r, c, gamma)`` on the channel side (``c = E D`` of the exact law, docs/theory.md (g.5));
+    with a vocabulary the exact K-group prior of docs/theory.md (g.5.2)."""
     from .spectral.exact_bulk import exact_bulk_spectrum
     if kwargs.get("dps") is not None:
         raise ValueError("bulk='exact' is solved in double precision only (its law comes from "
@@ -343,6 +339,15 @@ def _exact_bulk(student, teacher, alpha0, eta, beta, kwargs, mapping):
                          "alpha0 = 0 the bulk is the isotropic one (use bulk='isotropic')")
     if mapping is None:
         mapping = srf_mapping(student, teacher, eta, alpha0)
+    if voc is not None:
+        from .spectral.exact_bulk_groups import exact_group_bulk
+        spec = exact_group_bulk(student, teacher, float(alpha0), float(eta), voc)
+        cj = ", ".join(f"{v:.6g}" for v in spec.group_c)
+        note = (f"bulk 'exact': the d -> infinity law of the step's bulk with {voc} "
+                f"(docs/theory.md (g.5.2)), E ell_j = c_j = {cj}; the mapping's r, c, gamma on "
+                f"the channel side; {spec.rule.nodes} contour nodes (rule error "
+                f"{spec.rule.error:.1e})")
+        return (spec.r, spec.c, spec.gamma), spec, note, "exact"
     spec = exact_bulk_spectrum(student, teacher, float(alpha0), float(eta), float(beta))
     r, c, gamma = (float(mapping.spike_strength), float(mapping.bulk_variance),
                    float(mapping.alignment))

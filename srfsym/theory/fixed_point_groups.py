@@ -240,7 +240,7 @@ def _solve_at(student, teacher, r, c, gamma, lam, alpha, beta, voc, nodes, tol, 
     out = FixedPointResult(
         test_error=test, train_error=train, state=state, hats=hat, alpha=float(alpha),
         lam=float(lam), beta=float(beta), r=float(r), c=float(c), gamma=float(gamma),
-        spectrum="block-mp" if spectrum is None else "step", nodes=nodes, residual=res, method="structured-groups",
+        spectrum="block-mp" if spectrum is None else spectrum.name, nodes=nodes, residual=res, method="structured-groups",
         iterations=iterations, seconds=time.perf_counter() - t0, notes=notes)
     out.vocabulary = voc
     out.rule_size = len(gch.groups[0].kappa)   # the nodes the rule really has (climb_nodes)

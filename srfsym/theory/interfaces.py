@@ -99,7 +99,7 @@ from typing import NamedTuple
 
 from .state import Hats, State
 
-__all__ = ["Channel", "ChannelStep", "SpectralSide", "Hats", "State"]
+__all__ = ["Channel", "ChannelStep", "SpectralSide", "GroupSpectralSide", "Hats", "State"]
 
 
 class ChannelStep(NamedTuple):
@@ -153,3 +153,22 @@ class SpectralSide(ABC):
     @abstractmethod
     def stieltjes_pair(self, lam_prime, v1hat, previous=None, dps=None):
         """``(E 1/S, E D/S)`` at complex ``lam_prime``, ``v1hat``."""
+
+
+class GroupSpectralSide(ABC):
+    """The prior side of a readout vocabulary (K groups of neurons by letter) when the bulk is
+    not the block-Wishart law of isotropic rows: the realised layer split by letter
+    (``name = "step"``) or the exact law of the step's bulk (``"exact"``).
+
+    Attributes ``vocabulary``, ``K``, the uniform-readout parameters ``r, c, gamma`` and the
+    letters' ``group_r, group_c`` (the channel side's inputs); ``group_prior(lam, beta)``: a
+    prior with the interface of :class:`~srfsym.theory.spectral.block_wishart.BlockWishartPrior`
+    (``prior``, ``prior_units``, ``prior_linear``, ``second_moments``, ``freeze``,
+    ``overlaps``).
+    """
+
+    name = "group"
+
+    @abstractmethod
+    def group_prior(self, lam, beta):
+        """The K-group prior at ridge ``lam`` and width ratio ``beta``."""

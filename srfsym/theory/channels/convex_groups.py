@@ -258,7 +258,7 @@ def solve_convex_groups(student, teacher, r, c, gamma, lam, alpha, beta=1.0, *, 
     obs = C.observables(state, b0)
     out = _result(obs, state, hat, lo, C, dict(
         alpha=alpha, lam=lam, beta=beta, r=r, c=c, gamma=gamma,
-        spectrum="block-mp" if spectrum is None else "step",
+        spectrum="block-mp" if spectrum is None else spectrum.name,
         nodes=int(nodes), residual=res, method=method, iterations=iterations,
         seconds=time.perf_counter() - t0), noise, b0 if bias else None, label_rule)
     out.vocabulary = voc

@@ -39,6 +39,7 @@ from ...symbolic.activations import activation
 from ..interfaces import SpectralSide
 from .moments import allowed_points
 from ..spectrum import SpectralMoments
+from .exact_bulk_batch import batch_forms
 from .exact_bulk_directions import pencil_direction_forms
 from .exact_bulk_resolvent import population_resolvent as _population_resolvent
 from .exact_bulk_moments import (A_STEP, ALPHA0_S, B_STEP, BETA_S, RES_MOMENTS,  # noqa: F401
@@ -278,13 +279,10 @@ class ExactBulk(SpectralSide):
     def direction_forms(self, y):
         r"""``(q_vv, q_vz, q_zz)``: ``x^T (I + y d Sigma)^{-1} x'`` for ``x, x'`` in ``{vhat,
         zeta}`` in the limit (docs/theory.md (g.5)); ``y`` complex array.  Odd students
-        (``a = 0``) by the closed form below; ``a != 0`` by
+        (``a = 0``): ``d Sigma = I + b S2``, so these are the step batch's resolvent forms
+        of :func:`~srfsym.theory.spectral.exact_bulk_batch.batch_forms` at
+        ``tau = (1 + y)/(y b)``; ``a != 0`` by
         :func:`~srfsym.theory.spectral.exact_bulk_directions.pencil_direction_forms`.
-
-        Woodbury on ``d Sigma = I + b S2``, the teacher column split off, and the (diagonal)
-        deterministic equivalent of ``E X~ X~^T E / n0``: every term is an average over
-        ``(xi, e(xi))`` with ``theta = 1/(alpha0 (1 + delta))``,
-        ``delta = E[e^2/(tau + theta e^2)]``, ``tau = (1 + y)/(y b)``.
 
         >>> b = ExactBulk("tanh", "sin", 0.5, 5.0, beta=2.0)
         >>> [round(float(q[0].real), 4) for q in b.direction_forms(np.array([1.0]))]
@@ -295,31 +293,10 @@ class ExactBulk(SpectralSide):
                              "their projections")
         if self.a != 0.0:
             return pencil_direction_forms(self, y)
-        y = np.atleast_1d(np.asarray(y, dtype=complex))[:, None]
-        e, w, xi, a0 = self.e, self.w, self.xi, self.alpha0
-        c0 = 1.0 + y
-        tau = c0 / (y * self.b)
-        delta = np.zeros_like(y)
-        for _ in range(10000):
-            new = (e**2 / (tau + e**2 / (a0 * (1.0 + delta)))) @ w
-            done = np.max(np.abs(new - delta[:, 0]) / (1.0 + np.abs(new))) < 1e-15
-            delta = new[:, None]
-            if done:
-                break
-        else:
-            raise RuntimeError("the direction forms' fixed point did not converge")
-        den = tau + e**2 / (a0 * (1.0 + delta))
-        A1, P, G = (1.0 / den) @ w, (e * xi / den) @ w, (e**2 * xi**2 / den) @ w
-        tau, c0 = tau[:, 0], c0[:, 0]
-        s_Rs = tau / c0 * (1.0 - tau * (A1 - P**2 / (1.0 + G)))
-        e1_Rs, e1_Re1 = tau / c0 * P / (1.0 + G), 1.0 / (c0 * (1.0 + G))
-        s1 = float(w @ (e * xi))
-        s2 = s1 * s1 + float(w @ e**2) / a0
-        g = s1 / math.sqrt(s2)
-        qvv, qv1 = s_Rs / s2, e1_Rs / math.sqrt(s2)
-        qvz = (qv1 - g * qvv) / math.sqrt(1.0 - g * g)
-        qzz = (e1_Re1 - 2.0 * g * qv1 + g * g * qvv) / (1.0 - g * g)
-        return qvv, qvz, qzz
+        y = np.atleast_1d(np.asarray(y, dtype=complex))
+        # (I + y d Sigma)^-1 = (S2 + tau)^-1 / (y b),  tau = (1 + y)/(y b)
+        f = batch_forms((1.0 + y) / (y * self.b), self.e, self.w, self.xi, self.alpha0)
+        return f.qvv / (y * self.b), f.qvz / (y * self.b), f.qzz / (y * self.b)
 
     def direction_sums(self, z):
         r"""``(<F/(D - z)>, <H/(D - z)>)`` (docs/theory.md (g.5)):

@@ -41,6 +41,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.linalg import lapack
 
+from ..interfaces import GroupSpectralSide
 from ..state import ConvergenceError, Hats, State
 from .step_bulk import _two_layers, spike_and_teacher_directions
 
@@ -275,7 +276,7 @@ class RealisedGroupPrior:
                      psi=self.sqrt_beta * pr.H @ np.asarray(hat.psihat, dtype=float), m=m_new)
 
 
-class StepGroupBulk:
+class StepGroupBulk(GroupSpectralSide):
     """The spectral back end of ``bulk="step"`` with a vocabulary: a :class:`StepGroupData`,
     its measured group parameters, and :meth:`group_prior` for the K-group engine.
 
@@ -283,6 +284,8 @@ class StepGroupBulk:
     >>> spec.K, type(spec.group_prior(0.1, 1.0)).__name__
     (2, 'RealisedGroupPrior')
     """
+
+    name = "step"
 
     def __init__(self, data: StepGroupData, vocabulary=None):
         from ...step.vocabulary import fit_uniform_parameters, vocabulary as make_vocabulary

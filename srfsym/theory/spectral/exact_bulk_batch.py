@@ -1,0 +1,186 @@
+r"""The step batch's weighted Wishart matrix in the limit (docs/theory.md (g.5), (g.5.2)).
+
+For an odd student the rows of the trained first layer's bulk have covariance
+``d Sigma = I + b S2`` with ``S2 = X^T diag(e^2) X / n0`` (the step batch ``X``, residuals
+``e = sigma_star(xi) - mu0``), and the spike direction is ``vhat = s/|s|``, ``s = X^T e / n0``,
+built from the same batch.  Everything the exact bulk needs of the batch is the resolvent of
+``S2`` along ``vhat`` and along ``zeta`` (the teacher direction ``e1`` with ``vhat`` taken out):
+with ``R = (S2 + tau)^-1``,
+
+    m = (1/d) tr R = 1/(tau (1 + delta)),   delta = E[e^2/(tau + theta e^2)],
+    theta = 1/(alpha0 (1 + delta)),
+    s^T R s = 1 - tau (A - P^2/(1 + G)),   e1^T R s = P/(1 + G),   e1^T R e1 = 1/(tau (1 + G)),
+    A = E[1/(tau + theta e^2)],  P = E[e xi/(tau + theta e^2)],  G = E[e^2 xi^2/(tau + theta e^2)]
+
+(Woodbury on the batch, the teacher column split off; derived in docs/theory.md (g.5)), the
+averages over the residual law ``(xi, e(xi))``; ``delta`` by Newton.
+
+:func:`batch_contour` turns these into quadrature rules for ``E h(varsigma)`` and
+``x^T h(S2) y`` (``x, y`` in ``{vhat, zeta}``) for any ``h`` holomorphic on a neighbourhood of
+the spectrum of ``S2``: the trapezoidal rule on an ellipse around that spectrum of
+
+    x^T h(S2) y = -(1/(2 pi i)) oint h(z) x^T (S2 - z)^-1 y dz,
+
+which converges geometrically (the ellipse sits halfway, in the Joukowski variable, between the
+spectrum and the nearest singularity ``-pole`` of ``h``).
+
+>>> from srfsym.theory.spectral.exact_bulk_moments import residual_law
+>>> e, w, xi = residual_law("sin", 0.0, 48)
+>>> rule = batch_contour(e, w, xi, alpha0=2.0, pole=0.5)
+>>> round(float(rule.plain.sum().real), 12), round(float((rule.plain * rule.z).sum().real), 12)
+(1.0, 0.432332358382)
+"""
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+__all__ = ["BatchForms", "BatchContour", "batch_forms", "batch_contour", "batch_alignment"]
+
+
+class BatchForms(NamedTuple):
+    """``m = (1/d) tr (S2 + tau)^-1`` and the forms ``x^T (S2 + tau)^-1 y`` along the unit
+    directions ``vhat`` and ``zeta``; ``delta`` the solved fixed point (a warm start)."""
+    m: np.ndarray
+    qvv: np.ndarray
+    qvz: np.ndarray
+    qzz: np.ndarray
+    delta: np.ndarray
+
+
+def batch_alignment(e, w, xi, alpha0):
+    """``(E[e xi], |s|^2, gamma)``: ``|s|^2 = E[e xi]^2 + E[e^2]/alpha0`` and the alignment
+    ``gamma = <vhat, e1> = E[e xi]/|s|`` of the spike direction in the limit.
+
+    >>> from srfsym.theory.spectral.exact_bulk_moments import residual_law
+    >>> s1, s2, g = batch_alignment(*residual_law("sin", 0.0, 48), 2.0)
+    >>> round(s1, 12) == round(math.exp(-0.5), 12)             # E[sin(xi) xi]
+    True
+    """
+    s1 = float(w @ (e * xi))
+    s2 = s1 * s1 + float(w @ e**2) / float(alpha0)
+    return s1, s2, s1 / math.sqrt(s2)
+
+
+def _solve_delta(tau, e2, w, alpha0, delta, tol=1e-15, maxit=100):
+    """Newton on ``f(delta) = delta - E[e^2/(tau + e^2/(alpha0 (1 + delta)))]`` (vectorised);
+    returns ``(delta, converged)``."""
+    with np.errstate(all="ignore"):
+        for _ in range(maxit):
+            den = tau + e2 / (alpha0 * (1.0 + delta))
+            f = delta[:, 0] - (e2 / den) @ w
+            fp = 1.0 - (e2 * e2 / (alpha0 * (1.0 + delta)**2 * den**2)) @ w
+            step = f / fp
+            delta = delta - step[:, None]
+            if np.all(np.abs(step) <= tol * (1.0 + np.abs(delta[:, 0]))):
+                return delta, True
+    return delta, False
+
+
+def batch_forms(tau, e, w, xi, alpha0, delta=None) -> BatchForms:
+    """The resolvent of ``S2`` at ``-tau`` (complex array, off ``(-inf, 0]``) in the limit
+    (module doc).  ``delta``: a warm start (e.g. from a nearby ``tau``).
+
+    >>> from srfsym.theory.spectral.exact_bulk_moments import residual_law
+    >>> f = batch_forms(np.array([1e6]), *residual_law("sin", 0.0, 48), alpha0=2.0)
+    >>> bool(abs(f.m[0] * 1e6 - 1) < 1e-5 and abs(f.qvv[0] * 1e6 - 1) < 1e-5)   # ~ 1/tau
+    True
+    """
+    tau = np.atleast_1d(np.asarray(tau, dtype=complex))[:, None]
+    e2 = e * e
+    if delta is None:
+        delta = (e2 / tau) @ w
+    delta, ok = _solve_delta(tau, e2, w, float(alpha0), np.asarray(delta, complex)[:, None])
+    if not ok:                            # the damped iteration: slow, but safe off the cut
+        delta = np.zeros_like(tau)
+        for _ in range(20000):
+            new = (e2 / (tau + e2 / (alpha0 * (1.0 + delta)))) @ w
+            done = np.max(np.abs(new - delta[:, 0]) / (1.0 + np.abs(new))) < 1e-15
+            delta = 0.5 * new[:, None] + 0.5 * delta
+            if done:
+                break
+        else:
+            raise RuntimeError("the step batch's resolvent fixed point did not converge at "
+                               f"tau = {tau[:3, 0]!r}...")
+    den = tau + e2 / (alpha0 * (1.0 + delta))
+    A, P, G = (1.0 / den) @ w, (e * xi / den) @ w, (e2 * xi**2 / den) @ w
+    tau, delta = tau[:, 0], delta[:, 0]
+    s_Rs = 1.0 - tau * (A - P**2 / (1.0 + G))
+    e1_Rs, e1_Re1 = P / (1.0 + G), 1.0 / (tau * (1.0 + G))
+    _, s2, g = batch_alignment(e, w, xi, alpha0)
+    qvv, qv1 = s_Rs / s2, e1_Rs / math.sqrt(s2)
+    qvz = (qv1 - g * qvv) / math.sqrt(1.0 - g * g)
+    qzz = (e1_Re1 - 2.0 * g * qv1 + g * g * qvv) / (1.0 - g * g)
+    return BatchForms(1.0 / (tau * (1.0 + delta)), qvv, qvz, qzz, delta)
+
+
+class BatchContour(NamedTuple):
+    """Quadrature rules on a contour around the spectrum of ``S2``: ``E h(varsigma) =
+    sum(plain * h(z))``, ``x^T h(S2) y = sum(w_xy * h(z))`` (complex nodes ``z`` in conjugate
+    pairs; the sums are real up to rounding), ``pole``: ``h`` may be singular only left of
+    ``-pole``; ``nodes``, ``error``: the node count and the self-check's error."""
+    z: np.ndarray
+    plain: np.ndarray
+    vv: np.ndarray
+    vz: np.ndarray
+    zz: np.ndarray
+    pole: float
+    nodes: int
+    error: float
+
+
+def _ellipse(top, pole, n):
+    """Nodes, ``dz`` and the Joukowski radius of the ellipse with foci ``0, top`` halfway to
+    ``-pole``."""
+    c = h = top / 2.0
+    wp = (-pole - c) / h                                  # < -1
+    rho_pole = -wp + math.sqrt(wp * wp - 1.0)
+    rho = math.sqrt(rho_pole)
+    u = rho * np.exp(2j * np.pi * (np.arange(n) + 0.5) / n)
+    z = c + h * (u + 1.0 / u) / 2.0
+    dz = h * (u - 1.0 / u) / 2.0 * 1j * (2.0 * np.pi / n)
+    return z, dz, rho
+
+
+def _forms_on(z, e, w, xi, alpha0):
+    """The forms at ``-z`` on the ellipse, by continuation from a copy of it 64 times as large
+    (where ``delta ~ E e^2 / tau``) in halving steps."""
+    centre = (z.real.max() + z.real.min()) / 2.0
+    delta = None
+    for k in range(6, -1, -1):
+        f = batch_forms(-(centre + (z - centre) * 2.0**k), e, w, xi, alpha0, delta)
+        delta = f.delta
+    return f
+
+
+def batch_contour(e, w, xi, alpha0, pole, tol=1e-13) -> BatchContour:
+    """Quadrature rules on the contour for functions holomorphic right of ``-pole < 0``
+    (module doc); the node count doubles from 64 until the rule integrates ``1/(varsigma +
+    pole)`` (the hardest function of that class) along ``vhat`` and in the plain law to
+    ``tol`` against its direct value.
+
+    >>> from srfsym.theory.spectral.exact_bulk_moments import residual_law
+    >>> rule = batch_contour(*residual_law("sin", 0.0, 48), alpha0=0.5, pole=0.2)
+    >>> rule.error < 1e-13, round(float(rule.vv.sum().real), 12)
+    (True, 1.0)
+    """
+    if not (math.isfinite(pole) and pole > 0):
+        raise ValueError(f"pole must be > 0 and finite, got {pole!r}")
+    alpha0 = float(alpha0)
+    top = 1.05 * (1.0 + 1.0 / math.sqrt(alpha0))**2 * float(np.max(e * e)) + 1e-12
+    exact = batch_forms(np.array([pole]), e, w, xi, alpha0)
+    n, err = 64, float("inf")
+    while n <= 1 << 15:
+        z, dz, rho = _ellipse(top, pole, n)
+        f = _forms_on(z, e, w, xi, alpha0)
+        k = -dz / (2j * np.pi)
+        rule = BatchContour(z, k * f.m, k * f.qvv, k * f.qvz, k * f.qzz, float(pole), n, err)
+        h = 1.0 / (z + pole)
+        err = max(abs((rule.plain @ h) / exact.m[0] - 1), abs((rule.vv @ h) / exact.qvv[0] - 1))
+        if err < tol:
+            return rule._replace(error=float(err))
+        n *= 2
+    raise RuntimeError(f"the contour rule did not reach {tol:g} with {n // 2} nodes (error "
+                       f"{err:.3g}): the spectrum of S2 is too close to the pole {-pole:g}")

@@ -1,0 +1,297 @@
+r"""The exact law of the step's bulk with a readout vocabulary: the K-group prior in the limit
+(``bulk="exact"`` with ``vocabulary=``, docs/theory.md (g.5.2)).
+
+With letters ``omega_j`` every row update is ``omega_j`` times the uniform one, so for an odd
+student group j's bulk rows have covariance ``d Sigma_j = I + omega_j^2 b S2``: functions of
+the one batch matrix ``S2`` (:mod:`srfsym.theory.spectral.exact_bulk_batch`).  The realised
+K-group prior (:mod:`srfsym.theory.spectral.step_bulk_groups`) then has, in the limit, at every
+eigenvalue ``varsigma`` of ``S2`` the K x K matrix
+
+    phi(varsigma) = (I + H V1^)^-1 H,   H = diag(beta pi_j r_j ell_j),
+    ell_j = 1 + omega_j^2 b varsigma,
+
+and with ``E`` over the eigenvalue law of ``S2`` and ``t_xy = x^T phi(S2) y`` (K x K) along
+``vhat`` and ``zeta``:
+
+    r_j = 1 / (lambda + V2^_j + E[ell_j (V1^ (I + H V1^)^-1)_jj]),   V2_j = pi_j r_j,
+    V1 = E[phi] / beta,
+    F = t_vv (I - V1^ t_vv)^-1 / beta,
+    H = (t_zz + t_vz^T V1^ (I - t_vv V1^)^-1 t_vz) / beta
+
+(Woodbury: the rows' components along ``vhat``, which ``Omega = W Pi W^T`` leaves out, are a
+rank-K change of the full Gram matrix).  For K = 1 these are the exact sums of
+:class:`~srfsym.theory.spectral.exact_bulk.ExactBulk`; with ``ell_j = c_j`` the block-Wishart
+prior of docs/theory.md (k.7.4).  The expectations are contour rules
+(:func:`~srfsym.theory.spectral.exact_bulk_batch.batch_contour`): ``phi`` is holomorphic right of
+``-1/(b max omega_j^2)`` for every admissible ``(V1^, V2^)``, so one rule serves the whole
+solve.  The derivatives (the noise and signal parts of ``Q1, q2``) are exact: implicit
+differentiation of the r-equation.
+
+>>> bulk = ExactGroupBulk("tanh", "sin", 2.0, 3.0, vocabulary=[1, 2])
+>>> [round(c, 6) for c in bulk.group_c]                       # E ell_j = 1 + omega_j^2 (c - 1)
+[1.189732, 1.758928]
+>>> pr = bulk.group_prior(0.1, 1.0).prior(np.array([[1.0, 0.3], [0.3, 2.0]]), np.array([0.2, 0.3]))
+>>> [round(float(v), 6) for v in pr.V2]
+[0.478156, 0.216121]
+"""
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from ..interfaces import GroupSpectralSide
+from ..state import ConvergenceError, Hats, State
+from .exact_bulk_batch import batch_contour
+
+__all__ = ["ExactGroupPrior", "ExactGroupBulk", "exact_group_bulk"]
+
+
+class ExactGroupState(NamedTuple):
+    """The exact K-group prior at one ``(V1^, V2^)``: ``r``, per contour node ``ell``, ``N =
+    (I + H V1^)^-1``, ``Nt = (I + V1^ H)^-1``, ``phi = N H``, ``T = V1^ N``; the order parameters
+    ``V1, V2``, the direction sums ``F, H`` and the forms ``tvv, tvz, tzz``; ``Phi_r_inv`` the
+    inverse Jacobian of the r-equation; a cache for the derivatives."""
+    r: np.ndarray
+    N: np.ndarray
+    Nt: np.ndarray
+    phi: np.ndarray
+    T: np.ndarray
+    V1: np.ndarray
+    V2: np.ndarray
+    F: np.ndarray
+    H: np.ndarray
+    tvv: np.ndarray
+    tvz: np.ndarray
+    tzz: np.ndarray
+    V1hat: np.ndarray
+    Phi_r_inv: np.ndarray
+    cache: dict
+
+
+def _sym(X):
+    return (X + np.swapaxes(X, -1, -2)) / 2
+
+
+class ExactGroupPrior:
+    r"""The K-group prior of docs/theory.md (k.7.4) with the exact law of the step's bulk (module
+    doc); the interface of :class:`~srfsym.theory.spectral.block_wishart.BlockWishartPrior`.
+
+    >>> bulk = ExactGroupBulk("tanh", "sin", 2.0, 3.0, vocabulary=[1])
+    >>> pr = bulk.group_prior(0.1, 1.0).prior(np.array([[1.3]]), np.array([0.3]))
+    >>> from srfsym.theory.spectral.exact_bulk import ExactBulk
+    >>> mo = ExactBulk("tanh", "sin", 2.0, 3.0).moments(0.4, 1.3)
+    >>> bool(abs(pr.V2[0] / mo.inv - 1) < 1e-12 and abs(pr.F[0, 0] / mo.F - 1) < 1e-12)
+    True
+    """
+
+    def __init__(self, rule, ell_slope, pi, beta, lam):
+        self.rule = rule
+        self.slope = np.asarray(ell_slope, dtype=float)          # omega_j^2 b
+        self.pi = np.asarray(pi, dtype=float)
+        self.K = len(self.pi)
+        self.beta, self.lam = float(beta), float(lam)
+        self.sqrt_beta = math.sqrt(self.beta)
+        self.ell = 1.0 + rule.z[:, None] * self.slope[None, :]   # (nodes, K)
+
+    def _parts(self, r, V1hat):
+        h = self.beta * self.pi * r * self.ell                   # diag of H at every node
+        eye = np.eye(self.K)
+        N = np.linalg.inv(eye + h[:, :, None] * V1hat[None])
+        Nt = np.linalg.inv(eye + V1hat[None] * h[:, None, :])
+        return N, Nt, N * h[:, None, :], V1hat[None] @ N
+
+    def _phi_r(self, r, T):
+        """Jacobian of ``1/r - lambda - V2^ - E[ell diag T]`` in ``r``."""
+        w = self.rule.plain[:, None, None] * self.ell[:, :, None] * self.ell[:, None, :]
+        return (-np.diag(1 / r**2)
+                + self.beta * np.sum(w * T * np.swapaxes(T, 1, 2), axis=0).real * self.pi)
+
+    def _solve_r(self, V1hat, base):
+        r = 1 / base
+        plain = self.rule.plain[:, None]
+        for _ in range(60):                       # monotone iteration, then Newton
+            _, _, _, T = self._parts(r, V1hat)
+            new = 1 / (base + np.sum(plain * self.ell * np.einsum("qjj->qj", T), 0).real)
+            change, r = np.max(np.abs(new - r) / r), new
+            if change < 1e-3:
+                break
+        for _ in range(60):
+            _, _, _, T = self._parts(r, V1hat)
+            res = 1 / r - base - np.sum(plain * self.ell * np.einsum("qjj->qj", T), 0).real
+            step = -np.linalg.solve(self._phi_r(r, T), res)
+            t = 1.0
+            while np.any(r + t * step <= 0):
+                t /= 2
+            r = r + t * step
+            if t == 1.0 and np.max(np.abs(step) / r) < 1e-14:
+                return r
+        raise ConvergenceError("the exact K-group r-equation did not converge",
+                               residual=float(np.max(np.abs(res))), iterate=r)
+
+    def prior(self, V1hat, V2hat) -> ExactGroupState:
+        """The r-equation's solution and the sums at ``(V1^, V2^)`` (module doc)."""
+        K = self.K
+        V1hat = np.asarray(V1hat, dtype=float).reshape(K, K)
+        V2hat = np.asarray(V2hat, dtype=float).reshape(K)
+        base = self.lam + V2hat
+        if not (np.all(base > 0) and np.all(np.isfinite(base)) and np.all(np.isfinite(V1hat))):
+            raise ConvergenceError(f"the resolvent diverges: lambda + V2hat = {base.tolist()} "
+                                   "must be > 0 and finite for every group", residual=float("inf"))
+        r = self._solve_r(V1hat, base)
+        N, Nt, phi, T = self._parts(r, V1hat)
+        rule = self.rule
+        tvv, tvz, tzz = (_sym(np.tensordot(wq, phi, 1).real)
+                         for wq in (rule.vv, rule.vz, rule.zz))
+        V1 = _sym(np.tensordot(rule.plain, phi, 1).real) / self.beta
+        F, H = self._directions(V1hat, tvv, tvz, tzz)
+        Phi_r_inv = np.linalg.inv(self._phi_r(r, T))
+        return ExactGroupState(r, N, Nt, phi, T, V1, self.pi * r, F, H, tvv, tvz, tzz, V1hat,
+                               Phi_r_inv, {})
+
+    def _directions(self, V1hat, tvv, tvz, tzz):
+        eye = np.eye(self.K)
+        F = tvv @ np.linalg.inv(eye - V1hat @ tvv) / self.beta
+        H = (tzz + tvz.T @ V1hat @ np.linalg.inv(eye - tvv @ V1hat) @ tvz) / self.beta
+        return _sym(F), _sym(H)
+
+    def prior_derivative(self, pr: ExactGroupState, dV1hat, dV2hat):
+        """``(dV1, dV2, dF, dH)`` along symmetric ``(dV1^, dV2^)`` (a leading batch axis):
+        ``dT = Nt dV1^ N - T dH T``, ``dphi = N dH Nt - phi dV1^ phi``, the r-equation
+        differentiated implicitly, and the Woodbury forms of ``F``, ``H`` differentiated."""
+        dV1hat = np.asarray(dV1hat, dtype=float)
+        dV2hat = np.asarray(dV2hat, dtype=float)
+        rule, ell, eye = self.rule, self.ell, np.eye(self.K)
+        # r: Phi_r dr = dV2^ + E[ell diag(Nt dV1^ N)]
+        src = np.einsum("qjk,...kl,qlj->...qj", pr.Nt, dV1hat, pr.N)
+        rhs = dV2hat + np.einsum("q,qj,...qj->...j", rule.plain, ell, src).real
+        dr = -np.einsum("jk,...k->...j", pr.Phi_r_inv, -rhs)
+        dh = self.beta * self.pi * dr[..., None, :] * ell                  # (..., nodes, K)
+        dphi = (pr.N * dh[..., None, :]) @ pr.Nt - pr.phi @ dV1hat[..., None, :, :] @ pr.phi
+        dt = [_sym(np.einsum("q,...qab->...ab", wq, dphi).real)
+              for wq in (rule.plain, rule.vv, rule.vz, rule.zz)]
+        dV1, dtvv, dtvz, dtzz = dt[0] / self.beta, dt[1], dt[2], dt[3]
+        V1h, tvv, tvz = pr.V1hat, pr.tvv, pr.tvz
+        Y = np.linalg.inv(eye - V1h @ tvv)
+        dF = (dtvv @ Y + tvv @ Y @ (dV1hat @ tvv + V1h @ dtvv) @ Y) / self.beta
+        Z = np.linalg.inv(eye - tvv @ V1h)
+        Kc = V1h @ Z
+        dKc = dV1hat @ Z + V1h @ Z @ (dtvv @ V1h + tvv @ dV1hat) @ Z
+        tT = np.swapaxes(dtvz, -1, -2)
+        dH = (dtzz + tT @ Kc @ tvz + tvz.T @ dKc @ tvz + tvz.T @ Kc @ dtvz) / self.beta
+        return dV1, self.pi * dr, _sym(dF), _sym(dH)
+
+    def prior_units(self, pr: ExactGroupState):
+        """The derivatives along the K^2 ordered entries of ``V1^`` (m-major; entry ``(j, l)``
+        as the symmetric direction ``(E_jl + E_lj)/2``, which the engine's symmetric use
+        needs) and then the K entries of ``V2^``: ``(dV1, dV2, dF, dH)`` stacked."""
+        if "units" not in pr.cache:
+            K = self.K
+            d1 = np.zeros((K * K + K, K, K))
+            for j in range(K):
+                for l in range(K):
+                    d1[j * K + l, j, l] += 0.5
+                    d1[j * K + l, l, j] += 0.5
+            d2 = np.zeros((K * K + K, K))
+            d2[K * K:] = np.eye(K)
+            pr.cache["units"] = self.prior_derivative(pr, d1, d2)
+        return pr.cache["units"]
+
+    def prior_linear(self, pr: ExactGroupState, dV1hat, dV2hat):
+        """The derivative of ``(V1, V2)`` along ``(dV1^, dV2^)`` (from :meth:`prior_units`)."""
+        g1, g2 = self.prior_units(pr)[:2]
+        coef = np.concatenate([np.ravel(dV1hat), np.ravel(dV2hat)])
+        return np.einsum("d,dab->ab", coef, g1), coef @ g2
+
+    def second_moments(self, pr: ExactGroupState, hat: Hats):
+        """``(Q1, q2) = -J[Q1^, q2^] - grad G``, ``G = th^ F th^ + psi^ H psi^``."""
+        K = self.K
+        _, _, gF, gH = self.prior_units(pr)
+        th, ps = np.asarray(hat.thetahat, float), np.asarray(hat.psihat, float)
+        dV1, dV2 = self.prior_linear(pr, hat.q1hat, hat.q2hat)
+        grad = np.einsum("a,dab,b->d", th, gF, th) + np.einsum("a,dab,b->d", ps, gH, ps)
+        Q1 = -dV1 - grad[:K * K].reshape(K, K)
+        return _sym(Q1), -dV2 - grad[K * K:]
+
+    def freeze(self, hat: Hats) -> ExactGroupState:
+        return self.prior(hat.V1hat, hat.V2hat)
+
+    def overlaps(self, hat: Hats, m_new, pr: ExactGroupState | None = None) -> State:
+        if pr is None:
+            pr = self.prior(hat.V1hat, hat.V2hat)
+        Q1, q2 = self.second_moments(pr, hat)
+        return State(q1=Q1, q2=q2, V1=pr.V1, V2=pr.V2,
+                     theta=self.sqrt_beta * pr.F @ np.asarray(hat.thetahat, dtype=float),
+                     psi=self.sqrt_beta * pr.H @ np.asarray(hat.psihat, dtype=float), m=m_new)
+
+
+class ExactGroupBulk(GroupSpectralSide):
+    r"""The spectral back end of ``bulk="exact"`` with a vocabulary (module doc): the step
+    batch's contour rule, the mapping's deterministic ``r, c, gamma`` and letters' ``r_j, c_j``,
+    and :meth:`group_prior` for the K-group engine.  Odd students only (as every vocabulary).
+
+    >>> ExactGroupBulk("relu", "sin", 2.0, 3.0, vocabulary=[1, 2])
+    Traceback (most recent call last):
+    ...
+    ValueError: bulk='exact' with a vocabulary needs an odd student (sigma' even, a = eta mu_2 = 0): relu has a = 1.19...
+    """
+
+    name = "exact"
+
+    def __init__(self, student, teacher, alpha0, eta, vocabulary=None, n_nodes: int = 64,
+                 mapping=None):
+        from ...step.mapping import srf_mapping
+        from ...step.vocabulary import vocabulary as make_vocabulary
+        from .exact_bulk import ExactBulk
+        self.vocabulary = make_vocabulary(vocabulary)
+        self.law = ExactBulk(student, teacher, alpha0, eta, 1.0, n_nodes=n_nodes)
+        if self.law.a != 0.0:
+            raise ValueError("bulk='exact' with a vocabulary needs an odd student (sigma' even, "
+                             f"a = eta mu_2 = 0): {student} has a = {self.law.a:.6g} (the groups' "
+                             "covariances then do not commute; use bulk='step' with d and seed)")
+        if not self.law.b > 0.0:
+            raise ValueError("bulk='exact' needs a step that moves the bulk (eta > 0 and a "
+                             "student with checkmu1^2 > mu_2^2); use bulk='isotropic'")
+        self.K = self.vocabulary.K
+        mp = srf_mapping(student, teacher, eta, alpha0) if mapping is None else mapping
+        self.r, self.c = float(mp.spike_strength), float(mp.bulk_variance)
+        self.gamma = float(mp.alignment)
+        self.group_r = self.vocabulary.group_spike_strengths(self.r)
+        self.group_c = self.vocabulary.group_bulk_variances(self.c)
+        self.slope = np.asarray(self.vocabulary.letters, dtype=float)**2 * self.law.b
+        mean_ell = 1.0 + self.slope * float(self.law.w @ self.law.e**2)
+        if np.max(np.abs(mean_ell / np.asarray(self.group_c) - 1)) > 1e-6:
+            raise ValueError(f"bulk='exact': the law's group means E ell_j = {mean_ell.tolist()} "
+                             f"differ from the mapping's c_j = {list(self.group_c)} (keep the "
+                             "mapping's mu0 correction)")
+        self.rule = batch_contour(self.law.e, self.law.w, self.law.xi, self.law.alpha0,
+                                  1.0 / float(self.slope.max()))
+
+    def __repr__(self):
+        return (f"ExactGroupBulk(letters={self.vocabulary.letters}, b={self.law.b:.6g}, "
+                f"alpha0={self.law.alpha0!r}, {self.rule.nodes} contour nodes)")
+
+    def group_prior(self, lam, beta) -> ExactGroupPrior:
+        return ExactGroupPrior(self.rule, self.slope, self.vocabulary.weights, beta, lam)
+
+
+_CACHE: dict = {}
+
+
+def exact_group_bulk(student, teacher, alpha0, eta, vocabulary=None) -> ExactGroupBulk:
+    """:class:`ExactGroupBulk`, kept for the last few argument sets (a learning curve builds
+    its contour rule once).
+
+    >>> exact_group_bulk("tanh", "sin", 2.0, 3.0, [1, 2]) is exact_group_bulk("tanh", "sin", 2.0, 3.0, [1, 2])
+    True
+    """
+    from ...step.vocabulary import vocabulary as make_vocabulary
+    from .step_bulk import _key
+    voc = make_vocabulary(vocabulary)
+    key = (_key(student), _key(teacher), float(alpha0), float(eta), voc.letters, voc.weights)
+    if key not in _CACHE:
+        while len(_CACHE) >= 4:
+            _CACHE.pop(next(iter(_CACHE)))
+        _CACHE[key] = ExactGroupBulk(student, teacher, alpha0, eta, voc)
+    return _CACHE[key]
