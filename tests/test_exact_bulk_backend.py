@@ -99,8 +99,8 @@ def test_direction_sums_at_vhat_zero_are_the_limit(student):
 
 
 def test_refusals():
-    with pytest.raises(ValueError, match="uniform readout only"):
-        solve(*CASE, bulk="exact", vocabulary=[1, 2])
+    with pytest.raises(ValueError, match="needs an odd student"):
+        solve("relu", "sin", 1.0, 3.0, 0.1, 1.0, bulk="exact", vocabulary=[1, 2])
     with pytest.raises(ValueError, match="takes no d"):
         solve_grid("tanh", "sin", 2.0, 3.0, [1.0], [0.1], bulk="exact", d=100)
     with pytest.raises(ValueError, match="double precision only"):

@@ -134,8 +134,3 @@ def test_the_vocabulary_step_is_the_simulated_one():
         assert np.allclose(np.ravel(sim.c_emp_groups), spec.group_c, rtol=2e-3)
     spread = abs(specs[0].group_c[1] - specs[1].group_c[1]) / specs[0].group_c[1]
     assert spread > 1e-2
-
-
-def test_exact_bulk_with_a_vocabulary_is_refused():
-    with pytest.raises(ValueError, match="exact.*uniform readout only"):
-        solve(*CASE, 0.1, 1.0, bulk="exact", vocabulary=[1, 2])

@@ -10,7 +10,7 @@ with ``R = (S2 + tau)^-1``,
     m = (1/d) tr R = 1/(tau (1 + delta)),   delta = E[e^2/(tau + theta e^2)],
     theta = 1/(alpha0 (1 + delta)),
     s^T R s = 1 - tau (A - P^2/(1 + G)),   e1^T R s = P/(1 + G),   e1^T R e1 = 1/(tau (1 + G)),
-    A = E[1/(tau + theta e^2)],  P = E[e xi/(tau + theta e^2)],  G = E[e^2 xi^2/(tau + theta e^2)]
+    A = E[1/(tau + theta e^2)]  (1 - tau A = E[theta e^2/(tau + theta e^2)] in the code),  P = E[e xi/(tau + theta e^2)],  G = E[e^2 xi^2/(tau + theta e^2)]
 
 (Woodbury on the batch, the teacher column split off; derived in docs/theory.md (g.5)), the
 averages over the residual law ``(xi, e(xi))``; ``delta`` by Newton.
@@ -104,10 +104,12 @@ def batch_forms(tau, e, w, xi, alpha0, delta=None) -> BatchForms:
         else:
             raise RuntimeError("the step batch's resolvent fixed point did not converge at "
                                f"tau = {tau[:3, 0]!r}...")
-    den = tau + e2 / (alpha0 * (1.0 + delta))
-    A, P, G = (1.0 / den) @ w, (e * xi / den) @ w, (e2 * xi**2 / den) @ w
+    theta = 1.0 / (alpha0 * (1.0 + delta))
+    den = tau + theta * e2
+    P, G = (e * xi / den) @ w, (e2 * xi**2 / den) @ w
     tau, delta = tau[:, 0], delta[:, 0]
-    s_Rs = 1.0 - tau * (A - P**2 / (1.0 + G))
+    # 1 - tau A = E[theta e^2 / den] (the weights sum to 1): no cancellation at large tau
+    s_Rs = (theta * e2 / den) @ w + tau * P**2 / (1.0 + G)
     e1_Rs, e1_Re1 = P / (1.0 + G), 1.0 / (tau * (1.0 + G))
     _, s2, g = batch_alignment(e, w, xi, alpha0)
     qvv, qv1 = s_Rs / s2, e1_Rs / math.sqrt(s2)
@@ -133,11 +135,11 @@ class BatchContour(NamedTuple):
 
 def _ellipse(top, pole, n):
     """Nodes, ``dz`` and the Joukowski radius of the ellipse with foci ``0, top`` halfway to
-    ``-pole``."""
+    ``-pole`` (at most at radius 4, where the rule's error is already ``4^-n``)."""
     c = h = top / 2.0
     wp = (-pole - c) / h                                  # < -1
     rho_pole = -wp + math.sqrt(wp * wp - 1.0)
-    rho = math.sqrt(rho_pole)
+    rho = min(math.sqrt(rho_pole), 4.0)                   # a far pole: no need to go far
     u = rho * np.exp(2j * np.pi * (np.arange(n) + 0.5) / n)
     z = c + h * (u + 1.0 / u) / 2.0
     dz = h * (u - 1.0 / u) / 2.0 * 1j * (2.0 * np.pi / n)
@@ -146,13 +148,41 @@ def _ellipse(top, pole, n):
 
 def _forms_on(z, e, w, xi, alpha0):
     """The forms at ``-z`` on the ellipse, by continuation from a copy of it 64 times as large
-    (where ``delta ~ E e^2 / tau``) in halving steps."""
+    (where ``delta ~ E e^2 / tau``) in steps of ``2^(1/8)`` (coarser steps can land on another
+    root of the ``delta`` equation near the spectrum's edge); the physical branch
+    (``Im m Im z >= 0``) is checked."""
     centre = (z.real.max() + z.real.min()) / 2.0
     delta = None
-    for k in range(6, -1, -1):
-        f = batch_forms(-(centre + (z - centre) * 2.0**k), e, w, xi, alpha0, delta)
+    for k in range(48, -1, -1):
+        f = batch_forms(-(centre + (z - centre) * 2.0**(k / 8)), e, w, xi, alpha0, delta)
         delta = f.delta
+    bad = f.m.imag * np.sign(z.imag) < -1e-12 * np.abs(f.m)
+    if np.any(bad):                       # near the spectrum's edge: the Stieltjes iteration
+        delta = f.delta.copy()
+        delta[bad] = 1.0 / (-z[bad] * _stieltjes(z[bad], e * e, w, alpha0)) - 1.0
+        f = batch_forms(-z, e, w, xi, alpha0, delta)
+        if np.any(f.m.imag * np.sign(z.imag) < -1e-12 * np.abs(f.m)):
+            raise RuntimeError("the step batch's resolvent left its physical branch on the "
+                               "contour")
     return f
+
+
+def _stieltjes(z, e2, w, alpha0, tol=1e-14, maxit=200000):
+    """``m(z) = E 1/(varsigma - z)`` by the damped iteration ``m <- 1/(-z + E[e^2/(1 + e^2
+    m/alpha0)])`` from the upper half-plane (it stays on the physical branch; slow near the
+    spectrum); ``conj`` for ``Im z < 0``."""
+    lower = z.imag < 0
+    zu = np.where(lower, np.conj(z), z)[:, None]
+    m = 1j * np.ones_like(zu)
+    for _ in range(maxit):
+        new = 1.0 / (-zu + (e2 / (1.0 + e2 * m / alpha0)) @ w[:, None])
+        done = np.max(np.abs(new - m) / np.abs(new)) < tol
+        m = 0.5 * new + 0.5 * m
+        if done:
+            break
+    else:
+        raise RuntimeError("the step batch's Stieltjes transform did not converge")
+    return np.where(lower, np.conj(m[:, 0]), m[:, 0])
 
 
 def batch_contour(e, w, xi, alpha0, pole, tol=1e-13) -> BatchContour:
@@ -183,4 +213,5 @@ def batch_contour(e, w, xi, alpha0, pole, tol=1e-13) -> BatchContour:
             return rule._replace(error=float(err))
         n *= 2
     raise RuntimeError(f"the contour rule did not reach {tol:g} with {n // 2} nodes (error "
-                       f"{err:.3g}): the spectrum of S2 is too close to the pole {-pole:g}")
+                       f"{err:.3g}; spectrum of S2 within [0, {top:.6g}], singularity at "
+                       f"{-pole:.6g})")

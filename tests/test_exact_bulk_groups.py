@@ -1,0 +1,176 @@
+"""The exact law of the step's bulk with a readout vocabulary (docs/theory.md (g.5.2);
+srfsym.theory.spectral.exact_bulk_batch, srfsym.theory.spectral.exact_bulk_groups): the contour
+rules against closed-form moments, K = 1 against the uniform exact back end, a small step
+against the block-Wishart prior, {1, -1} against the uniform readout, the derivatives against
+finite differences, and the sums against realised first layers."""
+import math
+
+import numpy as np
+import pytest
+
+from srfsym.theory.state import Hats
+from srfsym.theory.channels.convex_groups import solve_convex_groups
+from srfsym.theory.fixed_point import solve
+from srfsym.theory.fixed_point_groups import solve_srf_groups
+from srfsym.theory.spectral.block_wishart import BlockWishartPrior
+from srfsym.theory.spectral.exact_bulk import ExactBulk
+from srfsym.theory.spectral.exact_bulk_batch import batch_alignment, batch_contour, batch_forms
+from srfsym.theory.spectral.exact_bulk_groups import ExactGroupBulk
+from srfsym.theory.spectral.exact_bulk_moments import residual_law
+from srfsym.theory.spectral.step_bulk_groups import RealisedGroupPrior, step_group_data
+
+CASE = ("tanh", "sin", 2.0, 3.0)
+V1HAT, V2HAT = np.array([[1.0, 0.3], [0.3, 2.0]]), np.array([0.2, 0.3])
+
+
+@pytest.mark.parametrize("alpha0", [0.5, 2.0])
+def test_contour_rules_integrate_the_batch_law(alpha0):
+    """The rules' moments against free-probability and Wick closed forms, and a resolvent
+    squared along vhat against the derivative of the forms."""
+    e, w, xi = residual_law("sin", 0.0, 64)
+    rule = batch_contour(e, w, xi, alpha0, pole=0.3)
+    z = rule.z
+    E2, E4 = w @ e**2, w @ e**4
+    assert rule.error < 1e-13
+    assert abs(rule.plain.sum() - 1) < 1e-13
+    assert abs(rule.plain @ z - E2) < 1e-13
+    assert abs(rule.plain @ z**2 - (E4 / alpha0 + E2**2)) < 1e-12      # kappa_2 = E e^4 / alpha0
+    s1, s2, _ = batch_alignment(e, w, xi, alpha0)
+    wick = (E4 / alpha0**2 + E2**2 / alpha0 + s1**2 * (w @ (e**2 * xi**2))
+            + 2 * s1 * (w @ (e**3 * xi)) / alpha0) / s2                  # vhat^T S2 vhat
+    assert abs(rule.vv @ z - wick) < 1e-12
+    assert abs(rule.vv.sum() - 1) < 1e-13 and abs(rule.zz.sum() - 1) < 1e-13
+    assert abs(rule.vz.sum()) < 1e-13
+    tau, h = 0.7, 1e-4
+    fd = -(batch_forms(np.array([tau + h]), e, w, xi, alpha0).qvv
+           - batch_forms(np.array([tau - h]), e, w, xi, alpha0).qvv)[0] / (2 * h)
+    assert abs((rule.vv @ (1 / (z + tau)**2)) / fd - 1) < 1e-8
+
+
+@pytest.mark.parametrize("alpha0, eta, beta", [(2.0, 3.0, 1.0), (0.5, 5.0, 2.0),
+                                               (0.25, 2.0, 0.5)])
+def test_one_letter_is_the_uniform_exact_bulk(alpha0, eta, beta):
+    """K = 1 on the contour = the closed forms of the uniform exact back end (docs/theory.md
+    (g.5)), sums and fixed point."""
+    bulk = ExactGroupBulk("tanh", "sin", alpha0, eta, vocabulary=[1])
+    uni = ExactBulk("tanh", "sin", alpha0, eta, beta)
+    for lam, v1h, v2h in [(0.1, 1.3, 0.3), (0.05, 0.2, 0.0)]:
+        pr = bulk.group_prior(lam, beta).prior(np.array([[v1h]]), np.array([v2h]))
+        mo = uni.moments(lam + v2h, v1h)
+        for got, want in [(pr.V2[0], mo.inv), (pr.V1[0, 0], mo.rho), (pr.F[0, 0], mo.F),
+                          (pr.H[0, 0], mo.H)]:
+            assert abs(got / want - 1) < 1e-12
+    if alpha0 == 2.0:
+        grp = solve_srf_groups("tanh", "sin", bulk.r, bulk.c, bulk.gamma, 0.1, 1.0, beta,
+                               vocabulary=[1], spectrum=bulk, nodes=120)
+        ref = solve(*CASE, 0.1, 1.0, beta, bulk="exact", nodes=120)
+        assert grp.spectrum == "exact" and abs(grp.test_error / ref.test_error - 1) < 1e-10
+        for name in ("V1", "V2", "q1", "q2", "theta", "psi", "m"):
+            a = float(np.ravel(getattr(grp.state, name))[0])
+            b = float(getattr(ref.state, name))
+            assert abs(a - b) <= 1e-8 * max(1.0, abs(b)), name
+
+
+def test_a_small_step_is_the_block_wishart_prior():
+    """eta -> 0: every ell_j concentrates at c_j and the prior becomes the isotropic
+    block-Wishart one (F_ab -> delta_ab c_a V2_a, H -> V1), an independent code."""
+    bulk = ExactGroupBulk("tanh", "sin", 2.0, 0.02, vocabulary=[1, 2])
+    lam, beta = 0.1, 1.5
+    ex = bulk.group_prior(lam, beta).prior(V1HAT, V2HAT)
+    bw = BlockWishartPrior(bulk.group_c, [0.5, 0.5], beta, lam).prior(V1HAT, V2HAT)
+    assert np.allclose(ex.V2, bw.V2, rtol=1e-5) and np.allclose(ex.V1, bw.V1, rtol=1e-5)
+    assert np.allclose(ex.F, np.diag(np.asarray(bulk.group_c) * bw.V2), rtol=1e-4, atol=1e-6)
+    assert np.allclose(ex.H, bw.V1, rtol=1e-4, atol=1e-6)
+    assert abs(ex.F[0, 1]) < 1e-6 < abs(ex.V1[0, 1])
+
+
+def test_opposite_letters_are_the_uniform_readout():
+    """{1, -1} for an odd student: the groups differ by a sign that the prior does not see and
+    the channel absorbs, so the K = 2 solve on the exact law equals the uniform one."""
+    two = solve(*CASE, 0.1, 1.0, bulk="exact", vocabulary=[1, -1], nodes=120)
+    one = solve(*CASE, 0.1, 1.0, bulk="exact", nodes=120)
+    assert two.spectrum == "exact" and abs(two.test_error / one.test_error - 1) < 1e-9
+
+
+def test_the_derivatives_are_exact():
+    """prior_units (implicit differentiation) against central differences of the prior."""
+    P = ExactGroupBulk(*CASE, vocabulary=[1, 2]).group_prior(0.1, 1.0)
+    pr = P.prior(V1HAT, V2HAT)
+    units = P.prior_units(pr)
+    h = 1e-5
+    for u in range(6):
+        d1 = np.zeros((2, 2))
+        d2 = np.zeros(2)
+        if u < 4:
+            j, l = divmod(u, 2)
+            d1[j, l] += 0.5
+            d1[l, j] += 0.5
+        else:
+            d2[u - 4] = 1.0
+        up, dn = P.prior(V1HAT + h * d1, V2HAT + h * d2), P.prior(V1HAT - h * d1, V2HAT - h * d2)
+        for k, name in enumerate(("V1", "V2", "F", "H")):
+            fd = (getattr(up, name) - getattr(dn, name)) / (2 * h)
+            assert np.allclose(units[k][u], fd, rtol=1e-6, atol=1e-8), (u, name)
+
+
+def test_second_moments_are_minus_the_gradients():
+    """The signal part of (Q1, q2) is -grad(th^ F th^ + psi^ H psi^), the noise part -J[Q1^,
+    q2^]: against central differences of G and of (V1, V2)."""
+    P = ExactGroupBulk(*CASE, vocabulary=[1, 2]).group_prior(0.1, 1.0)
+    th, ps = np.array([0.4, -0.2]), np.array([0.3, 0.5])
+    q1h, q2h = np.array([[0.5, 0.1], [0.1, 0.8]]), np.array([0.2, 0.4])
+    hat = Hats(q1h, q2h, V1HAT, V2HAT, th, ps)
+    Q1, q2 = P.second_moments(P.prior(V1HAT, V2HAT), hat)
+    h = 1e-5
+
+    def parts(d1, d2):
+        a, b = P.prior(V1HAT + h * d1, V2HAT + h * d2), P.prior(V1HAT - h * d1, V2HAT - h * d2)
+        G = [th @ x.F @ th + ps @ x.H @ ps for x in (a, b)]
+        return (G[0] - G[1]) / (2 * h), (a.V1 - b.V1) / (2 * h), (a.V2 - b.V2) / (2 * h)
+
+    gq, dV1, dV2 = parts(q1h, q2h)
+    for j in range(2):
+        e2 = np.eye(2)[j]
+        g2, _, _ = parts(np.zeros((2, 2)), e2)
+        assert abs(q2[j] - (-dV2[j] - g2)) < 1e-7
+    g_sym, _, _ = parts(np.array([[0.0, 0.5], [0.5, 0.0]]), np.zeros(2))
+    assert abs(Q1[0, 1] - (-dV1[0, 1] - g_sym)) < 1e-7     # the ordered entry: a symmetric G
+    g11, _, _ = parts(np.array([[1.0, 0.0], [0.0, 0.0]]), np.zeros(2))
+    assert abs(Q1[0, 0] - (-dV1[0, 0] - g11)) < 1e-7
+
+
+def test_the_sums_follow_realised_first_layers():
+    """V1, V2 of the realised K-group prior (docs/theory.md (g.4.1)) on two first layers at
+    d = 500 against the limit (finite-size error ~ 1/d: 0.1-0.5 % here)."""
+    P = ExactGroupBulk(*CASE, vocabulary=[1, 2]).group_prior(0.1, 1.0)
+    ex = P.prior(V1HAT, V2HAT)
+    got = [RealisedGroupPrior(step_group_data(*CASE, 500, 1.0, s, [1, 2]), 0.1, 1.0)
+           .prior(V1HAT, V2HAT) for s in (0, 1)]
+    V2 = np.mean([g.V2 for g in got], 0)
+    V1 = np.mean([g.V1 for g in got], 0)
+    assert np.allclose(V2, ex.V2, rtol=1.5e-2) and np.allclose(V1, ex.V1, rtol=1.5e-2)
+    iso = BlockWishartPrior(P.pi * 0 + [1.189732, 1.758928], P.pi, 1.0, 0.1).prior(V1HAT, V2HAT)
+    assert np.max(np.abs(V2 / ex.V2 - 1)) < np.max(np.abs(V2 / iso.V2 - 1)) / 3   # iso ~ 5 % off
+
+
+def test_a_convex_loss_on_the_exact_groups():
+    """The logistic readout with the exact K-group prior: K = 1 as a vocabulary = the uniform
+    exact back end (a different prior code) to the solver's tolerance."""
+    spec = ExactGroupBulk("tanh", "sign", 2.0, 3.0, vocabulary=[1])
+    grp = solve_convex_groups("tanh", "sign", spec.r, spec.c, spec.gamma, 0.1, 1.0, 1.0,
+                              vocabulary=[1], loss="logistic", spectrum=spec, nodes=80)
+    uni = solve("tanh", "sign", 2.0, 3.0, 0.1, 1.0, bulk="exact", loss="logistic", nodes=80)
+    assert grp.spectrum == "exact"
+    assert abs(grp.classification_error / uni.classification_error - 1) < 1e-8
+
+
+def test_refusals():
+    with pytest.raises(ValueError, match="needs an odd student"):
+        ExactGroupBulk("relu", "sin", 1.0, 3.0, vocabulary=[1, 2])
+    with pytest.raises(ValueError, match="moves the bulk"):
+        ExactGroupBulk("tanh", "sin", 1.0, 0.0, vocabulary=[1, 2])
+    with pytest.raises(ValueError, match="double precision"):
+        solve(*CASE, 0.1, 1.0, bulk="exact", vocabulary=[1, 2], dps=20)
+    with pytest.raises(ValueError, match="pole must be > 0"):
+        batch_contour(*residual_law("sin", 0.0, 16), 2.0, pole=-1.0)
+    assert math.isfinite(ExactGroupBulk(*CASE, vocabulary=[1, 2]).rule.error)
