@@ -24,10 +24,12 @@ This script derives its limit (:mod:`srfsym.theory.spectral.exact_bulk_groups`) 
 3. the deterministic equivalent (leave-one-out): the ``d x d`` blocks of ``Yt^T A^-1 Yt`` are
    ``phi(S2)``, ``phi(s) = (I + H(s) V1^)^-1 H(s)``, ``H(s) = diag(beta pi_j r_j ell_j(s))``,
    ``ell_j(s) = 1 + omega_j^2 b s``, ``r_j = 1/(lambda + V2^_j + E_s[ell_j (V1^ (I + H
-   V1^)^-1)_jj])``; checked on one random instance (d = p = 800, n0 = 2d, letters {1, 2})
-   against the formulas on the realised eigenvalues of ``S2`` (the mean diagonal of ``A^-1``
-   per group, ``V1``, the forms ``t`` along ``vhat`` and ``zeta`` and the realised ``F, H`` of
-   the full prior) and then against the deterministic law of ``S2`` (the contour rule of
+   V1^)^-1)_jj])``; checked on one random batch (d = p = 800, n0 = 2d, letters {1, 2})
+   against the formulas on the realised eigenvalues of ``S2``: the traces (the mean diagonal
+   of ``A^-1`` per group, ``V1``) on every draw of the rows to O(1/d), the one-direction forms
+   (``t`` along ``vhat`` and ``zeta``, the realised ``F, H`` of the full prior), which
+   fluctuate by O(d^-1/2) from draw to draw, in the mean over 16 draws within its standard
+   error; then against the deterministic law of ``S2`` (the contour rule of
    :func:`srfsym.theory.spectral.exact_bulk_batch.batch_contour`), solved by an independent
    small solver here and by the library;
 4. K = 1 (SymPy): ``phi = (1 - q)/V1^`` with ``q = 1/(1 + beta r ell V1^)``, so ``F = t (1 -
@@ -36,6 +38,8 @@ This script derives its limit (:mod:`srfsym.theory.spectral.exact_bulk_groups`) 
 5. the library: its K = 1 prior equals :class:`~srfsym.theory.spectral.exact_bulk.ExactBulk`'s
    sums to 1e-12, and the contour rule passes its self-checks (mass 1, ``E s = E e^2``,
    ``E s^2 = E e^4/alpha0 + (E e^2)^2``, mass 1 along ``vhat`` and ``zeta``, 0 across).
+
+(Printed steps: 1-2 = items 1-2, 3-4 = item 3, 5-7 = item 4, 8-9 = item 5.)
 """
 import math
 
