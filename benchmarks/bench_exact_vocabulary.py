@@ -8,7 +8,14 @@ evaluation, one solve).
 Case: tanh/sin, alpha0 = 2, eta = 3, vocabulary {1, 2} (1/2, 1/2), lambda = 0.1, beta = 1,
 ``V1^ = [[1, 0.3], [0.3, 2]]``, ``V2^ = [0.2, 0.3]``.
 
+``--spectrum``: the feature spectrum with the vocabulary (tanh/sin, alpha0 = 0.5, eta = 5,
+beta = 2, p = n, where the step's bulk is far from isotropic): the network's eigenvalues of
+``Phi^T Phi / n`` (fresh inputs, the K giant outliers left out) against the exact law split by
+letter and the isotropic block-Wishart law: Stieltjes values and the KS distance of the bulk (both
+laws seen through the same Cauchy smoothing ``eps = 1e-4`` bulk mean, CDFs from the right).
+
     python benchmarks/bench_exact_vocabulary.py --d 500 1000 2000 --seeds 8
+    python benchmarks/bench_exact_vocabulary.py --spectrum --d 1000 2000 --seeds 3
 """
 import argparse
 import math
@@ -28,11 +35,65 @@ def _flat(pr):
                            pr.H.ravel()[[0, 1, 3]]])
 
 
+def _ks(lam, fs, eps):
+    """KS distance of the eigenvalues ``lam`` to ``fs``'s density, both Cauchy-smoothed."""
+    hi = lam[-1] * 1.3
+    x = np.concatenate([np.geomspace(1e-6 * hi, 0.02 * hi, 150), np.linspace(0.02 * hi, hi, 900)[1:]])
+    rho = np.asarray(fs.density(x, eps=eps, tol=1e-6))
+    seg = 0.5 * (rho[1:] + rho[:-1]) * np.diff(x)
+    tail_th = np.concatenate([np.cumsum(seg[::-1])[::-1], [0.0]])
+    tail_emp = np.array([np.mean(0.5 - np.arctan((t - lam) / eps) / math.pi) for t in x])
+    return float(np.max(np.abs(tail_th - tail_emp)))
+
+
+def spectrum_table(ds, seeds):
+    from srfsym.step.realised import _children, network_first_layer
+    from srfsym.step.vocabulary import vocabulary
+    from srfsym.theory.feature.spectrum import feature_spectrum
+    from srfsym.theory.spectral.exact_bulk_groups import ExactGroupBulk
+    st, te, a0, eta, beta = "tanh", "sin", 0.5, 5.0, 2.0
+    voc = vocabulary([1, 2])
+    iso = feature_spectrum(st, te, alpha0=a0, eta=eta, beta=beta, vocabulary=voc)
+    ex = feature_spectrum(st, te, alpha0=a0, eta=eta, beta=beta,
+                          spectrum=ExactGroupBulk(st, te, a0, eta, vocabulary=voc))
+    zs = [0.3 + 0.1j, 1.0 + 0.1j, 2.0 + 0.1j, 4.0 + 0.1j, -0.5 + 0j]
+    s_ex = np.array([ex.stieltjes_value(z).s for z in zs])
+    s_iso = np.array([iso.stieltjes_value(z).s for z in zs])
+    print(f"feature spectrum, tanh/sin alpha0 = {a0}, eta = {eta}, beta = {beta}, p = n, {voc}")
+    for d in ds:
+        S, ks_ex, ks_iso = [], [], []
+        for s in range(seeds):
+            ss = _children(np.random.SeedSequence(s), 1)[0]
+            p = int(round(beta * d))
+            W0, W1 = network_first_layer(st, te, a0, eta, d, beta, seed=ss, workers=None,
+                                         vocabulary=voc)
+            X = np.random.default_rng(_children(ss, 6)[5]).standard_normal((p, d))
+            Phi = np.tanh(X @ W1.T)
+            lam = np.sort(np.linalg.eigvalsh(Phi.T @ Phi / p))[:p - voc.K]
+            S.append([np.mean(1 / (lam - z)) for z in zs])
+            eps = 1e-4 * float(lam.mean())
+            ks_ex.append(_ks(lam, ex, eps))
+            ks_iso.append(_ks(lam, iso, eps))
+            print(f"  d = {d}, layer {s}: KS exact {ks_ex[-1]:.4f}, isotropic {ks_iso[-1]:.4f}",
+                  flush=True)
+        S = np.array(S)
+        m, se = S.mean(0), np.abs(S.std(0, ddof=1)) / math.sqrt(seeds)
+        print(f"d = {d} ({seeds} layers): KS exact {np.mean(ks_ex):.4f} +- "
+              f"{np.std(ks_ex, ddof=1) / math.sqrt(seeds):.4f}, isotropic {np.mean(ks_iso):.4f}")
+        for k, z in enumerate(zs):
+            print(f"  s({z:.2g}): network {m[k]:.4f} +- {se[k]:.4f}, exact {s_ex[k]:.4f} "
+                  f"(|rel| {abs(s_ex[k] / m[k] - 1):.4f}), isotropic {s_iso[k]:.4f} "
+                  f"(|rel| {abs(s_iso[k] / m[k] - 1):.4f})")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--d", type=int, nargs="+", default=[500, 1000, 2000])
     ap.add_argument("--seeds", type=int, default=8)
+    ap.add_argument("--spectrum", action="store_true", help="the feature spectrum table")
     a = ap.parse_args()
+    if a.spectrum:
+        return spectrum_table(a.d, a.seeds)
     from srfsym.theory.fixed_point import solve
     from srfsym.theory.spectral.block_wishart import BlockWishartPrior
     from srfsym.theory.spectral.exact_bulk_groups import ExactGroupBulk

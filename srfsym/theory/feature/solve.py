@@ -142,25 +142,35 @@ class StieltjesSolver:
             Ctilde = E v v^T / (1 + delta),    D_j = E mu*_j^2 / (1 + delta)
             R_j' = 1 / (D_j - z + [Ctilde (I + beta Lambda Ctilde)^-1]_jj),  s = sum_j pi_j R_j
 
-        The iterate is (R, Ctilde), so that the map is a function of the iterate alone."""
+        The iterate is (R, Ctilde), so that the map is a function of the iterate alone.  On the
+        exact law of the step's bulk (``group_law``, docs/theory.md (g.5.2)) the rows' variances
+        ``c_j`` become ``ell_j(varsigma)`` inside the average over the batch's law: ``v_j =
+        mu1_j(k)``, ``M`` and the bracket are the law's expectations."""
 
         ch = self._group_channel(nodes)
         K = self.K
         pi = np.asarray(self.voc.weights)
-        cj = np.asarray(ch.group_c, dtype=float)
+        law = self.group_law
+        cj = np.ones(K) if law is not None else np.asarray(ch.group_c, dtype=float)
         v = np.sqrt(cj)[:, None] * ch.mu1
         mus2 = ch.mustar2
 
         def G(x):
             R, Ct = x[:K], x[K:].reshape(K, K)
-            Lam, _, N = block_wishart_parts(R, Ct, pi, self.beta)
-            M = N * Lam[None, :]                  # Lambda (I + beta Ctilde Lambda)^-1
+            if law is None:
+                Lam, _, N = block_wishart_parts(R, Ct, pi, self.beta)
+                M = N * Lam[None, :]              # Lambda (I + beta Ctilde Lambda)^-1
+            else:
+                M = law.expectations(R, Ct)[1]
             delta = self.nu * (np.einsum("jn,jk,kn->n", v, M, v)
                                + np.einsum("j,jn->n", pi * R, mus2))
             w = 1 / (1 + delta)
             Ct_new = np.einsum("jn,kn,n,n->jk", v, v, w, ch.weights)
             D = np.einsum("jn,n,n->j", mus2, w, ch.weights)
-            R_new = block_wishart_map(R, D - z, Ct_new, pi, self.beta)
+            if law is None:
+                R_new = block_wishart_map(R, D - z, Ct_new, pi, self.beta)
+            else:
+                R_new = 1 / (D - z + law.expectations(R, Ct_new)[0])
             return np.concatenate([R_new, Ct_new.ravel()])
 
         x0 = np.asarray(start, dtype=complex)
@@ -180,8 +190,10 @@ class StieltjesSolver:
     def _group_g1(self, x):
         K = self.K
         pi = np.asarray(self.voc.weights)
-        cj = np.asarray(self.voc.group_bulk_variances(self.c))
         R, Ct = x[:K], x[K:].reshape(K, K)
+        if self.group_law is not None:            # tr(A Gbar)/p = 1^T V1 1 on the exact law
+            return complex(np.sum(self.group_law.expectations(R, Ct)[1]))
+        cj = np.asarray(self.voc.group_bulk_variances(self.c))
         Lam, _, N = block_wishart_parts(R, Ct, pi, self.beta)
         M = N * Lam[None, :]
         sc = np.sqrt(cj)

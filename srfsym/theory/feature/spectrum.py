@@ -44,8 +44,8 @@ from .outliers import (BETA_, C_, EKM0M1, EM0SQ, EM0SQ_T, EMU1SQ, EMUS2, ET2,  #
                                NU_, OutlierMixin, _moment_functions, spectrum_moment_expressions)
 from .solve import (NODE_LADDER, StieltjesSolver, StieltjesValue, _check_ratio,  # noqa: F401
                             _check_z)
+from ..interfaces import GroupSpectralSide, SpectralSide
 from ..spectrum import EigenvalueSpectrum, MarchenkoPastur
-from ..interfaces import SpectralSide
 from ..state import ConvergenceError  # noqa: F401
 
 __all__ = ["FeatureSpectrum", "feature_spectrum", "StieltjesValue", "spectrum_moment_expressions"]
@@ -67,13 +67,17 @@ class FeatureSpectrum(StieltjesSolver, DensityMixin, OutlierMixin):
     def __init__(self, student, r, c, beta=1.0, p_over_n=1.0, spectrum="mp", tol=1e-10,
                  vocabulary=None):
         self.voc = make_vocabulary(vocabulary)
+        self.group_law = None
+        if isinstance(spectrum, GroupSpectralSide):
+            spectrum = self._group_side(spectrum, vocabulary, beta)
         if not self.voc.is_uniform:
             from ...step.vocabulary import check_student
             check_student(student, self.voc)
             if not isinstance(spectrum, str):
                 raise ValueError("a finite-d bulk (an eigenvalue list) is not available with a "
-                                 "readout vocabulary: the groups' bulks differ; use 'mp'")
-        self._use_groups = not self.voc.is_uniform
+                                 "readout vocabulary: the groups' bulks differ; use 'mp' or "
+                                 "the exact law split by letter (ExactGroupBulk)")
+        self._use_groups = not self.voc.is_uniform or self.group_law is not None
         self.student = activation(student)
         self.r, self.c = float(r), float(c)
         if not math.isfinite(self.r):
@@ -96,6 +100,20 @@ class FeatureSpectrum(StieltjesSolver, DensityMixin, OutlierMixin):
                 raise ValueError(f"the exact bulk was built at beta = {self.bulk.beta:g}, the "
                                  f"feature spectrum asks for beta = {self.beta:g}")
         self._warm = None
+
+    def _group_side(self, side, vocabulary, beta):
+        """The exact law of the step's bulk split by letter (docs/theory.md (g.5.2)) as the
+        K-group system's bulk; returns ``"mp"`` for the rest of the set-up."""
+        if side.name != "exact":
+            raise ValueError(f"the feature spectrum takes the exact law split by letter "
+                             f"(ExactGroupBulk); the {side.name} bulk of a vocabulary is not "
+                             "available here")
+        if vocabulary is not None and tuple(self.voc.letters) != tuple(side.vocabulary.letters):
+            raise ValueError(f"the bulk's letters {side.vocabulary.letters} are not the "
+                             f"vocabulary's {self.voc.letters}")
+        self.voc = side.vocabulary
+        self.group_law = side.group_prior(0.0, float(beta))
+        return "mp"
 
     def __repr__(self):
         voc = "" if self.voc.is_uniform else f", {self.voc}"

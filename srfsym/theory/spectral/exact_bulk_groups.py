@@ -102,6 +102,22 @@ class ExactGroupPrior:
         Nt = np.linalg.inv(eye + V1hat[None] * h[:, None, :])
         return N, Nt, N * h[:, None, :], V1hat[None] @ N
 
+    def expectations(self, r, B):
+        """``(E[ell_j (B (I + H B)^-1)_jj], E[phi]/beta)`` at any (complex) ``r`` and ``B``
+        (``V1^`` of the fixed point, ``Ctilde`` of the feature spectrum, docs/theory.md (k.5)):
+        the r-map's sum and the order parameter ``V1``, real parts not taken.
+
+        >>> P = ExactGroupBulk("tanh", "sin", 2.0, 3.0, vocabulary=[1, 2]).group_prior(0.1, 1.0)
+        >>> pr = P.prior(np.eye(2), np.zeros(2))
+        >>> e, V1 = P.expectations(pr.r, np.eye(2))
+        >>> bool(np.allclose(1 / (0.1 + e.real), pr.r) and np.allclose(V1.real, pr.V1))
+        True
+        """
+        _, _, phi, T = self._parts(r, B)
+        plain = self.rule.plain
+        return (np.einsum("q,qj,qjj->j", plain, self.ell, T),
+                np.tensordot(plain, phi, 1) / self.beta)
+
     def _phi_r(self, r, T):
         """Jacobian of ``1/r - lambda - V2^ - E[ell diag T]`` in ``r``."""
         w = self.rule.plain[:, None, None] * self.ell[:, :, None] * self.ell[:, None, :]
@@ -110,16 +126,14 @@ class ExactGroupPrior:
 
     def _solve_r(self, V1hat, base):
         r = 1 / base
-        plain = self.rule.plain[:, None]
         for _ in range(60):                       # monotone iteration, then Newton
-            _, _, _, T = self._parts(r, V1hat)
-            new = 1 / (base + np.sum(plain * self.ell * np.einsum("qjj->qj", T), 0).real)
+            new = 1 / (base + self.expectations(r, V1hat)[0].real)
             change, r = np.max(np.abs(new - r) / r), new
             if change < 1e-3:
                 break
         for _ in range(60):
             _, _, _, T = self._parts(r, V1hat)
-            res = 1 / r - base - np.sum(plain * self.ell * np.einsum("qjj->qj", T), 0).real
+            res = 1 / r - base - self.expectations(r, V1hat)[0].real
             step = -np.linalg.solve(self._phi_r(r, T), res)
             t = 1.0
             while np.any(r + t * step <= 0):
