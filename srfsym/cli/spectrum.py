@@ -43,11 +43,15 @@ def _spectra(args):
                                    **kw)
     elif args.bulk == "exact":
         from ..theory.spectral.exact_bulk import exact_bulk_spectrum
-        if kw["vocabulary"] is not None:
-            raise CLIError("--bulk exact is available for the uniform readout only")
         if not args.alpha0 > 0:
             raise CLIError("--bulk exact needs a step with --alpha0 > 0")
-        bulk = exact_bulk_spectrum(args.student, args.teacher, args.alpha0, args.eta, args.beta)
+        if kw["vocabulary"] is not None:    # the exact law split by letter (g.5.2)
+            from ..theory.spectral.exact_bulk_groups import exact_group_bulk
+            bulk = exact_group_bulk(args.student, args.teacher, args.alpha0, args.eta,
+                                    kw["vocabulary"])
+        else:
+            bulk = exact_bulk_spectrum(args.student, args.teacher, args.alpha0, args.eta,
+                                       args.beta)
         trained = feature_spectrum(args.student, args.teacher, alpha0=args.alpha0, eta=args.eta,
                                    spectrum=bulk, **kw)
     else:

@@ -37,7 +37,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["BatchForms", "BatchContour", "batch_forms", "batch_contour", "batch_alignment"]
+__all__ = ["BatchForms", "BatchContour", "batch_forms", "batch_contour", "batch_contour_variant",
+           "batch_alignment"]
 
 
 class BatchForms(NamedTuple):
@@ -122,7 +123,9 @@ class BatchContour(NamedTuple):
     """Quadrature rules on a contour around the spectrum of ``S2``: ``E h(varsigma) =
     sum(plain * h(z))``, ``x^T h(S2) y = sum(w_xy * h(z))`` (complex nodes ``z`` in conjugate
     pairs; the sums are real up to rounding), ``pole``: ``h`` may be singular only left of
-    ``-pole``; ``nodes``, ``error``: the node count and the self-check's error."""
+    ``-pole``; ``nodes``, ``error``: the node count and the self-check's error; the ellipse is
+    ``centre + half (u + 1/u)/2``, ``|u| = radius``, and :meth:`inside` tells which points lie
+    within it (in its Joukowski radius)."""
     z: np.ndarray
     plain: np.ndarray
     vv: np.ndarray
@@ -131,19 +134,31 @@ class BatchContour(NamedTuple):
     pole: float
     nodes: int
     error: float
+    centre: float = 0.0
+    half: float = 1.0
+    radius: float = 1.0
+
+    def joukowski_radius(self, x):
+        """``|u| >= 1`` of the points ``x`` (1 on the foci's segment, ``radius`` on the
+        ellipse)."""
+        w = (np.asarray(x, dtype=complex) - self.centre) / self.half
+        u = w + np.sqrt(w - 1.0) * np.sqrt(w + 1.0)
+        return np.maximum(np.abs(u), 1.0 / np.abs(u))
 
 
-def _ellipse(top, pole, n):
-    """Nodes, ``dz`` and the Joukowski radius of the ellipse with foci ``0, top`` halfway to
-    ``-pole`` (at most at radius 4, where the rule's error is already ``4^-n``)."""
-    c = h = top / 2.0
-    wp = (-pole - c) / h                                  # < -1
-    rho_pole = -wp + math.sqrt(wp * wp - 1.0)
-    rho = min(math.sqrt(rho_pole), 4.0)                   # a far pole: no need to go far
+def _radius(top, pole):
+    """Joukowski radius of the ellipse with foci ``0, top`` halfway to ``-pole`` (at most 4,
+    where the rule's error is already ``4^-n``)."""
+    wp = (-pole - top / 2.0) / (top / 2.0)                # < -1
+    return min(math.sqrt(-wp + math.sqrt(wp * wp - 1.0)), 4.0)
+
+
+def _ellipse(centre, half, rho, n):
+    """Nodes and ``dz`` of the trapezoidal rule on ``centre + half (u + 1/u)/2``, ``|u| = rho``."""
     u = rho * np.exp(2j * np.pi * (np.arange(n) + 0.5) / n)
-    z = c + h * (u + 1.0 / u) / 2.0
-    dz = h * (u - 1.0 / u) / 2.0 * 1j * (2.0 * np.pi / n)
-    return z, dz, rho
+    z = centre + half * (u + 1.0 / u) / 2.0
+    dz = half * (u - 1.0 / u) / 2.0 * 1j * (2.0 * np.pi / n)
+    return z, dz
 
 
 def _forms_on(z, e, w, xi, alpha0):
@@ -200,18 +215,47 @@ def batch_contour(e, w, xi, alpha0, pole, tol=1e-13) -> BatchContour:
         raise ValueError(f"pole must be > 0 and finite, got {pole!r}")
     alpha0 = float(alpha0)
     top = 1.05 * (1.0 + 1.0 / math.sqrt(alpha0))**2 * float(np.max(e * e)) + 1e-12
+    return _rule_at(e, w, xi, alpha0, top / 2.0, top / 2.0, _radius(top, pole), float(pole),
+                    64, tol)
+
+
+def _rule_at(e, w, xi, alpha0, centre, half, rho, pole, n, tol):
+    """The rule on one ellipse; ``n`` doubles until ``1/(varsigma + pole)`` is integrated to
+    ``tol`` (``-pole`` outside the ellipse)."""
     exact = batch_forms(np.array([pole]), e, w, xi, alpha0)
-    n, err = 64, float("inf")
+    err = float("inf")
     while n <= 1 << 15:
-        z, dz, rho = _ellipse(top, pole, n)
+        z, dz = _ellipse(centre, half, rho, n)
         f = _forms_on(z, e, w, xi, alpha0)
         k = -dz / (2j * np.pi)
-        rule = BatchContour(z, k * f.m, k * f.qvv, k * f.qvz, k * f.qzz, float(pole), n, err)
+        rule = BatchContour(z, k * f.m, k * f.qvv, k * f.qvz, k * f.qzz, float(pole), n, err,
+                            centre, half, rho)
         h = 1.0 / (z + pole)
         err = max(abs((rule.plain @ h) / exact.m[0] - 1), abs((rule.vv @ h) / exact.qvv[0] - 1))
         if err < tol:
             return rule._replace(error=float(err))
         n *= 2
     raise RuntimeError(f"the contour rule did not reach {tol:g} with {n // 2} nodes (error "
-                       f"{err:.3g}; spectrum of S2 within [0, {top:.6g}], singularity at "
+                       f"{err:.3g}; spectrum of S2 within [0, {2 * half:.6g}], singularity at "
                        f"{-pole:.6g})")
+
+
+def batch_contour_variant(rule: BatchContour, e, w, xi, alpha0, factor, tol=1e-13, nodes=None):
+    """The rule on the confocal ellipse of Joukowski radius ``rule.radius ** factor`` (for
+    integrands whose poles may sit near the first one; the poles inside are the caller's:
+    :class:`~srfsym.theory.spectral.exact_bulk_groups.ExactGroupPrior` adds their residues);
+    ``nodes``: at least this many (default: half the first rule's).
+
+    >>> from srfsym.theory.spectral.exact_bulk_moments import residual_law
+    >>> law = residual_law("sin", 0.0, 48)
+    >>> rule = batch_contour(*law, alpha0=2.0, pole=0.5)
+    >>> wide = batch_contour_variant(rule, *law, 2.0, 1.5)
+    >>> bool(abs(wide.radius - rule.radius**1.5) < 1e-14 and wide.error < 1e-13)
+    True
+    """
+    rho = float(rule.radius) ** float(factor)
+    # a check singularity outside the new ellipse, on the negative axis at radius rho^2
+    u = rho * rho
+    check = -(rule.centre - rule.half * (u + 1.0 / u) / 2.0)
+    return _rule_at(e, w, xi, float(alpha0), rule.centre, rule.half, rho, check,
+                    max(64, rule.nodes // 2) if nodes is None else int(nodes), tol)

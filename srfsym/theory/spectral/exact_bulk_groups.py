@@ -40,10 +40,11 @@ import math
 from typing import NamedTuple
 
 import numpy as np
+import scipy.linalg
 
 from ..interfaces import GroupSpectralSide
 from ..state import ConvergenceError, Hats, State
-from .exact_bulk_batch import batch_contour
+from .exact_bulk_batch import batch_contour, batch_contour_variant, batch_forms
 
 __all__ = ["ExactGroupPrior", "ExactGroupBulk", "exact_group_bulk"]
 
@@ -86,8 +87,12 @@ class ExactGroupPrior:
     True
     """
 
-    def __init__(self, rule, ell_slope, pi, beta, lam):
+    def __init__(self, rule, ell_slope, pi, beta, lam, law=None, variants=None):
         self.rule = rule
+        # the batch's residual law (for m at a pole inside the contour, feature spectrum)
+        self.law_e, self.law_w, self.law_xi, self.alpha0 = law if law is not None else (
+            None, None, None, None)
+        self._variants = variants if variants is not None else [None, None]
         self.slope = np.asarray(ell_slope, dtype=float)          # omega_j^2 b
         self.pi = np.asarray(pi, dtype=float)
         self.K = len(self.pi)
@@ -95,8 +100,9 @@ class ExactGroupPrior:
         self.sqrt_beta = math.sqrt(self.beta)
         self.ell = 1.0 + rule.z[:, None] * self.slope[None, :]   # (nodes, K)
 
-    def _parts(self, r, V1hat):
-        h = self.beta * self.pi * r * self.ell                   # diag of H at every node
+    def _parts(self, r, V1hat, ell=None):
+        ell = self.ell if ell is None else ell
+        h = self.beta * self.pi * r * ell                        # diag of H at every node
         eye = np.eye(self.K)
         N = np.linalg.inv(eye + h[:, :, None] * V1hat[None])
         Nt = np.linalg.inv(eye + V1hat[None] * h[:, None, :])
@@ -107,16 +113,74 @@ class ExactGroupPrior:
         (``V1^`` of the fixed point, ``Ctilde`` of the feature spectrum, docs/theory.md (k.5)):
         the r-map's sum and the order parameter ``V1``, real parts not taken.
 
+        The integrand's only singularities are the K roots of ``det(I + H(varsigma) B)``
+        (``H`` is linear in ``varsigma``).  For the fixed point (``r > 0``, ``B >= 0``) they lie
+        left of the rule's ``-pole``; the feature spectrum's complex ``r`` can bring them inside
+        the ellipse (outside the batch's spectrum): their residues are added, and a root too
+        close to the ellipse moves the sum to a confocal one (radius ``rho^0.5`` or ``rho^1.5``,
+        four times the nodes): the rule farthest from the roots, with ``nodes |log(radius of the
+        root / radius)| >= 36`` (the trapezoid's error is ``exp`` of minus that).
+
         >>> P = ExactGroupBulk("tanh", "sin", 2.0, 3.0, vocabulary=[1, 2]).group_prior(0.1, 1.0)
         >>> pr = P.prior(np.eye(2), np.zeros(2))
         >>> e, V1 = P.expectations(pr.r, np.eye(2))
         >>> bool(np.allclose(1 / (0.1 + e.real), pr.r) and np.allclose(V1.real, pr.V1))
         True
         """
-        _, _, phi, T = self._parts(r, B)
-        plain = self.rule.plain
-        return (np.einsum("q,qj,qjj->j", plain, self.ell, T),
-                np.tensordot(plain, phi, 1) / self.beta)
+        roots = self._roots(r, B)
+        finite = np.isfinite(roots[0])
+        best, score = 0, math.inf
+        if finite.any():                     # the rule whose ellipse is farthest from the roots
+            scores = []
+            for k in range(3):
+                rule = self.rule if k == 0 else self._variant(k)
+                rad = rule.joukowski_radius(roots[0][finite])
+                scores.append(rule.nodes * np.min(np.abs(np.log(rad / rule.radius))))
+            best, score = int(np.argmax(scores)), max(scores)
+        if score < 36.0:                     # trapezoid error ~ exp(-nodes |log(rad/radius)|)
+            raise ConvergenceError(f"the exact law's integrand has poles at {roots[0]} too close "
+                                   "to every contour rule", residual=float("nan"))
+        rule = self.rule if best == 0 else self._variant(best)
+        ell = self.ell if best == 0 else 1.0 + rule.z[:, None] * self.slope[None, :]
+        _, _, phi, T = self._parts(r, B, ell)
+        e_diag = np.einsum("q,qj,qjj->j", rule.plain, ell, T)
+        e_phi = np.tensordot(rule.plain, phi, 1)
+        if finite.any():
+            inside = np.flatnonzero(finite)[rule.joukowski_radius(roots[0][finite]) < rule.radius]
+            for i in inside:                                     # E f = sum + m(root) Res f
+                m, res_diag, res_phi = self._residue(roots, i, r, B)
+                e_diag, e_phi = e_diag + m * res_diag, e_phi + m * res_phi
+        return e_diag, e_phi / self.beta
+
+    def _variant(self, k):
+        """The confocal rules of :meth:`expectations` (built once, on first need)."""
+        if self._variants[k - 1] is None:
+            self._variants[k - 1] = batch_contour_variant(
+                self.rule, self.law_e, self.law_w, self.law_xi, self.alpha0, (0.5, 1.5)[k - 1],
+                nodes=4 * self.rule.nodes)
+        return self._variants[k - 1]
+
+    def _roots(self, r, B):
+        """The roots of ``det(P0 + varsigma P1)``, ``P0 = I + beta Lambda B``, ``P1 = beta
+        Lambda diag(omega^2 b) B``, with left and right null vectors."""
+        A0 = self.beta * self.pi * np.asarray(r)
+        P0 = np.eye(self.K) + A0[:, None] * B
+        P1 = (A0 * self.slope)[:, None] * B
+        with np.errstate(all="ignore"):
+            x, vl, vr = scipy.linalg.eig(P0, -P1, left=True, right=True)
+        return x, vl, vr, A0, P1
+
+    def _residue(self, roots, i, r, B):
+        """``m`` at root ``i`` and the residues there of ``ell_j T_jj`` and ``phi``:
+        ``Res (P0 + varsigma P1)^-1 = u v^T / (v^T P1 u)``."""
+        x, vl, vr, A0, P1 = roots
+        u, v = vr[:, i], vl[:, i].conj()
+        resN = np.outer(u, v) / (v @ P1 @ u)
+        Hx = A0 * (1.0 + self.slope * x[i])
+        ell = 1.0 + self.slope * x[i]
+        m = complex(batch_forms(np.array([-x[i]]), self.law_e, self.law_w, self.law_xi,
+                                self.alpha0).m[0])
+        return m, ell * np.diag(B @ resN), resN * Hx[None, :]
 
     def _phi_r(self, r, T):
         """Jacobian of ``1/r - lambda - V2^ - E[ell diag T]`` in ``r``."""
@@ -281,13 +345,16 @@ class ExactGroupBulk(GroupSpectralSide):
                              "mapping's mu0 correction)")
         self.rule = batch_contour(self.law.e, self.law.w, self.law.xi, self.law.alpha0,
                                   1.0 / float(self.slope.max()))
+        self._variants = [None, None]                   # confocal rules, shared by the priors
 
     def __repr__(self):
         return (f"ExactGroupBulk(letters={self.vocabulary.letters}, b={self.law.b:.6g}, "
                 f"alpha0={self.law.alpha0!r}, {self.rule.nodes} contour nodes)")
 
     def group_prior(self, lam, beta) -> ExactGroupPrior:
-        return ExactGroupPrior(self.rule, self.slope, self.vocabulary.weights, beta, lam)
+        return ExactGroupPrior(self.rule, self.slope, self.vocabulary.weights, beta, lam,
+                               (self.law.e, self.law.w, self.law.xi, self.law.alpha0),
+                               self._variants)
 
 
 _CACHE: dict = {}
