@@ -174,3 +174,28 @@ def test_refusals():
     with pytest.raises(ValueError, match="pole must be > 0"):
         batch_contour(*residual_law("sin", 0.0, 16), 2.0, pole=-1.0)
     assert math.isfinite(ExactGroupBulk(*CASE, vocabulary=[1, 2]).rule.error)
+
+
+def test_the_feature_spectrum_on_the_exact_groups():
+    """The feature spectrum's K-group system on the exact law (docs/theory.md (k.5), (g.5.2)):
+    {1} through the group code = the uniform exact feature spectrum (a different code), also
+    near the right edge where the integrand's poles come inside the contour (residues) or near
+    it (confocal rules); {1, -1} = the uniform readout."""
+    from srfsym.theory.feature.spectrum import feature_spectrum
+    a0, eta, beta = 0.5, 5.0, 2.0
+    uni = feature_spectrum("tanh", "sin", alpha0=a0, eta=eta, beta=beta,
+                           spectrum=ExactBulk("tanh", "sin", a0, eta, beta))
+    one = feature_spectrum("tanh", "sin", alpha0=a0, eta=eta, beta=beta,
+                           spectrum=ExactGroupBulk("tanh", "sin", a0, eta, vocabulary=[1]))
+    pm = feature_spectrum("tanh", "sin", alpha0=a0, eta=eta, beta=beta,
+                          spectrum=ExactGroupBulk("tanh", "sin", a0, eta, vocabulary=[1, -1]))
+    assert one._use_groups and pm.K == 2
+    for z in (0.5 + 0.1j, -1.0 + 0j, 4.0 + 0.01j, 4.0 + 1e-4j, 4.3 + 1e-3j):
+        ref = uni.stieltjes_value(z, warm_start=False).s
+        assert abs(one.stieltjes_value(z, warm_start=False).s / ref - 1) < 1e-10, z
+    for z in (0.5 + 0.1j, 2.0 + 0.05j):
+        ref = uni.stieltjes_value(z, warm_start=False).s
+        assert abs(pm.stieltjes_value(z, warm_start=False).s / ref - 1) < 1e-10, z
+    with pytest.raises(ValueError, match="exact law split by letter"):
+        feature_spectrum("tanh", "sin", alpha0=a0, eta=eta, beta=beta, vocabulary=[1, 2],
+                         spectrum=np.linspace(0.1, 2, 50))

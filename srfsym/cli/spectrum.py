@@ -34,7 +34,9 @@ def _spectra(args):
     if args.bulk == "step":
         from ..theory.spectral.step_bulk import step_bulk_spectrum
         if kw["vocabulary"] is not None:
-            raise CLIError("--bulk step is available for the uniform readout only")
+            raise CLIError("--bulk step is available for the uniform readout only (with a "
+                           "vocabulary each value would need a p x p complex resolvent); "
+                           "use --bulk exact, the law split by letter")
         with status(f"the step bulk: first layer realised at d = {args.d}, seed {args.seed} "
                     "(docs/theory.md (g.4))"):
             data = step_bulk_spectrum(args.student, args.teacher, args.alpha0, args.eta,
