@@ -43,7 +43,8 @@ import numpy as np
 import scipy.linalg
 
 from ..interfaces import GroupSpectralSide
-from ..state import ConvergenceError, Hats, State
+from .group_direction_prior import DirectionGroupPrior
+from ..state import ConvergenceError, Hats
 from .exact_bulk_batch import batch_contour, batch_contour_variant, batch_forms
 
 __all__ = ["ExactGroupPrior", "ExactGroupBulk", "exact_group_bulk"]
@@ -75,7 +76,7 @@ def _sym(X):
     return (X + np.swapaxes(X, -1, -2)) / 2
 
 
-class ExactGroupPrior:
+class ExactGroupPrior(DirectionGroupPrior):
     r"""The K-group prior of docs/theory.md (k.7.4) with the exact law of the step's bulk (module
     doc); the interface of :class:`~srfsym.theory.spectral.block_wishart.BlockWishartPrior`.
 
@@ -234,7 +235,7 @@ class ExactGroupPrior:
         H = (tzz + tvz.T @ V1hat @ np.linalg.inv(eye - tvv @ V1hat) @ tvz) / self.beta
         return _sym(F), _sym(H)
 
-    def prior_derivative(self, pr: ExactGroupState, dV1hat, dV2hat):
+    def derivatives(self, pr: ExactGroupState, dV1hat, dV2hat):
         """``(dV1, dV2, dF, dH)`` along symmetric ``(dV1^, dV2^)`` (a leading batch axis):
         ``dT = Nt dV1^ N - T dH T``, ``dphi = N dH Nt - phi dV1^ phi``, the r-equation
         differentiated implicitly, and the Woodbury forms of ``F``, ``H`` differentiated."""
@@ -273,14 +274,8 @@ class ExactGroupPrior:
                     d1[j * K + l, l, j] += 0.5
             d2 = np.zeros((K * K + K, K))
             d2[K * K:] = np.eye(K)
-            pr.cache["units"] = self.prior_derivative(pr, d1, d2)
+            pr.cache["units"] = self.derivatives(pr, d1, d2)
         return pr.cache["units"]
-
-    def prior_linear(self, pr: ExactGroupState, dV1hat, dV2hat):
-        """The derivative of ``(V1, V2)`` along ``(dV1^, dV2^)`` (from :meth:`prior_units`)."""
-        g1, g2 = self.prior_units(pr)[:2]
-        coef = np.concatenate([np.ravel(dV1hat), np.ravel(dV2hat)])
-        return np.einsum("d,dab->ab", coef, g1), coef @ g2
 
     def second_moments(self, pr: ExactGroupState, hat: Hats):
         """``(Q1, q2) = -J[Q1^, q2^] - grad G``, ``G = th^ F th^ + psi^ H psi^``."""
@@ -291,17 +286,6 @@ class ExactGroupPrior:
         grad = np.einsum("a,dab,b->d", th, gF, th) + np.einsum("a,dab,b->d", ps, gH, ps)
         Q1 = -dV1 - grad[:K * K].reshape(K, K)
         return _sym(Q1), -dV2 - grad[K * K:]
-
-    def freeze(self, hat: Hats) -> ExactGroupState:
-        return self.prior(hat.V1hat, hat.V2hat)
-
-    def overlaps(self, hat: Hats, m_new, pr: ExactGroupState | None = None) -> State:
-        if pr is None:
-            pr = self.prior(hat.V1hat, hat.V2hat)
-        Q1, q2 = self.second_moments(pr, hat)
-        return State(q1=Q1, q2=q2, V1=pr.V1, V2=pr.V2,
-                     theta=self.sqrt_beta * pr.F @ np.asarray(hat.thetahat, dtype=float),
-                     psi=self.sqrt_beta * pr.H @ np.asarray(hat.psihat, dtype=float), m=m_new)
 
 
 class ExactGroupBulk(GroupSpectralSide):

@@ -42,7 +42,8 @@ import numpy as np
 from scipy.linalg import lapack
 
 from ..interfaces import GroupSpectralSide
-from ..state import ConvergenceError, Hats, State
+from .group_direction_prior import DirectionGroupPrior
+from ..state import ConvergenceError, Hats
 from .step_bulk import _two_layers, spike_and_teacher_directions
 
 __all__ = ["StepGroupData", "RealisedGroupPrior", "StepGroupBulk", "step_group_data",
@@ -145,7 +146,7 @@ class RealisedPrior(NamedTuple):
     cache: dict
 
 
-class RealisedGroupPrior:
+class RealisedGroupPrior(DirectionGroupPrior):
     r"""The K-group prior of docs/theory.md (k.7.4) on a realised layer (:class:`StepGroupData`):
     the same interface as :class:`~srfsym.theory.spectral.block_wishart.BlockWishartPrior`
     (``prior``, ``prior_units``, ``prior_linear``, ``second_moments``, ``freeze``,
@@ -241,14 +242,6 @@ class RealisedGroupPrior:
         pr.cache["units"] = (g1, g2)
         return g1, g2
 
-    def prior_linear(self, pr: RealisedPrior, dV1hat, dV2hat):
-        """The derivative of ``(V1, V2)`` along ``(dV1^, dV2^)`` (from :meth:`prior_units`)."""
-        g1, g2 = self.prior_units(pr)
-        coef = np.concatenate([np.ravel(dV1hat), np.ravel(dV2hat)])
-        return np.einsum("d,dab->ab", coef, g1), coef @ g2
-
-    prior_derivative = prior_linear
-
     def _signal(self, y):
         """``(1/p) (y^T P_a Omega P_b y)_ab`` and ``(1/p) (|P_a y|^2)_a``."""
         sl, p, Om = self._sl, self.p, self.data.Omega
@@ -263,17 +256,6 @@ class RealisedGroupPrior:
         Qp, qp = self._signal(pr.NZ @ np.asarray(hat.psihat, dtype=float))
         Q1 = -dV1 + Qt + Qp
         return (Q1 + Q1.T) / 2, -dV2 + qt + qp
-
-    def freeze(self, hat: Hats) -> RealisedPrior:
-        return self.prior(hat.V1hat, hat.V2hat)
-
-    def overlaps(self, hat: Hats, m_new, pr: RealisedPrior | None = None) -> State:
-        if pr is None:
-            pr = self.prior(hat.V1hat, hat.V2hat)
-        Q1, q2 = self.second_moments(pr, hat)
-        return State(q1=Q1, q2=q2, V1=pr.V1, V2=pr.V2,
-                     theta=self.sqrt_beta * pr.F @ np.asarray(hat.thetahat, dtype=float),
-                     psi=self.sqrt_beta * pr.H @ np.asarray(hat.psihat, dtype=float), m=m_new)
 
 
 class StepGroupBulk(GroupSpectralSide):
