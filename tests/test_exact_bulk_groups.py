@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+from cli_run import run_cli
 
 from srfsym.theory.state import Hats
 from srfsym.theory.channels.convex_groups import solve_convex_groups
@@ -199,3 +200,28 @@ def test_the_feature_spectrum_on_the_exact_groups():
     with pytest.raises(ValueError, match="exact law split by letter"):
         feature_spectrum("tanh", "sin", alpha0=a0, eta=eta, beta=beta, vocabulary=[1, 2],
                          spectrum=np.linspace(0.1, 2, 50))
+
+
+def test_the_isotropic_bulk_warning_of_a_vocabulary():
+    """Each letter's excess over c MP_beta (the uniform closed form at learning rate |omega| eta)
+    equals Var ell_j / (E ell_j)^2 of the exact law's contour rule (an independent computation);
+    `srfsym error` with the isotropic bulk says so and names --bulk exact."""
+    import warnings
+
+    from srfsym.theory.spectral.exact_bulk_groups import vocabulary_bulk_warning
+    from srfsym.theory.spectral.step_bulk import IsotropicBulkWarning
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        excess = vocabulary_bulk_warning(*CASE, 1.0, [1, 2])
+    assert issubclass(w[0].category, IsotropicBulkWarning) and "--bulk exact" in str(w[0].message)
+    bulk = ExactGroupBulk(*CASE, vocabulary=[1, 2])
+    ell = bulk.group_prior(0.1, 1.0).ell
+    m1, m2 = (bulk.rule.plain @ ell).real, (bulk.rule.plain @ ell**2).real
+    assert np.allclose([excess[1.0], excess[2.0]], m2 / m1**2 - 1, rtol=1e-10)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        vocabulary_bulk_warning(*CASE, 1.0, [1, -1])          # one learning rate: fine here
+    assert not w
+    out = run_cli("error", "--student", "tanh", "--teacher", "sin", "--alpha0", "2", "--eta", "3",
+                  "--alpha", "1", "--lam", "0.1", "--vocabulary", "1", "2", timeout=300)
+    assert out.returncode == 0 and "letter 2" in out.stderr and "--bulk exact" in out.stderr

@@ -47,7 +47,7 @@ from .group_direction_prior import DirectionGroupPrior
 from ..state import ConvergenceError, Hats
 from .exact_bulk_batch import batch_contour, batch_contour_variant, batch_forms
 
-__all__ = ["ExactGroupPrior", "ExactGroupBulk", "exact_group_bulk"]
+__all__ = ["ExactGroupPrior", "ExactGroupBulk", "exact_group_bulk", "vocabulary_bulk_warning"]
 
 
 class ExactGroupState(NamedTuple):
@@ -360,3 +360,44 @@ def exact_group_bulk(student, teacher, alpha0, eta, vocabulary=None) -> ExactGro
             _CACHE.pop(next(iter(_CACHE)))
         _CACHE[key] = ExactGroupBulk(student, teacher, alpha0, eta, voc)
     return _CACHE[key]
+
+
+def vocabulary_bulk_warning(student, teacher, alpha0, eta, beta=1.0, vocabulary=None):
+    """Warn (:class:`~srfsym.theory.spectral.step_bulk.IsotropicBulkWarning`) when the isotropic
+    (block-Wishart) bulk of a vocabulary is off; return ``{letter: relative excess}``.
+
+    Letter ``omega_j``'s rows are those of the uniform step at learning rate ``|omega_j| eta``
+    (docs/theory.md (k.1)), so their bulk's normalised variance is the exact law's closed form
+    there (:meth:`~srfsym.theory.spectral.exact_bulk.ExactBulk.normalised_variance`, no step
+    drawn); the warning fires when a letter's exceeds ``beta`` by more than
+    ``BULK_WARNING_THRESHOLD`` (docs/theory.md (g.4), (g.5.2)).  Odd students only (as every
+    vocabulary); ``None`` otherwise.
+
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     out = vocabulary_bulk_warning("tanh", "sin", 2.0, 3.0, 1.0, [1, 2])
+    >>> [round(v, 3) for v in out.values()], len(w)           # letter 2: the step at eta = 6
+    ([0.021, 0.153], 1)
+    """
+    import warnings
+    from ...step.vocabulary import vocabulary as make_vocabulary
+    from .exact_bulk import ExactBulk
+    from .step_bulk import BULK_WARNING_THRESHOLD, IsotropicBulkWarning
+    voc = make_vocabulary(vocabulary)
+    if not alpha0 or not eta:
+        return None
+    try:
+        excess = {w: ExactBulk(student, teacher, alpha0, abs(w) * eta, beta)
+                  .normalised_variance() / beta - 1 for w in voc.letters}
+    except (ValueError, ArithmeticError):
+        return None
+    worst = max(excess, key=excess.get)
+    if excess[worst] > BULK_WARNING_THRESHOLD:
+        warnings.warn(IsotropicBulkWarning(
+            f"the isotropic bulk (block-Wishart rows of variance c_j, the papers' model) is off "
+            f"here: letter {worst:g}'s rows (the step at learning rate {abs(worst) * eta:g}) have "
+            f"a bulk of normalised variance {excess[worst]:+.0%} above c MP_beta's; the test error "
+            "and the feature spectrum's tail move with it: use --bulk exact (docs/theory.md "
+            "(g.5.2))"), stacklevel=2)
+    return excess
