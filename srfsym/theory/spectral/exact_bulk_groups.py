@@ -131,9 +131,11 @@ class ExactGroupPrior(DirectionGroupPrior):
         roots = self._roots(r, B)
         finite = np.isfinite(roots[0])
         best, score = 0, math.inf
-        if finite.any():                     # the rule whose ellipse is farthest from the roots
+        far = (not finite.any() or np.min(self.rule.joukowski_radius(roots[0][finite]))
+               >= 0.999 * self.rule.radius**2)   # where the rule's own self-check puts -pole
+        if not far:                          # the rule whose ellipse is farthest from the roots
             scores = []
-            for k in range(3):
+            for k in range(3 if self.law_e is not None else 1):
                 rule = self.rule if k == 0 else self._variant(k)
                 rad = rule.joukowski_radius(roots[0][finite])
                 scores.append(rule.nodes * np.min(np.abs(np.log(rad / rule.radius))))
@@ -148,6 +150,11 @@ class ExactGroupPrior(DirectionGroupPrior):
         e_phi = np.tensordot(rule.plain, phi, 1)
         if finite.any():
             inside = np.flatnonzero(finite)[rule.joukowski_radius(roots[0][finite]) < rule.radius]
+            if len(inside) and self.law_e is None:
+                raise ConvergenceError("a pole of the exact law's integrand lies inside the "
+                                       "contour and the prior has no batch law for its residue "
+                                       "(build it with ExactGroupBulk.group_prior)",
+                                       residual=float("nan"))
             for i in inside:                                     # E f = sum + m(root) Res f
                 m, res_diag, res_phi = self._residue(roots, i, r, B)
                 e_diag, e_phi = e_diag + m * res_diag, e_phi + m * res_phi
