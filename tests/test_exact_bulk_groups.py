@@ -199,3 +199,17 @@ def test_the_feature_spectrum_on_the_exact_groups():
     with pytest.raises(ValueError, match="exact law split by letter"):
         feature_spectrum("tanh", "sin", alpha0=a0, eta=eta, beta=beta, vocabulary=[1, 2],
                          spectrum=np.linspace(0.1, 2, 50))
+
+
+def test_an_indefinite_v1hat_is_refused_as_a_convergence_error():
+    """phi is holomorphic right of -pole only for V1^ >= 0 (docs/theory.md (g.5.2)); an
+    indefinite V1^ (a trial step of the engine) used to end in a RuntimeError of the batch's
+    resolvent at a pole on its spectrum, or a singular matrix: now a ConvergenceError that the
+    engine's line search catches, naming the eigenvalue."""
+    from srfsym.theory.state import ConvergenceError
+    P = ExactGroupBulk(*CASE, vocabulary=[1, 2]).group_prior(0.1, 1.0)
+    for V1h in ([[0.1, 0.5], [0.5, 0.1]], [[-0.3, 0.0], [0.0, 1.0]]):
+        with pytest.raises(ConvergenceError, match="V1hat >= 0: its smallest eigenvalue is -0.[34]"):
+            P.prior(np.array(V1h), V2HAT)
+    pr = P.prior(np.zeros((2, 2)), V2HAT)              # the boundary V1^ = 0: V2_j = pi_j/(lam + V2^_j)
+    assert np.allclose(pr.V2, 0.5 / (0.1 + V2HAT), rtol=1e-13)

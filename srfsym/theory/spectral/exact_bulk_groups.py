@@ -179,8 +179,13 @@ class ExactGroupPrior(DirectionGroupPrior):
         resN = np.outer(u, v) / (v @ P1 @ u)
         Hx = A0 * (1.0 + self.slope * x[i])
         ell = 1.0 + self.slope * x[i]
-        m = complex(batch_forms(np.array([-x[i]]), self.law_e, self.law_w, self.law_xi,
-                                self.alpha0).m[0])
+        try:
+            m = complex(batch_forms(np.array([-x[i]]), self.law_e, self.law_w, self.law_xi,
+                                    self.alpha0).m[0])
+        except RuntimeError as exc:          # a pole on the batch's spectrum: no expectation
+            raise ConvergenceError(f"the exact law's integrand has a pole at {x[i]} on the "
+                                   f"step batch's spectrum ({exc})",
+                                   residual=float("nan")) from exc
         return m, ell * np.diag(B @ resN), resN * Hx[None, :]
 
     def _phi_r(self, r, T):
@@ -218,6 +223,12 @@ class ExactGroupPrior(DirectionGroupPrior):
         if not (np.all(base > 0) and np.all(np.isfinite(base)) and np.all(np.isfinite(V1hat))):
             raise ConvergenceError(f"the resolvent diverges: lambda + V2hat = {base.tolist()} "
                                    "must be > 0 and finite for every group", residual=float("inf"))
+        low = float(np.linalg.eigvalsh(_sym(V1hat))[0])
+        if low < -1e-12 * max(1.0, float(np.max(np.abs(V1hat)))):
+            # phi is holomorphic right of -pole only for V1^ >= 0 (docs/theory.md (g.5.2)):
+            # else a pole of the integrand can sit on or inside the contour
+            raise ConvergenceError(f"the exact K-group prior needs V1hat >= 0: its smallest "
+                                   f"eigenvalue is {low:.6g}", residual=float("inf"))
         r = self._solve_r(V1hat, base)
         N, Nt, phi, T = self._parts(r, V1hat)
         rule = self.rule
