@@ -213,3 +213,20 @@ def test_an_indefinite_v1hat_is_refused_as_a_convergence_error():
             P.prior(np.array(V1h), V2HAT)
     pr = P.prior(np.zeros((2, 2)), V2HAT)              # the boundary V1^ = 0: V2_j = pi_j/(lam + V2^_j)
     assert np.allclose(pr.V2, 0.5 / (0.1 + V2HAT), rtol=1e-13)
+
+
+def test_a_large_letter_is_the_uniform_law_at_a_larger_step_without_confocal_rules():
+    """One letter omega scales every row update by omega: the law of {4} at eta is the uniform
+    exact law at 4 eta (closed forms of ExactBulk, a different code).  The fixed point's
+    expectations use the first rule when it is good enough: no confocal rule is built (they
+    cost 4x the nodes each, and near the spectrum - a big letter, a small alpha0 - their
+    radius rho^0.5 could not be built at all: a RuntimeError out of a valid solve)."""
+    bulk = ExactGroupBulk("tanh", "sin", 0.5, 5.0, vocabulary=[4])
+    uni = ExactBulk("tanh", "sin", 0.5, 20.0, 1.0)
+    P = bulk.group_prior(0.1, 1.0)
+    pr = P.prior(np.array([[1.3]]), np.array([0.3]))
+    mo = uni.moments(0.4, 1.3)
+    for got, want in [(pr.V2[0], mo.inv), (pr.V1[0, 0], mo.rho), (pr.F[0, 0], mo.F),
+                      (pr.H[0, 0], mo.H)]:
+        assert abs(got / want - 1) < 1e-12
+    assert P._variants == [None, None]

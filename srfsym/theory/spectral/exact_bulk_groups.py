@@ -134,7 +134,12 @@ class ExactGroupPrior(DirectionGroupPrior):
         if finite.any():                     # the rule whose ellipse is farthest from the roots
             scores = []
             for k in range(3):
+                if k and scores[0] >= 36.0:  # the first rule suffices: no confocal one built
+                    break
                 rule = self.rule if k == 0 else self._variant(k)
+                if rule is None:             # this confocal rule could not be built
+                    scores.append(-math.inf)
+                    continue
                 rad = rule.joukowski_radius(roots[0][finite])
                 scores.append(rule.nodes * np.min(np.abs(np.log(rad / rule.radius))))
             best, score = int(np.argmax(scores)), max(scores)
@@ -154,12 +159,17 @@ class ExactGroupPrior(DirectionGroupPrior):
         return e_diag, e_phi / self.beta
 
     def _variant(self, k):
-        """The confocal rules of :meth:`expectations` (built once, on first need)."""
+        """The confocal rules of :meth:`expectations` (built once, on first need; ``None`` if
+        the rule does not converge, e.g. radius ``rho^0.5`` of a rule already near the
+        spectrum)."""
         if self._variants[k - 1] is None:
-            self._variants[k - 1] = batch_contour_variant(
-                self.rule, self.law_e, self.law_w, self.law_xi, self.alpha0, (0.5, 1.5)[k - 1],
-                nodes=4 * self.rule.nodes)
-        return self._variants[k - 1]
+            try:
+                self._variants[k - 1] = batch_contour_variant(
+                    self.rule, self.law_e, self.law_w, self.law_xi, self.alpha0,
+                    (0.5, 1.5)[k - 1], nodes=4 * self.rule.nodes)
+            except RuntimeError:
+                self._variants[k - 1] = False
+        return self._variants[k - 1] or None
 
     def _roots(self, r, B):
         """The roots of ``det(P0 + varsigma P1)``, ``P0 = I + beta Lambda B``, ``P1 = beta
