@@ -230,3 +230,16 @@ def test_a_large_letter_is_the_uniform_law_at_a_larger_step_without_confocal_rul
                       (pr.H[0, 0], mo.H)]:
         assert abs(got / want - 1) < 1e-12
     assert P._variants == [None, None]
+
+
+def test_a_contour_rule_that_does_not_converge_is_a_convergence_error():
+    """The batch's contour rule out of nodes (erf/relu at alpha0 = 0.25, eta = 10 with {1, 2}
+    reaches only 8e-12 with 32768 nodes) was a bare RuntimeError, which the CLI shows as a
+    traceback: now a ConvergenceError naming the cause, with the rule's error as residual."""
+    from srfsym.theory.spectral.exact_bulk_batch import batch_contour_variant
+    from srfsym.theory.state import ConvergenceError
+    law = residual_law("sin", 0.0, 6)
+    rule = batch_contour(*law, alpha0=2.0, pole=0.5)
+    with pytest.raises(ConvergenceError, match="did not reach 0 with 32768 nodes") as info:
+        batch_contour_variant(rule, *law, 2.0, 1.5, tol=0.0, nodes=1 << 15)
+    assert 0 < info.value.residual < 1e-13           # the rule itself is fine: only tol = 0 fails
