@@ -243,3 +243,14 @@ def test_a_contour_rule_that_does_not_converge_is_a_convergence_error():
     with pytest.raises(ConvergenceError, match="did not reach 0 with 32768 nodes") as info:
         batch_contour_variant(rule, *law, 2.0, 1.5, tol=0.0, nodes=1 << 15)
     assert 0 < info.value.residual < 1e-13           # the rule itself is fine: only tol = 0 fails
+
+
+def test_cli_bulk_exact_refuses_a_dimension(capsys):
+    """`--bulk exact --d 500` used to drop --d silently (the API refuses d with bulk='exact');
+    the refusal names the alternative (before any work)."""
+    from srfsym.cli import main
+    base = ["error", "--student", "tanh", "--teacher", "sin", "--alpha0", "2", "--eta", "3",
+            "--alpha", "1", "--lam", "0.1", "--bulk", "exact", "--vocabulary", "1", "-1"]
+    assert main([*base, "--d", "500"]) != 0
+    err = capsys.readouterr().err
+    assert "takes no --d (got 500; --bulk step" in err and "contour nodes" not in err
