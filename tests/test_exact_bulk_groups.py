@@ -254,3 +254,16 @@ def test_cli_bulk_exact_refuses_a_dimension(capsys):
     assert main([*base, "--d", "500"]) != 0
     err = capsys.readouterr().err
     assert "takes no --d (got 500; --bulk step" in err and "contour nodes" not in err
+
+
+def test_the_feature_spectrum_refuses_an_exact_bulk_of_another_step():
+    """An ExactGroupBulk built for another student, teacher or alpha0 was taken silently (the
+    mapping's r, c of one step on the bulk law of another); the mapping's r, c must match."""
+    from srfsym.theory.feature.spectrum import feature_spectrum
+    bulk = ExactGroupBulk(*CASE, vocabulary=[1, 2])
+    fs = feature_spectrum("tanh", "sin", alpha0=2.0, eta=3.0, spectrum=bulk, vocabulary=[1, 2])
+    assert fs.K == 2 and abs(fs.r / bulk.r - 1) < 1e-12
+    for student, teacher, alpha0 in [("erf", "sin", 2.0), ("tanh", "tanh", 2.0),
+                                     ("tanh", "sin", 0.5)]:
+        with pytest.raises(ValueError, match="the exact bulk was built for another step"):
+            feature_spectrum(student, teacher, alpha0=alpha0, eta=3.0, spectrum=bulk)
