@@ -225,3 +225,71 @@ def test_the_isotropic_bulk_warning_of_a_vocabulary():
     out = run_cli("error", "--student", "tanh", "--teacher", "sin", "--alpha0", "2", "--eta", "3",
                   "--alpha", "1", "--lam", "0.1", "--vocabulary", "1", "2", timeout=300)
     assert out.returncode == 0 and "letter 2" in out.stderr and "--bulk exact" in out.stderr
+
+
+def test_an_indefinite_v1hat_is_refused_as_a_convergence_error():
+    """phi is holomorphic right of -pole only for V1^ >= 0 (docs/theory.md (g.5.2)); an
+    indefinite V1^ (a trial step of the engine) used to end in a RuntimeError of the batch's
+    resolvent at a pole on its spectrum, or a singular matrix: now a ConvergenceError that the
+    engine's line search catches, naming the eigenvalue."""
+    from srfsym.theory.state import ConvergenceError
+    P = ExactGroupBulk(*CASE, vocabulary=[1, 2]).group_prior(0.1, 1.0)
+    for V1h in ([[0.1, 0.5], [0.5, 0.1]], [[-0.3, 0.0], [0.0, 1.0]]):
+        with pytest.raises(ConvergenceError, match="V1hat >= 0: its smallest eigenvalue is -0.[34]"):
+            P.prior(np.array(V1h), V2HAT)
+    pr = P.prior(np.zeros((2, 2)), V2HAT)              # the boundary V1^ = 0: V2_j = pi_j/(lam + V2^_j)
+    assert np.allclose(pr.V2, 0.5 / (0.1 + V2HAT), rtol=1e-13)
+
+
+def test_a_large_letter_is_the_uniform_law_at_a_larger_step_without_confocal_rules():
+    """One letter omega scales every row update by omega: the law of {4} at eta is the uniform
+    exact law at 4 eta (closed forms of ExactBulk, a different code).  The fixed point's
+    expectations use the first rule when it is good enough: no confocal rule is built (they
+    cost 4x the nodes each, and near the spectrum - a big letter, a small alpha0 - their
+    radius rho^0.5 could not be built at all: a RuntimeError out of a valid solve)."""
+    bulk = ExactGroupBulk("tanh", "sin", 0.5, 5.0, vocabulary=[4])
+    uni = ExactBulk("tanh", "sin", 0.5, 20.0, 1.0)
+    P = bulk.group_prior(0.1, 1.0)
+    pr = P.prior(np.array([[1.3]]), np.array([0.3]))
+    mo = uni.moments(0.4, 1.3)
+    for got, want in [(pr.V2[0], mo.inv), (pr.V1[0, 0], mo.rho), (pr.F[0, 0], mo.F),
+                      (pr.H[0, 0], mo.H)]:
+        assert abs(got / want - 1) < 1e-12
+    assert P._variants == [None, None]
+
+
+def test_a_contour_rule_that_does_not_converge_is_a_convergence_error():
+    """The batch's contour rule out of nodes (erf/relu at alpha0 = 0.25, eta = 10 with {1, 2}
+    reaches only 8e-12 with 32768 nodes) was a bare RuntimeError, which the CLI shows as a
+    traceback: now a ConvergenceError naming the cause, with the rule's error as residual."""
+    from srfsym.theory.spectral.exact_bulk_batch import batch_contour_variant
+    from srfsym.theory.state import ConvergenceError
+    law = residual_law("sin", 0.0, 6)
+    rule = batch_contour(*law, alpha0=2.0, pole=0.5)
+    with pytest.raises(ConvergenceError, match="did not reach 0 with 32768 nodes") as info:
+        batch_contour_variant(rule, *law, 2.0, 1.5, tol=0.0, nodes=1 << 15)
+    assert 0 < info.value.residual < 1e-13           # the rule itself is fine: only tol = 0 fails
+
+
+def test_cli_bulk_exact_refuses_a_dimension(capsys):
+    """`--bulk exact --d 500` used to drop --d silently (the API refuses d with bulk='exact');
+    the refusal names the alternative (before any work)."""
+    from srfsym.cli import main
+    base = ["error", "--student", "tanh", "--teacher", "sin", "--alpha0", "2", "--eta", "3",
+            "--alpha", "1", "--lam", "0.1", "--bulk", "exact", "--vocabulary", "1", "-1"]
+    assert main([*base, "--d", "500"]) != 0
+    err = capsys.readouterr().err
+    assert "takes no --d (got 500; --bulk step" in err and "contour nodes" not in err
+
+
+def test_the_feature_spectrum_refuses_an_exact_bulk_of_another_step():
+    """An ExactGroupBulk built for another student, teacher or alpha0 was taken silently (the
+    mapping's r, c of one step on the bulk law of another); the mapping's r, c must match."""
+    from srfsym.theory.feature.spectrum import feature_spectrum
+    bulk = ExactGroupBulk(*CASE, vocabulary=[1, 2])
+    fs = feature_spectrum("tanh", "sin", alpha0=2.0, eta=3.0, spectrum=bulk, vocabulary=[1, 2])
+    assert fs.K == 2 and abs(fs.r / bulk.r - 1) < 1e-12
+    for student, teacher, alpha0 in [("erf", "sin", 2.0), ("tanh", "tanh", 2.0),
+                                     ("tanh", "sin", 0.5)]:
+        with pytest.raises(ValueError, match="the exact bulk was built for another step"):
+            feature_spectrum(student, teacher, alpha0=alpha0, eta=3.0, spectrum=bulk)

@@ -92,6 +92,9 @@ def _solve_kwargs(args):
                            "sample")
         if getattr(args, "dps", None):
             raise CLIError("--bulk exact is solved in double precision only: drop --dps")
+        if args.d is not None:
+            raise CLIError(f"--bulk exact is the d -> infinity law: it takes no --d (got "
+                           f"{args.d}; --bulk step realises the first layer at dimension d)")
         kw.update(bulk="exact")
     return kw
 

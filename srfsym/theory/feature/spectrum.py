@@ -69,7 +69,7 @@ class FeatureSpectrum(StieltjesSolver, DensityMixin, OutlierMixin):
         self.voc = make_vocabulary(vocabulary)
         self.group_law = None
         if isinstance(spectrum, GroupSpectralSide):
-            spectrum = self._group_side(spectrum, vocabulary, beta)
+            spectrum = self._group_side(spectrum, vocabulary, beta, r, c)
         if not self.voc.is_uniform:
             from ...step.vocabulary import check_student
             check_student(student, self.voc)
@@ -101,13 +101,19 @@ class FeatureSpectrum(StieltjesSolver, DensityMixin, OutlierMixin):
                                  f"feature spectrum asks for beta = {self.beta:g}")
         self._warm = None
 
-    def _group_side(self, side, vocabulary, beta):
+    def _group_side(self, side, vocabulary, beta, r, c):
         """The exact law of the step's bulk split by letter (docs/theory.md (g.5.2)) as the
         K-group system's bulk; returns ``"mp"`` for the rest of the set-up."""
         if side.name != "exact":
             raise ValueError(f"the feature spectrum takes the exact law split by letter "
                              f"(ExactGroupBulk); the {side.name} bulk of a vocabulary is not "
                              "available here")
+        if not (abs(float(r) - side.r) <= 1e-9 * max(1.0, abs(side.r))
+                and abs(float(c) - side.c) <= 1e-9 * max(1.0, abs(side.c))):
+            raise ValueError(f"the exact bulk was built for another step (its mapping gives r = "
+                             f"{side.r:.9g}, c = {side.c:.9g}; the feature spectrum has r = "
+                             f"{float(r):.9g}, c = {float(c):.9g}): build it with the same "
+                             "student, teacher, alpha0 and eta")
         if vocabulary is not None and tuple(self.voc.letters) != tuple(side.vocabulary.letters):
             raise ValueError(f"the bulk's letters {side.vocabulary.letters} are not the "
                              f"vocabulary's {self.voc.letters}")

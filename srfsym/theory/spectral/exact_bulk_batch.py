@@ -37,6 +37,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..state import ConvergenceError
+
 __all__ = ["BatchForms", "BatchContour", "batch_forms", "batch_contour", "batch_contour_variant",
            "batch_alignment"]
 
@@ -103,8 +105,8 @@ def batch_forms(tau, e, w, xi, alpha0, delta=None) -> BatchForms:
             if done:
                 break
         else:
-            raise RuntimeError("the step batch's resolvent fixed point did not converge at "
-                               f"tau = {tau[:3, 0]!r}...")
+            raise ConvergenceError("the step batch's resolvent fixed point did not converge at "
+                                   f"tau = {tau[:3, 0]!r}...", residual=float("nan"))
     theta = 1.0 / (alpha0 * (1.0 + delta))
     den = tau + theta * e2
     P, G = (e * xi / den) @ w, (e2 * xi**2 / den) @ w
@@ -177,8 +179,8 @@ def _forms_on(z, e, w, xi, alpha0):
         delta[bad] = 1.0 / (-z[bad] * _stieltjes(z[bad], e * e, w, alpha0)) - 1.0
         f = batch_forms(-z, e, w, xi, alpha0, delta)
         if np.any(f.m.imag * np.sign(z.imag) < -1e-12 * np.abs(f.m)):
-            raise RuntimeError("the step batch's resolvent left its physical branch on the "
-                               "contour")
+            raise ConvergenceError("the step batch's resolvent left its physical branch on "
+                                   "the contour", residual=float("nan"))
     return f
 
 
@@ -196,7 +198,8 @@ def _stieltjes(z, e2, w, alpha0, tol=1e-14, maxit=200000):
         if done:
             break
     else:
-        raise RuntimeError("the step batch's Stieltjes transform did not converge")
+        raise ConvergenceError("the step batch's Stieltjes transform did not converge",
+                               residual=float("nan"))
     return np.where(lower, np.conj(m[:, 0]), m[:, 0])
 
 
@@ -235,9 +238,11 @@ def _rule_at(e, w, xi, alpha0, centre, half, rho, pole, n, tol):
         if err < tol:
             return rule._replace(error=float(err))
         n *= 2
-    raise RuntimeError(f"the contour rule did not reach {tol:g} with {n // 2} nodes (error "
-                       f"{err:.3g}; spectrum of S2 within [0, {2 * half:.6g}], singularity at "
-                       f"{-pole:.6g})")
+    raise ConvergenceError(f"the contour rule did not reach {tol:g} with {n // 2} nodes (error "
+                           f"{err:.3g}; spectrum of S2 within [0, {2 * half:.6g}], singularity "
+                           f"at {-pole:.6g}: a large letter omega_j^2 b or a teacher whose "
+                           "residuals are unbounded brings the singularity too close to the "
+                           "spectrum; use bulk='step' or 'isotropic')", residual=float(err))
 
 
 def batch_contour_variant(rule: BatchContour, e, w, xi, alpha0, factor, tol=1e-13, nodes=None):

@@ -136,7 +136,12 @@ class ExactGroupPrior(DirectionGroupPrior):
         if not far:                          # the rule whose ellipse is farthest from the roots
             scores = []
             for k in range(3 if self.law_e is not None else 1):
+                if k and scores[0] >= 36.0:  # the first rule suffices: no confocal one built
+                    break
                 rule = self.rule if k == 0 else self._variant(k)
+                if rule is None:             # this confocal rule could not be built
+                    scores.append(-math.inf)
+                    continue
                 rad = rule.joukowski_radius(roots[0][finite])
                 scores.append(rule.nodes * np.min(np.abs(np.log(rad / rule.radius))))
             best, score = int(np.argmax(scores)), max(scores)
@@ -161,12 +166,17 @@ class ExactGroupPrior(DirectionGroupPrior):
         return e_diag, e_phi / self.beta
 
     def _variant(self, k):
-        """The confocal rules of :meth:`expectations` (built once, on first need)."""
+        """The confocal rules of :meth:`expectations` (built once, on first need; ``None`` if
+        the rule does not converge, e.g. radius ``rho^0.5`` of a rule already near the
+        spectrum)."""
         if self._variants[k - 1] is None:
-            self._variants[k - 1] = batch_contour_variant(
-                self.rule, self.law_e, self.law_w, self.law_xi, self.alpha0, (0.5, 1.5)[k - 1],
-                nodes=4 * self.rule.nodes)
-        return self._variants[k - 1]
+            try:
+                self._variants[k - 1] = batch_contour_variant(
+                    self.rule, self.law_e, self.law_w, self.law_xi, self.alpha0,
+                    (0.5, 1.5)[k - 1], nodes=4 * self.rule.nodes)
+            except RuntimeError:
+                self._variants[k - 1] = False
+        return self._variants[k - 1] or None
 
     def _roots(self, r, B):
         """The roots of ``det(P0 + varsigma P1)``, ``P0 = I + beta Lambda B``, ``P1 = beta
@@ -186,8 +196,13 @@ class ExactGroupPrior(DirectionGroupPrior):
         resN = np.outer(u, v) / (v @ P1 @ u)
         Hx = A0 * (1.0 + self.slope * x[i])
         ell = 1.0 + self.slope * x[i]
-        m = complex(batch_forms(np.array([-x[i]]), self.law_e, self.law_w, self.law_xi,
-                                self.alpha0).m[0])
+        try:
+            m = complex(batch_forms(np.array([-x[i]]), self.law_e, self.law_w, self.law_xi,
+                                    self.alpha0).m[0])
+        except RuntimeError as exc:          # a pole on the batch's spectrum: no expectation
+            raise ConvergenceError(f"the exact law's integrand has a pole at {x[i]} on the "
+                                   f"step batch's spectrum ({exc})",
+                                   residual=float("nan")) from exc
         return m, ell * np.diag(B @ resN), resN * Hx[None, :]
 
     def _phi_r(self, r, T):
@@ -225,6 +240,12 @@ class ExactGroupPrior(DirectionGroupPrior):
         if not (np.all(base > 0) and np.all(np.isfinite(base)) and np.all(np.isfinite(V1hat))):
             raise ConvergenceError(f"the resolvent diverges: lambda + V2hat = {base.tolist()} "
                                    "must be > 0 and finite for every group", residual=float("inf"))
+        low = float(np.linalg.eigvalsh(_sym(V1hat))[0])
+        if low < -1e-12 * max(1.0, float(np.max(np.abs(V1hat)))):
+            # phi is holomorphic right of -pole only for V1^ >= 0 (docs/theory.md (g.5.2)):
+            # else a pole of the integrand can sit on or inside the contour
+            raise ConvergenceError(f"the exact K-group prior needs V1hat >= 0: its smallest "
+                                   f"eigenvalue is {low:.6g}", residual=float("inf"))
         r = self._solve_r(V1hat, base)
         N, Nt, phi, T = self._parts(r, V1hat)
         rule = self.rule
