@@ -293,3 +293,14 @@ def test_the_feature_spectrum_refuses_an_exact_bulk_of_another_step():
                                      ("tanh", "sin", 0.5)]:
         with pytest.raises(ValueError, match="the exact bulk was built for another step"):
             feature_spectrum(student, teacher, alpha0=alpha0, eta=3.0, spectrum=bulk)
+
+
+def test_the_uniform_exact_feature_spectrum_refuses_a_bulk_of_another_step():
+    """The uniform exact bulk's mean E D is the mapping's c (docs/theory.md (g.5)): a bulk built
+    for another step is refused, as for the law split by letter."""
+    from srfsym.theory.feature.spectrum import feature_spectrum
+    bulk = ExactBulk("tanh", "sin", 2.0, 3.0, 1.0)
+    fs = feature_spectrum("tanh", "sin", alpha0=2.0, eta=3.0, spectrum=bulk)
+    assert abs(fs.c / bulk.bulk_moments()[0] - 1) < 1e-9
+    with pytest.raises(ValueError, match="the exact bulk was built for another step"):
+        feature_spectrum("tanh", "sin", alpha0=0.5, eta=3.0, spectrum=bulk)

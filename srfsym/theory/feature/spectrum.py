@@ -99,6 +99,12 @@ class FeatureSpectrum(StieltjesSolver, DensityMixin, OutlierMixin):
             if hasattr(self.bulk, "bulk_moments") and self.bulk.beta != self.beta:
                 raise ValueError(f"the exact bulk was built at beta = {self.bulk.beta:g}, the "
                                  f"feature spectrum asks for beta = {self.beta:g}")
+            if hasattr(self.bulk, "bulk_moments") and (
+                    abs(self.bulk.bulk_moments()[0] / self.c - 1) > 1e-6):   # E D = c, (g.5)
+                raise ValueError(f"the exact bulk was built for another step (its mean E D = "
+                                 f"{self.bulk.bulk_moments()[0]:.9g}, the feature spectrum has "
+                                 f"c = {self.c:.9g}): build it with the same student, teacher, "
+                                 "alpha0 and eta")
         self._warm = None
 
     def _group_side(self, side, vocabulary, beta, r, c):

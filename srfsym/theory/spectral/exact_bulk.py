@@ -37,6 +37,7 @@ import numpy as np
 
 from ...symbolic.activations import activation
 from ..interfaces import SpectralSide
+from ..state import ConvergenceError
 from .moments import allowed_points
 from ..spectrum import SpectralMoments
 from .exact_bulk_batch import batch_forms
@@ -144,7 +145,9 @@ class ExactBulk(SpectralSide):
             s = 0.5 * sn + 0.5 * s
             if err < tol and ok:
                 return s, G
-        raise RuntimeError(f"the bulk fixed point did not converge at z = {z!r}")
+        raise ConvergenceError(f"the exact bulk's fixed point did not converge at z = {z!r} "
+                               "(docs/theory.md (g.5)); try bulk='step' or 'isotropic'",
+                               residual=float(err))
 
     def _residual(self, X, z):
         """Residual of the joint system in ``X = (s, g11, g12, g22)`` (holomorphic)."""

@@ -36,6 +36,7 @@ import math
 
 import numpy as np
 
+from ..state import ConvergenceError
 from .exact_bulk_resolvent import population_resolvent
 
 __all__ = ["pencil_direction_forms"]
@@ -55,7 +56,9 @@ def pencil_direction_forms(bulk, y):
     c11, c12 = bulk.b * e**2, bulk.a * e                    # C = [[c11, c12], [c12, 0]]
     G, ok = population_resolvent(w, (c11, c12), wt, a0)
     if not ok:
-        raise RuntimeError("the 2 x 2 fixed point of the bulk did not converge")
+        raise ConvergenceError("the 2 x 2 population fixed point of the exact bulk did not "
+                               "converge (docs/theory.md (g.5)); try bulk='step' or 'isotropic'",
+                               residual=float("nan"))
     g11, g12, g22 = G                                       # (nz, 1) each
     # M = I + G C / alpha0 and its inverse, per node
     m11 = 1.0 + (g11 * c11 + g12 * c12) / a0
