@@ -72,14 +72,23 @@ class DensityMixin:
     def right_edge(self) -> float:
         """Right edge of the bulk support: the largest x where the density at ``eps = 1e-7``
         exceeds ``1e-6`` of the bulk's typical density, located by bisection (about 4
-        digits)."""
+        digits); where a value does not converge, ``eps`` grows by 4 up to 64 times (as in
+        :meth:`density`)."""
         m = self.bulk_mean
         scale = 1.0 / m
 
         def inside(x):
             self._warm = None
-            v = self.stieltjes_value(complex(x, 1e-7 * m), warm_start=False, tol=1e-6)
-            return v.s.imag / math.pi > 1e-6 * scale
+            eps = 1e-7 * m
+            while True:     # as the density: where the solve fails, a little more smoothing
+                try:
+                    v = self.stieltjes_value(complex(x, eps), warm_start=False, tol=1e-6)
+                    return v.s.imag / math.pi > 1e-6 * scale
+                except ConvergenceError:
+                    self._warm = None
+                    if eps >= 64e-7 * m:
+                        raise
+                    eps *= 4
         hi = m * (1 + self.nu) * (1 + math.sqrt(self.beta)) ** 2 * 2
         while inside(hi):
             hi *= 2
