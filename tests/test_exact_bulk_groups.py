@@ -3,7 +3,6 @@ srfsym.theory.spectral.exact_bulk_batch, srfsym.theory.spectral.exact_bulk_group
 rules against closed-form moments, K = 1 against the uniform exact back end, a small step
 against the block-Wishart prior, {1, -1} against the uniform readout, the derivatives against
 finite differences, and the sums against realised first layers."""
-import math
 
 import numpy as np
 import pytest
@@ -150,7 +149,8 @@ def test_the_sums_follow_realised_first_layers():
     V2 = np.mean([g.V2 for g in got], 0)
     V1 = np.mean([g.V1 for g in got], 0)
     assert np.allclose(V2, ex.V2, rtol=1.5e-2) and np.allclose(V1, ex.V1, rtol=1.5e-2)
-    iso = BlockWishartPrior(P.pi * 0 + [1.189732, 1.758928], P.pi, 1.0, 0.1).prior(V1HAT, V2HAT)
+    c_j = ExactGroupBulk(*CASE, vocabulary=[1, 2]).group_c
+    iso = BlockWishartPrior(c_j, P.pi, 1.0, 0.1).prior(V1HAT, V2HAT)
     assert np.max(np.abs(V2 / ex.V2 - 1)) < np.max(np.abs(V2 / iso.V2 - 1)) / 3   # iso ~ 5 % off
 
 
@@ -174,7 +174,33 @@ def test_refusals():
         solve(*CASE, 0.1, 1.0, bulk="exact", vocabulary=[1, 2], dps=20)
     with pytest.raises(ValueError, match="pole must be > 0"):
         batch_contour(*residual_law("sin", 0.0, 16), 2.0, pole=-1.0)
-    assert math.isfinite(ExactGroupBulk(*CASE, vocabulary=[1, 2]).rule.error)
+    with pytest.raises(ValueError, match="beta must be > 0"):
+        ExactGroupBulk(*CASE, vocabulary=[1, 2]).group_prior(0.1, -1.0)
+    from srfsym.theory.feature.spectrum import feature_spectrum
+    with pytest.raises(ValueError, match="beta = p/d must be positive"):
+        feature_spectrum("tanh", "sin", alpha0=2.0, eta=3.0, beta=-1.0,
+                         spectrum=ExactGroupBulk(*CASE, vocabulary=[1, 2]))
+
+
+def test_the_batch_forms_fall_back_to_the_stieltjes_iteration(monkeypatch):
+    """Where Newton on delta fails (near the spectrum's edge), the forms come from the Stieltjes
+    iteration's m (delta = 1/(tau m) - 1) polished by Newton: the same values."""
+    import srfsym.theory.spectral.exact_bulk_batch as eb
+    law = residual_law("sin", 0.0, 48)
+    tau = np.array([0.05 + 0.2j, 0.3, 2.0 - 0.1j])
+    ref = eb.batch_forms(tau, *law, 2.0)
+    real, calls = eb._solve_delta, []
+
+    def fails_once(*args, **kwargs):
+        calls.append(1)
+        out = real(*args, **kwargs)
+        return (out[0], False) if len(calls) == 1 else out
+
+    monkeypatch.setattr(eb, "_solve_delta", fails_once)
+    got = eb.batch_forms(tau, *law, 2.0)
+    assert len(calls) == 2
+    for a, b in zip(got[:4], ref[:4]):
+        assert np.allclose(a, b, rtol=1e-12)
 
 
 def test_the_feature_spectrum_on_the_exact_groups():

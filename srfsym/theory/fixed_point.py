@@ -114,10 +114,10 @@ def solve_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp"
                                                        and not voc.is_uniform):
             if not (isinstance(spectrum, GroupSpectralSide) or spectrum == "mp"):
                 raise ValueError("with a readout vocabulary the fixed point is solved with the "
-                                 "deterministic spectrum ('mp') or the realised step bulk "
-                                 "(bulk='step')")
+                                 "deterministic spectrum ('mp'), the realised step bulk "
+                                 "(bulk='step') or its exact law (bulk='exact')")
             from .channels.convex_groups import solve_convex_groups
-            realised = isinstance(spectrum, GroupSpectralSide)
+            realised = isinstance(spectrum, GroupSpectralSide)    # the step's bulk by letter
             return solve_convex_groups(
                 student, teacher, r, c, gamma, lam, alpha, beta,
                 vocabulary=spectrum.vocabulary if realised and vocabulary is None else voc,

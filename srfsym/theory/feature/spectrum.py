@@ -124,7 +124,7 @@ class FeatureSpectrum(StieltjesSolver, DensityMixin, OutlierMixin):
             raise ValueError(f"the bulk's letters {side.vocabulary.letters} are not the "
                              f"vocabulary's {self.voc.letters}")
         self.voc = side.vocabulary
-        self.group_law = side.group_prior(0.0, float(beta))
+        self.group_law = side.group_prior(0.0, _check_ratio("beta = p/d", beta))
         return "mp"
 
     def __repr__(self):

@@ -96,15 +96,10 @@ def batch_forms(tau, e, w, xi, alpha0, delta=None) -> BatchForms:
     if delta is None:
         delta = (e2 / tau) @ w
     delta, ok = _solve_delta(tau, e2, w, float(alpha0), np.asarray(delta, complex)[:, None])
-    if not ok:                            # the damped iteration: slow, but safe off the cut
-        delta = np.zeros_like(tau)
-        for _ in range(20000):
-            new = (e2 / (tau + e2 / (alpha0 * (1.0 + delta)))) @ w
-            done = np.max(np.abs(new - delta[:, 0]) / (1.0 + np.abs(new))) < 1e-15
-            delta = 0.5 * new[:, None] + 0.5 * delta
-            if done:
-                break
-        else:
+    if not ok:           # the Stieltjes iteration (on the physical branch), then Newton again
+        m = _stieltjes(-tau[:, 0], e2, w, float(alpha0))
+        delta, ok = _solve_delta(tau, e2, w, float(alpha0), (1.0 / (tau[:, 0] * m) - 1.0)[:, None])
+        if not ok:
             raise ConvergenceError("the step batch's resolvent fixed point did not converge at "
                                    f"tau = {tau[:3, 0]!r}...", residual=float("nan"))
     theta = 1.0 / (alpha0 * (1.0 + delta))

@@ -94,6 +94,9 @@ class ExactGroupPrior(DirectionGroupPrior):
         self.law_e, self.law_w, self.law_xi, self.alpha0 = law if law is not None else (
             None, None, None, None)
         self._variants = variants if variants is not None else [None, None]
+        if not (math.isfinite(beta) and beta > 0 and math.isfinite(lam) and lam >= 0):
+            raise ValueError(f"beta must be > 0 and lam >= 0, both finite, got beta = {beta!r}, "
+                             f"lam = {lam!r}")
         self.slope = np.asarray(ell_slope, dtype=float)          # omega_j^2 b
         self.pi = np.asarray(pi, dtype=float)
         self.K = len(self.pi)
@@ -273,7 +276,7 @@ class ExactGroupPrior(DirectionGroupPrior):
         # r: Phi_r dr = dV2^ + E[ell diag(Nt dV1^ N)]
         src = np.einsum("qjk,...kl,qlj->...qj", pr.Nt, dV1hat, pr.N)
         rhs = dV2hat + np.einsum("q,qj,...qj->...j", rule.plain, ell, src).real
-        dr = -np.einsum("jk,...k->...j", pr.Phi_r_inv, -rhs)
+        dr = np.einsum("jk,...k->...j", pr.Phi_r_inv, rhs)
         dh = self.beta * self.pi * dr[..., None, :] * ell                  # (..., nodes, K)
         dphi = (pr.N * dh[..., None, :]) @ pr.Nt - pr.phi @ dV1hat[..., None, :, :] @ pr.phi
         dt = [_sym(np.einsum("q,...qab->...ab", wq, dphi).real)
