@@ -52,3 +52,42 @@ def test_ten_million_seeds_are_refused_up_front(tmp_path):
                            'eta = 3\nlam = 0.1\nalpha = 1.0\nd = 40\nseeds = 10000000\n')
     res = run_cli("sweep", grid, "--out", tmp_path / "o.csv", "--quiet", timeout=100)
     assert res.returncode == 2 and "10,000,000 rows" in res.stderr, res.stderr
+
+
+def test_an_alarm_inside_a_destructor_is_neither_printed_nor_lost():
+    """An alarm of ``limited`` that fires inside ``__del__`` cannot propagate; Python would print
+    "Exception ignored in ..." on stderr (a notebook cell showed it as output, failing nbval).
+    It is dropped silently and the repeating timer still stops ``fn``; the previous hook is back."""
+    import sys
+    import time as _time
+    from srfsym.core.budget import LimitReached, limited
+
+    class Slow:
+        def __del__(self):                      # half of fn's time is spent in here
+            busy(0.01)
+
+    def busy(seconds):
+        t = _time.monotonic()
+        while _time.monotonic() - t < seconds:
+            pass
+
+    def fn():
+        while True:
+            Slow()
+            busy(0.01)
+
+    seen = []
+
+    def recorder(unraisable):
+        seen.append(unraisable.exc_value)
+
+    hook, sys.unraisablehook = sys.unraisablehook, recorder
+    try:
+        t0 = _time.monotonic()
+        with pytest.raises(LimitReached):
+            limited(fn, 0.2)
+        assert _time.monotonic() - t0 < 5
+        assert sys.unraisablehook is recorder       # limited() put back the one it found
+        assert not seen, seen                       # what reaches the hook prints on stderr
+    finally:
+        sys.unraisablehook = hook

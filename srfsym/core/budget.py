@@ -19,6 +19,7 @@ True
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 import time
 from contextlib import contextmanager
@@ -129,6 +130,19 @@ class _Alarm(BaseException):
     ``Exception`` (sympy does, in places) cannot swallow it."""
 
 
+def _quiet_alarm_hook(previous):
+    """An unraisable-exception hook that drops the alarms of :func:`limited` (an alarm raised
+    inside a weakref callback or ``__del__`` cannot propagate; the repeating timer raises it
+    again where it can) and hands every other unraisable exception to ``previous``.  Without it
+    Python prints "Exception ignored in ..." with a traceback on stderr, which a notebook shows
+    as a cell's stderr output."""
+    def hook(unraisable):
+        if isinstance(unraisable.exc_value, _Alarm):
+            return
+        previous(unraisable)
+    return hook
+
+
 def limited(fn, seconds):
     """``fn()`` interrupted after ``min(seconds, remaining budget)`` seconds.
 
@@ -150,6 +164,8 @@ def limited(fn, seconds):
 
     t0 = time.monotonic()
     old_handler = signal.signal(signal.SIGALRM, handler)
+    old_hook = sys.unraisablehook
+    sys.unraisablehook = _quiet_alarm_hook(old_hook)
     running = signal.getitimer(signal.ITIMER_REAL)[0]   # an enclosing limited() call
     if running > 0:
         seconds = min(seconds, running)
@@ -169,6 +185,7 @@ def limited(fn, seconds):
         armed[0] = False
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old_handler)
+        sys.unraisablehook = old_hook
         if old_delay > 0:           # an enclosing timer (limited() or the budget): re-arm it
             signal.setitimer(signal.ITIMER_REAL, max(old_delay - (time.monotonic() - t0), 1e-3),
                              old_interval)
