@@ -64,7 +64,7 @@ def solve_nu(spec, n, p, lam, rtol: float = 1e-14):
     """``nu2`` on a grid (arrays broadcast), by bisection on ``log nu2``.
 
     >>> from srfsym.theory.dimension_free.spectra import EigenSpectrum
-    >>> float(solve_nu(EigenSpectrum([1.0], [1.0]), 3.0, np.inf, 2.5))   # 2.5 = nu (3 - 1/(1+nu))
+    >>> round(float(solve_nu(EigenSpectrum([1.0], [1.0]), 3.0, np.inf, 2.5)), 12)  # 2.5 = nu (3 - 1/(1+nu))
     1.0
     """
     n, p, lam = _check_inputs(n, p, lam, 0.0)
