@@ -56,13 +56,11 @@ def sum_orders() -> dict:
         law = g.subs({EIG: _K**-A, TH2: _K**-_B})
         head = _power_of_k(law.subs(NU, 0))
         j = sp.degree(sp.denom(sp.together(g)).subs(EIG, 0), NU)     # (Lam + nu)^j
-        tail = _power_of_k(sp.limit(law * NU**j, NU, sp.oo)) + j * A   # nu^-j k^c, k^a per nu
-        assert sp.simplify(tail - head) == 0 or True
-        order_in_knee = sp.Max(0, head + 1)
-        # the tail beyond the knee contributes ``j a + c_tail + 1`` = head + 1 (< the Max)
-        assert sp.simplify((j * A + _power_of_k(sp.limit(law * NU**j, NU, sp.oo)) + 1)
-                           - (head + 1)) == 0
-        out[name] = sp.simplify(order_in_knee * X / A)
+        tail = _power_of_k(sp.limit(law * NU**j, NU, sp.oo))          # g ~ nu^-j k^c_tail
+        # the tail beyond the knee: nu^-j k_*^(c_tail + 1) = k_*^(j a + c_tail + 1), which is
+        # k_*^(c_head + 1): never above the head's Max(0, c_head + 1)
+        assert sp.simplify(j * A + tail - head) == 0, name
+        out[name] = sp.simplify(sp.Max(0, head + 1) * X / A)
     return out
 
 
@@ -71,7 +69,7 @@ def effective_exponent():
     """``x`` (``nu2 = n^-x``) as a Piecewise over the three balances, and its simplified form.
 
     >>> effective_exponent()[1]
-    Min(a, a*q, l)
+    Min(a, l, a*q)
     """
     t1 = sum_orders()["T1"]
     ridge = 1 - L + X                       # lam/nu1 with nu1 ~ nu2 (A, B) or smaller (C)
@@ -114,7 +112,7 @@ def term_rates() -> dict:
     sum of positive terms; ``T1 - T2`` is the sum of ``Lam nu/(Lam + nu)^2``.
 
     >>> term_rates()["variance"]
-    1 - x/a
+    (a - x)/a
     """
     so = dict(sum_orders())
     diff = sp.Symbol("T1_minus_T2", positive=True)
@@ -172,7 +170,7 @@ def regions(a, r, noisy: bool = True) -> list:
     conditions and its ``gamma`` (linear in ``l, q``); empty regions are dropped.
 
     >>> [(g["regime"], g["dominant"], g["gamma"]) for g in regions(2, 1, noisy=False)][:2]
-    [('ridge', 'kernel bias', 2*l), ('ridge', 'feature bias', l + q - l/2)]
+    [('ridge', 'kernel bias', 2*l), ('ridge', 'feature bias', l/2 + q)]
     """
     a, r = _numbers(a, r)
     names = ("kernel bias", "feature bias") + (("variance",) if noisy else ())
