@@ -159,7 +159,10 @@ def deterministic_equivalent(spec, n, p, lam, noise: float = 0.0) -> EquivalentR
         raise ArithmeticError("the equivalent's Upsilon left [0, 1) (the interpolation peak "
                               "n = p at lam = 0, or a loss of precision); take lam > 0")
     rel = np.max([np.abs(err[k]) / np.maximum(np.abs(s[k]), 1e-300) for k in _NAMES], axis=0)
-    return EquivalentResult(n, p, lam, float(noise), o["nu1"], nu, o["bias"], o["variance"], rel)
+    args = (n, p, lam, nu, noise, *(s[k] for k in _NAMES))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        nu1 = np.where(p < n, lambdified("nu1_from_ridge")(*args), o["nu1"])
+    return EquivalentResult(n, p, lam, float(noise), nu1, nu, o["bias"], o["variance"], rel)
 
 
 def equivalent_values(spec, n, p, lam, noise=0.0, dps: int = 30) -> dict:

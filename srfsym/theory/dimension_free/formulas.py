@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-__all__ = ["N", "P", "LAM", "NU", "NOISE", "SUMS", "SUMMANDS", "NU1", "RESIDUAL", "UPSILON",
+__all__ = ["N", "P", "LAM", "NU", "NOISE", "SUMS", "SUMMANDS", "NU1", "NU1_FROM_RIDGE", "RESIDUAL", "UPSILON",
            "CHI", "BIAS", "VARIANCE", "KERNEL", "lambdified", "EIG", "TH2"]
 
 N, P, LAM, NU, NOISE = sp.symbols("n p lam nu2 noise", positive=True)
@@ -34,6 +34,8 @@ _T1, _T2, _T3, _ST, _SLT = (SUMS[k] for k in ("T1", "T2", "T3", "S_theta", "S_la
 
 NU1 = NU * (1 - _T1 / P)
 RESIDUAL = N - _T1 - LAM / NU1
+#: nu1 from the first equation alone (well conditioned when p < n, where 1 - T1/p is small)
+NU1_FROM_RIDGE = sp.solve(sp.Eq(N - _T1 - LAM / sp.Symbol("nu1"), 0), sp.Symbol("nu1"))[0]
 UPSILON = P / N * ((1 - NU1 / NU)**2 + (NU1 / NU)**2 * _T2 / (P - _T2))
 CHI = _T3 / (P - _T2)
 BIAS = NU**2 / (1 - UPSILON) * (_ST + CHI * _SLT)
@@ -58,7 +60,7 @@ def lambdified(name: str, module: str = "numpy", kernel: bool = False):
     """
     key = (name, module, kernel)
     if key not in _CACHE:
-        exprs = {"nu1": NU1, "residual": RESIDUAL, "upsilon": UPSILON, "bias": BIAS,
+        exprs = {"nu1": NU1, "nu1_from_ridge": NU1_FROM_RIDGE, "residual": RESIDUAL, "upsilon": UPSILON, "bias": BIAS,
                  "variance": VARIANCE}
         if name not in exprs:
             raise ValueError(f"unknown expression {name!r}; one of {sorted(exprs)}")

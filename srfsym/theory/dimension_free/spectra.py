@@ -38,6 +38,14 @@ _S = (1 - _E + _A * _J) / _A
 _AA = (_E - 1) / _A
 _U0 = 1 / (1 + NU * _X**_A)
 TAIL = NU**(-_S) / _A * _U0**_AA / _AA * sp.hyper((_AA, 1 - _S), (_AA + 1,), _U0)
+#: the same with ``v0 = 1 - u0`` (accurate when ``nu X^a`` is small, where ``u0`` rounds to 1):
+#: ``(1/a) nu^(-s) [Gamma(s) Gamma(A)/Gamma(s + A) - v0^s/s 2F1(s, 1 - A; s + 1; v0)]``
+#: (analytic continuation in ``s``; singular at ``s = 0, -1, ...``, see ``_S_STEP``)
+_V0 = NU * _X**_A / (1 + NU * _X**_A)
+TAIL_V = NU**(-_S) / _A * (sp.gamma(_S) * sp.gamma(_AA) / sp.gamma(_S + _AA)
+                           - _V0**_S / _S * sp.hyper((_S, 1 - _AA), (_S + 1,), _V0))
+#: step in ``s`` of the symmetric average used at ``s = 0, -1, ...`` (error O(step^2 log^2))
+_S_STEP = 1e-5
 #: each summand as ``k^-e (k^-a + nu)^-j``: (e, j) with Lam = k^-a, theta2 = k^-b
 EXPONENTS = {"T1": (_A, 1), "T2": (2 * _A, 2), "T3": (_A, 2), "S_theta": (_B, 2),
              "S_lam_theta": (_A + _B, 2)}
@@ -58,17 +66,19 @@ def _generated(name, module):
     key = (name, module)
     if key not in _CACHE:
         e, j = EXPONENTS[name]
-        tail = TAIL.subs({_E: e, _J: j})
+        tail, tail_v = TAIL.subs({_E: e, _J: j}), TAIL_V.subs({_E: e, _J: j})
         law = _LAWS[name]
         d1, d3, d5 = (sp.diff(law, _K, m) for m in (1, 3, 5))
         mods = [{"hyper": _hyp2f1_numpy}, "scipy", "numpy"] if module == "numpy" else \
             [{"hyper": _hyp2f1_mpmath}, "mpmath"]
         args = (_A, _B, NU, _X)
-        corrected = tail + (d1 / 24 - sp.Rational(7, 5760) * d3).subs(_K, _X)
-        _CACHE[key] = (sp.lambdify(args, corrected, modules=mods, cse=True),
+        em = (d1 / 24 - sp.Rational(7, 5760) * d3).subs(_K, _X)
+        _CACHE[key] = (sp.lambdify(args, tail + em, modules=mods, cse=True),
                        sp.lambdify(args, sp.Rational(31, 967680) * d5.subs(_K, _X),
                                    modules=mods, cse=True),
-                       sp.lambdify((_A, _B, NU, _K), law, modules=mods, cse=True))
+                       sp.lambdify((_A, _B, NU, _K), law, modules=mods, cse=True),
+                       sp.lambdify(args, tail_v + em, modules=mods, cse=True),
+                       sp.lambdify((_A, _B), _S.subs({_E: e, _J: j}), modules=mods))
     return _CACHE[key]
 
 
@@ -82,8 +92,25 @@ def tail_integral(name: str, a, b, nu, x, module="numpy"):
     >>> bool(abs(v - direct) < 1e-12 and e < 1e-12)
     True
     """
-    tail, err, _ = _generated(name, module)
-    return tail(a, b, nu, x), abs(err(a, b, nu, x))
+    tail_u, err, _, tail_v, s_of = _generated(name, module)
+    s = float(s_of(a, b))
+    v0 = nu * x**a / (1 + nu * x**a)
+    near = s <= 0.5 and abs(s - round(s)) < _S_STEP
+    db = a * _S_STEP                                      # ds = -db/a
+    if module == "mpmath":
+        small = v0 < 0.5
+    else:
+        small = np.asarray(v0) < 0.5
+    with np.errstate(all="ignore"):
+        tv = (0.5 * (tail_v(a, b + db, nu, x) + tail_v(a, b - db, nu, x)) if near
+              else tail_v(a, b, nu, x))
+        tu = tail_u(a, b, nu, x)
+    # the symmetric average's error ~ step^2 log(v0)^2 (the s -> 0 log), plus the cancellation
+    lg = mpmath.log(v0) if module == "mpmath" else np.log(np.maximum(v0, 1e-300))
+    extra = 2 * (_S_STEP**2 * lg**2 + 1e-10) * abs(tv) if near else 0 * tv
+    if module == "mpmath":
+        return (tv, abs(err(a, b, nu, x)) + extra) if small else (tu, abs(err(a, b, nu, x)))
+    return np.where(small, tv, tu), np.abs(err(a, b, nu, x)) + np.where(small, extra, 0)
 
 
 def _check_nu(nu):
@@ -135,19 +162,18 @@ class PowerLawSpectrum:
         x = self.head + 0.5
         out, err = {}, {}
         for name in SUMMANDS:
-            tail, terr, law = _generated(name, "numpy")
-            out[name] = law(self.a, self.b, nu[..., None], k).sum(-1) + tail(self.a, self.b, nu, x)
-            err[name] = np.abs(terr(self.a, self.b, nu, x))
+            law = _generated(name, "numpy")[2]
+            tail, err[name] = tail_integral(name, self.a, self.b, nu, x)
+            out[name] = law(self.a, self.b, nu[..., None], k).sum(-1) + tail
         return out, err
 
     def _sums_mp(self, nu):
         out, err = {}, {}
         a, b, x = mpmath.mpf(self.a), mpmath.mpf(self.b), mpmath.mpf(self.head) + 0.5
         for name in SUMMANDS:
-            tail, terr, law = _generated(name, "mpmath")
-            out[name] = mpmath.fsum(law(a, b, nu, k) for k in range(1, self.head + 1)) \
-                + tail(a, b, nu, x)
-            err[name] = abs(terr(a, b, nu, x))
+            law = _generated(name, "mpmath")[2]
+            tail, err[name] = tail_integral(name, a, b, nu, x, module="mpmath")
+            out[name] = mpmath.fsum(law(a, b, nu, k) for k in range(1, self.head + 1)) + tail
         return out, err
 
     def eigen(self, size: int):
