@@ -89,6 +89,7 @@ def _t_rule(d, kinks):
     """Gauss-Legendre nodes and weights of the law of t on its effective support, split at
     the activation's kinks (``t = kink/sqrt(d)``)."""
     half = min(1.0, 16.0 / math.sqrt(d))
+    kinks = [float(k) for k in kinks]
     cuts = sorted({-half, half, *[k / math.sqrt(d) for k in kinks if abs(k) < half * math.sqrt(d)]})
     x, w = np.polynomial.legendre.leggauss(_NODES)
     ts, ws = [], []

@@ -1,0 +1,74 @@
+"""The dimension-free deterministic equivalent against simulations and srfsym's proportional
+fixed point (docs/theory.md (o.5)); prints three tables.
+
+1. linear random features, Gaussian design, Lam_k = k^-1.5 (M = 2000 features in the data),
+   theta_k = k^-(1.5 r + 1/2), r = 0.4, noise 0.05: exact excess risk per draw, 10 seeds;
+2. tanh features on the sphere (d = 20, 30), target sin(<theta, x>), noise 0.1, n up to d^2.5;
+3. the proportional case n = alpha d, p = beta d: the equivalent on the exact Gegenbauer spectrum
+   against srfsym's r = 0 fixed point (plain random features) as d grows.
+
+Run: PYTHONPATH=. python benchmarks/dimension_free_study.py [--quick]
+"""
+import sys
+import time
+
+import numpy as np
+
+from srfsym.simulation.random_features import simulate_linear_features, simulate_sphere_features
+from srfsym.theory.dimension_free.equivalent import deterministic_equivalent
+from srfsym.theory.dimension_free.spectra import PowerLawSpectrum
+from srfsym.theory.dimension_free.sphere import sphere_spectrum
+from srfsym.theory.fixed_point import solve_srf
+
+QUICK = "--quick" in sys.argv
+
+
+def linear_table():
+    m, a, r, noise = 2000, 1.5, 0.4, 0.05
+    k = np.arange(1, m + 1.0)
+    lam_k, theta = k**-a, k ** -(a * r + 0.5)
+    spec = PowerLawSpectrum(a, r).eigen(m)
+    print(f"\n1. linear random features, M = {m}, a = {a}, r = {r}, noise {noise}")
+    print(f"{'n':>6} {'p':>6} {'lam':>8} {'simulation':>22} {'equivalent':>11} {'z':>6}")
+    pts = [(400, 200, 1e-2), (1000, 300, 1e-4), (300, 1200, 1.0), (800, 800, 1e-3),
+           (2000, 500, 0.1), (500, 2000, 1e-3)]
+    for n, p, lam in pts[:3] if QUICK else pts:
+        sim = simulate_linear_features(lam_k, theta, n, p, lam, noise, seeds=4 if QUICK else 10)
+        eq = float(deterministic_equivalent(spec, n, p, lam, noise).excess_risk)
+        z = (sim["excess_risk"] - eq) / sim["sem"]
+        print(f"{n:6d} {p:6d} {lam:8.0e} {sim['excess_risk']:12.5f} ± {sim['sem']:.5f} "
+              f"{eq:11.5f} {z:6.2f}")
+
+
+def sphere_table():
+    print("\n2. tanh features on the sphere, target sin(<theta, x>), noise 0.1, lam 0.1")
+    print(f"{'d':>4} {'n':>6} {'p':>6} {'simulation':>22} {'equivalent':>11} {'z':>6}")
+    pts = [(20, 400, 200), (20, 2000, 400), (20, 1789, 100), (30, 900, 2000), (30, 4929, 300)]
+    for d, n, p in pts[:2] if QUICK else pts:
+        sim = simulate_sphere_features(np.tanh, lambda x: np.sin(x[:, 0]), d, n, p, 0.1,
+                                       noise=0.1, seeds=3 if QUICK else 6, n_test=4000)
+        eq = float(deterministic_equivalent(sphere_spectrum("tanh", "sin", d, kmax=8), n, p,
+                                            0.1, 0.1).excess_risk)
+        z = (sim["excess_risk"] - eq) / sim["sem"]
+        print(f"{d:4d} {n:6d} {p:6d} {sim['excess_risk']:12.5f} ± {sim['sem']:.5f} {eq:11.5f} "
+              f"{z:6.2f}")
+
+
+def proportional_table():
+    alpha, beta, lam = 2.0, 1.5, 0.1
+    ref = solve_srf("tanh", "sin", 0.0, 1.0, 1.0, lam, alpha, beta).test_error
+    print(f"\n3. n = {alpha} d, p = {beta} d, lam = {lam}, tanh / sin: srfsym r = 0 fixed point "
+          f"{ref:.8f}")
+    print(f"{'d':>6} {'equivalent':>12} {'relative gap':>13} {'d x gap':>8}")
+    for d in (25, 50, 100, 200, 400, 800, 1600, 3200):
+        e = float(deterministic_equivalent(sphere_spectrum("tanh", "sin", d, kmax=8), alpha * d,
+                                           beta * d, lam).test_error)
+        print(f"{d:6d} {e:12.8f} {e / ref - 1:13.3e} {d * (e / ref - 1):8.3f}")
+
+
+if __name__ == "__main__":
+    t = time.time()
+    proportional_table()
+    linear_table()
+    sphere_table()
+    print(f"\n{time.time() - t:.0f} s")
