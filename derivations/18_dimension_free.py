@@ -39,11 +39,11 @@ def monotone_and_limits(step):
     nu1_prime = 1 - t2 / F.P            # d/dnu [nu (1 - T1/p)] = 1 - (T1 + nu T1')/p
     print_step(step, "d nu1/d nu2 = 1 - T2/p > 0 on T1 < p; dg/dnu2 = -T1' + lam nu1'/nu1^2 > 0",
                nu1_prime)
-    for name, expr in F.KERNEL.items():
+    for name, expr in F.kernel_limits().items():
         print_step(step, f"p -> oo: {name}", expr)
-    assert F.KERNEL["nu1"] == F.NU
-    assert is_zero(F.KERNEL["bias"] - F.NU**2 * F.SUMS["S_theta"] / (1 - t2 / F.N))
-    assert is_zero(F.KERNEL["variance"] - F.NOISE * t2 / (F.N - t2))
+    assert F.kernel_limits()["nu1"] == F.NU
+    assert is_zero(F.kernel_limits()["bias"] - F.NU**2 * F.SUMS["S_theta"] / (1 - t2 / F.N))
+    assert is_zero(F.kernel_limits()["variance"] - F.NOISE * t2 / (F.N - t2))
     ridgeless = F.UPSILON.subs(F.NU * (1 - t1 / F.P), 0).subs(t1, F.P)
     ups = sp.simplify(F.UPSILON.subs(t1, F.P))
     assert is_zero(ups - F.P / F.N)

@@ -10,15 +10,15 @@ target's energy in each eigenspace):
 The fixed point: ``nu1 = nu2 (1 - T1(nu2)/p)`` and ``n - T1(nu2) - lam/nu1 = 0`` (one equation in
 ``nu2``, increasing in ``nu2`` on the branch ``T1 < p``).
 
->>> KERNEL["variance"]             # p -> oo: kernel ridge regression
-T2*noise/(-T2 + n)
+>>> kernel_limits()["upsilon"]             # p -> oo: kernel ridge regression
+T2/n
 """
 from __future__ import annotations
 
 import sympy as sp
 
 __all__ = ["N", "P", "LAM", "NU", "NOISE", "SUMS", "SUMMANDS", "NU1", "NU1_FROM_RIDGE", "RESIDUAL", "UPSILON",
-           "CHI", "BIAS", "VARIANCE", "KERNEL", "lambdified", "EIG", "TH2"]
+           "CHI", "BIAS", "VARIANCE", "kernel_limits", "lambdified", "EIG", "TH2"]
 
 N, P, LAM, NU, NOISE = sp.symbols("n p lam nu2 noise", positive=True)
 EIG, TH2 = sp.symbols("Lam theta2", positive=True)
@@ -41,10 +41,21 @@ CHI = _T3 / (P - _T2)
 BIAS = NU**2 / (1 - UPSILON) * (_ST + CHI * _SLT)
 VARIANCE = NOISE * UPSILON / (1 - UPSILON)
 
-#: the p -> infinity limits (kernel ridge regression), taken by SymPy from the expressions above
-KERNEL = {name: sp.simplify(sp.limit(expr, P, sp.oo))
-          for name, expr in (("nu1", NU1), ("residual", RESIDUAL), ("upsilon", UPSILON),
-                             ("bias", BIAS), ("variance", VARIANCE))}
+
+
+def kernel_limits() -> dict:
+    """The ``p -> oo`` limits (kernel ridge regression), taken by SymPy from the expressions
+    above (once; cached).
+
+    >>> kernel_limits()["variance"]
+    T2*noise/(-T2 + n)
+    """
+    if "kernel" not in _CACHE:
+        _CACHE["kernel"] = {name: sp.simplify(sp.limit(expr, P, sp.oo))
+                            for name, expr in (("nu1", NU1), ("nu1_from_ridge", NU1_FROM_RIDGE),
+                                               ("residual", RESIDUAL), ("upsilon", UPSILON),
+                                               ("bias", BIAS), ("variance", VARIANCE))}
+    return _CACHE["kernel"]
 
 _ARGS = (N, P, LAM, NU, NOISE, *SUMS.values())
 _CACHE: dict = {}
@@ -64,7 +75,7 @@ def lambdified(name: str, module: str = "numpy", kernel: bool = False):
                  "variance": VARIANCE}
         if name not in exprs:
             raise ValueError(f"unknown expression {name!r}; one of {sorted(exprs)}")
-        expr = KERNEL[name] if kernel else exprs[name]
+        expr = kernel_limits()[name] if kernel else exprs[name]
         _CACHE[key] = sp.lambdify(_ARGS, expr, modules=[module], cse=True)
     return _CACHE[key]
 

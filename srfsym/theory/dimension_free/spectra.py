@@ -68,7 +68,8 @@ def _generated(name, module):
         e, j = EXPONENTS[name]
         tail, tail_v = TAIL.subs({_E: e, _J: j}), TAIL_V.subs({_E: e, _J: j})
         law = _LAWS[name]
-        d1, d3, d5 = (sp.diff(law, _K, m) for m in (1, 3, 5))
+        monomial = _K**(_A * j - e) * (1 + NU * _K**_A)**(-j)    # the same function, short
+        d1, d3, d5 = (sp.diff(monomial, _K, m) for m in (1, 3, 5))
         mods = [{"hyper": _hyp2f1_numpy}, "scipy", "numpy"] if module == "numpy" else \
             [{"hyper": _hyp2f1_mpmath}, "mpmath"]
         args = (_A, _B, NU, _X)
