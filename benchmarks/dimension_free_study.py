@@ -5,7 +5,9 @@ fixed point (docs/theory.md (o.5)); prints three tables.
    theta_k = k^-(1.5 r + 1/2), r = 0.4, noise 0.05: exact excess risk per draw, 10 seeds;
 2. tanh features on the sphere (d = 20, 30), target sin(<theta, x>), noise 0.1, n up to d^2.5;
 3. the proportional case n = alpha d, p = beta d: the equivalent on the exact Gegenbauer spectrum
-   against srfsym's r = 0 fixed point (plain random features) as d grows.
+   against srfsym's r = 0 fixed point (plain random features) as d grows;
+4. slopes: simulated excess risk of linear random features (M = 3000) against the finite-M
+   equivalent's slope and the symbolic exponent gamma (noiseless), p = n^q, lam = n^(1-l).
 
 Run: PYTHONPATH=. python benchmarks/dimension_free_study.py [--quick]
 """
@@ -66,9 +68,37 @@ def proportional_table():
         print(f"{d:6d} {e:12.8f} {e / ref - 1:13.3e} {d * (e / ref - 1):8.3f}")
 
 
+def slope_table():
+    import sympy as sp
+
+    from srfsym.theory.dimension_free.scaling import A, L, Q, R, gamma_expression
+    m = 3000
+    print(f"\n4. slopes, linear random features, M = {m}, noiseless, 4 seeds")
+    print(f"{'a':>4} {'r':>4} {'q':>4} {'l':>4} {'gamma':>7} {'sim slope':>10} {'eq slope':>9}  n")
+    for a, r, q, l, ns in ((2.0, 0.4, 1.0, 0.5, (200, 400, 800, 1600)),
+                           (2.0, 0.8, 0.5, 1.5, (400, 1600, 6400))):
+        k = np.arange(1, m + 1.0)
+        lam_k, theta = k**-a, k ** -(a * r + 0.5)
+        spec = PowerLawSpectrum(a, r).eigen(m)
+        sims, eqs = [], []
+        for n in ns[:2] if QUICK else ns:
+            p, lam = int(round(n**q)), n ** (1 - l)
+            sims.append(simulate_linear_features(lam_k, theta, n, p, lam, 0.0, seeds=4)
+                        ["excess_risk"])
+            eqs.append(float(deterministic_equivalent(spec, n, p, lam).excess_risk))
+        x = np.log(np.array(ns[:len(sims)], float))
+        gam = float(gamma_expression(False).subs({A: sp.nsimplify(a), R: sp.nsimplify(r),
+                                                  Q: sp.nsimplify(q), L: sp.nsimplify(l)}))
+        s_sim = -np.polyfit(x, np.log(sims), 1)[0]
+        s_eq = -np.polyfit(x, np.log(eqs), 1)[0]
+        print(f"{a:4.1f} {r:4.1f} {q:4.1f} {l:4.1f} {gam:7.3f} {s_sim:10.3f} {s_eq:9.3f}  "
+              f"{list(ns[:len(sims)])}")
+
+
 if __name__ == "__main__":
     t = time.time()
     proportional_table()
     linear_table()
     sphere_table()
+    slope_table()
     print(f"\n{time.time() - t:.0f} s")

@@ -2,16 +2,13 @@
 (o)): its limits against independent computations, its power-law sums against direct sums, its
 exponents against the numeric slopes, the sphere spectrum against its identities and srfsym's
 r = 0 fixed point, and simulations within their standard errors."""
-import math
-
 import mpmath
 import numpy as np
 import pytest
 import sympy as sp
 
 from srfsym.simulation.random_features import simulate_linear_features, simulate_sphere_features
-from srfsym.theory.dimension_free.equivalent import (deterministic_equivalent, equivalent_values,
-                                                     solve_nu)
+from srfsym.theory.dimension_free.equivalent import deterministic_equivalent, equivalent_values
 from srfsym.theory.dimension_free.scaling import A, L, Q, R, gamma_expression, optimum
 from srfsym.theory.dimension_free.spectra import EigenSpectrum, PowerLawSpectrum
 from srfsym.theory.dimension_free.sphere import (gegenbauer, harmonic_dimension,
