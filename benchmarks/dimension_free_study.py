@@ -76,7 +76,7 @@ def slope_table():
     print(f"\n4. slopes, linear random features, M = {m}, noiseless, 4 seeds")
     print(f"{'a':>4} {'r':>4} {'q':>4} {'l':>4} {'gamma':>7} {'sim slope':>10} {'eq slope':>9}  n")
     for a, r, q, l, ns in ((2.0, 0.4, 1.0, 0.5, (200, 400, 800, 1600)),
-                           (2.0, 0.8, 0.5, 1.5, (400, 1600, 6400))):
+                           (2.0, 0.8, 0.75, 2.0, (400, 1600, 6400))):
         k = np.arange(1, m + 1.0)
         lam_k, theta = k**-a, k ** -(a * r + 0.5)
         spec = PowerLawSpectrum(a, r).eigen(m)
@@ -91,7 +91,7 @@ def slope_table():
                                                   Q: sp.nsimplify(q), L: sp.nsimplify(l)}))
         s_sim = -np.polyfit(x, np.log(sims), 1)[0]
         s_eq = -np.polyfit(x, np.log(eqs), 1)[0]
-        print(f"{a:4.1f} {r:4.1f} {q:4.1f} {l:4.1f} {gam:7.3f} {s_sim:10.3f} {s_eq:9.3f}  "
+        print(f"{a:4.1f} {r:4.1f} {q:4.2f} {l:4.1f} {gam:7.3f} {s_sim:10.3f} {s_eq:9.3f}  "
               f"{list(ns[:len(sims)])}")
 
 
