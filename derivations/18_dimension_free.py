@@ -61,6 +61,10 @@ def monotone_and_limits(step):
     assert float(deterministic_equivalent(spec, 200, 80, 0.1, noise=0.0).variance) == 0.0
 
 
+def _hyp2f1(upper, lower, z):
+    return mpmath.hyp2f1(upper[0], upper[1], lower[0], z)
+
+
 def tails(step):
     print_step(step, "tail int_X^oo k^-e (k^-a + nu)^-j dk, u0 form", TAIL)
     print_step(step, "the same, v0 = 1 - u0 form", TAIL_V)
@@ -71,8 +75,7 @@ def tails(step):
             ref = mpmath.quad(lambda k: k**-e * (k**-a + nu)**-j, [x, 10 * x, mpmath.inf])
             for form in (TAIL, TAIL_V):
                 f = sp.lambdify((_A, _E, _J, F.NU, _X), form,
-                                modules=[{"hyper": lambda u, l, z: mpmath.hyp2f1(u[0], u[1], l[0], z)},
-                                         "mpmath"])
+                                modules=[{"hyper": _hyp2f1}, "mpmath"])
                 val = f(a, e, j, nu, x)
                 assert abs(val / ref - 1) < mpmath.mpf(10)**-25, (a, e, j, nu, x)
             print(f"    a={mpmath.nstr(a, 3)} e={mpmath.nstr(e, 3)} j={j} nu={mpmath.nstr(nu, 3)}: "

@@ -101,7 +101,8 @@ def _text(rows):
             out(f"  gamma(l, q) = {row['rate_exponent']}")
             out(f"  kernel rate {row['decimal']['kernel_rate']}; reached from q = "
                 f"{row['decimal']['q_min']} (with l = {row['l_at_q_min']:.6g}); best "
-                f"{row['decimal']['best_rate']} at l = {row['best_l']:.6g}, q = {row['best_q']:.6g}")
+                f"{row['decimal']['best_rate']} at l = {row['best_l']:.6g}, "
+                f"q = {row['best_q']:.6g}")
             out("  regions (which balance sets nu2; which term dominates):")
         elif row.get("kind_of_row") == "region":
             out(f"    {row['regime']:9s} {row['dominant']:13s} gamma = {row['rate_exponent']:18s}"

@@ -1,10 +1,11 @@
 r"""Simulations of random-feature ridge regression beyond the proportional regime, the ground
 truth of the dimension-free deterministic equivalent (docs/theory.md (o)).
 
-* :func:`simulate_linear_features` -- linear random features with a Gaussian design: ``x = Lam^(1/2) z``
-  in ``R^M``, ``phi_j(x) = <f_j, x>`` with ``f_j ~ N(0, I_M)`` (kernel ``<x, x'>``, eigenvalues
+* :func:`simulate_linear_features` -- linear random features with a Gaussian design:
+  ``x = Lam^(1/2) z`` in ``R^M``, ``phi_j(x) = <f_j, x>`` with ``f_j ~ N(0, I_M)`` (kernel ``<x, x'>``, eigenvalues
   ``Lam``), labels ``y = sum_k theta_k x_k/sqrt(Lam_k) + noise``; the excess risk of each draw is
-  exact: ``sum_k Lam_k (beta_k - w_k)^2`` with ``beta = F a/sqrt(p)``, ``w_k = theta_k/sqrt(Lam_k)``.
+  exact: ``sum_k Lam_k (beta_k - w_k)^2`` with ``beta = F a/sqrt(p)``,
+  ``w_k = theta_k/sqrt(Lam_k)``.
 * :func:`simulate_sphere_features` -- ``phi_j(x) = sigma(<w_j, x>)``, ``w_j`` uniform on the unit
   sphere, ``x`` uniform on the sphere of radius ``sqrt(d)``; the excess risk ``E(f - f_star)^2`` on
   ``n_test`` fresh points.

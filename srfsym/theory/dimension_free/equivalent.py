@@ -36,7 +36,8 @@ def _check_inputs(n, p, lam, noise):
     n, p, lam = np.broadcast_arrays(np.asarray(n, float), np.asarray(p, float),
                                     np.asarray(lam, float))
     if np.any(~np.isfinite(n)) or np.any(n <= 0):
-        raise ValueError(f"n (samples) must be finite and > 0, got {n[~(np.isfinite(n) & (n > 0))][:3]}")
+        bad = n[~(np.isfinite(n) & (n > 0))][:3]
+        raise ValueError(f"n (samples) must be finite and > 0, got {bad}")
     if np.any(~(p > 0)):
         raise ValueError(f"p (features) must be > 0 (inf: the kernel limit), got {p[~(p > 0)][:3]}")
     if np.any(~np.isfinite(lam)) or np.any(lam < 0):
@@ -64,7 +65,8 @@ def solve_nu(spec, n, p, lam, rtol: float = 1e-14):
     """``nu2`` on a grid (arrays broadcast), by bisection on ``log nu2``.
 
     >>> from srfsym.theory.dimension_free.spectra import EigenSpectrum
-    >>> round(float(solve_nu(EigenSpectrum([1.0], [1.0]), 3.0, np.inf, 2.5)), 12)  # 2.5 = nu (3 - 1/(1+nu))
+    >>> # one eigenvalue 1, kernel limit: 2.5 = nu (3 - 1/(1 + nu)) at nu = 1
+    >>> round(float(solve_nu(EigenSpectrum([1.0], [1.0]), 3.0, np.inf, 2.5)), 12)
     1.0
     """
     n, p, lam = _check_inputs(n, p, lam, 0.0)

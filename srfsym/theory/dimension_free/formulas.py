@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-__all__ = ["N", "P", "LAM", "NU", "NOISE", "SUMS", "SUMMANDS", "NU1", "NU1_FROM_RIDGE", "RESIDUAL", "UPSILON",
+__all__ = ["N", "P", "LAM", "NU", "NOISE", "SUMS", "SUMMANDS", "NU1", "NU1_FROM_RIDGE",
+           "RESIDUAL", "UPSILON",
            "CHI", "BIAS", "VARIANCE", "kernel_limits", "lambdified", "EIG", "TH2"]
 
 N, P, LAM, NU, NOISE = sp.symbols("n p lam nu2 noise", positive=True)
@@ -71,7 +72,8 @@ def lambdified(name: str, module: str = "numpy", kernel: bool = False):
     """
     key = (name, module, kernel)
     if key not in _CACHE:
-        exprs = {"nu1": NU1, "nu1_from_ridge": NU1_FROM_RIDGE, "residual": RESIDUAL, "upsilon": UPSILON, "bias": BIAS,
+        exprs = {"nu1": NU1, "nu1_from_ridge": NU1_FROM_RIDGE, "residual": RESIDUAL,
+                 "upsilon": UPSILON, "bias": BIAS,
                  "variance": VARIANCE}
         if name not in exprs:
             raise ValueError(f"unknown expression {name!r}; one of {sorted(exprs)}")

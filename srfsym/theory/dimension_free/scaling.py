@@ -133,7 +133,7 @@ def term_rates() -> dict:
     rates = {}
     for name, expr in terms.items():
         rate = -_order(expr, table)
-        if name == "variance":                   # x/a <= q in every regime: Max(2x/a, x/a + q) = x/a + q
+        if name == "variance":       # x/a <= q in every regime: Max(2x/a, x/a + q) = x/a + q
             rate = sp.simplify(rate.subs(sp.Max(2 * X / A, X / A + Q), X / A + Q))
         rates[name] = sp.simplify(rate)
     return rates

@@ -14,7 +14,7 @@ r"""Kernel spectra for the deterministic equivalent: the five spectral sums of
   fall like ``X^-2m``, below it like ``k_*^-2m``).
 
 >>> s = PowerLawSpectrum(a=2.0, r=0.5, head=200)
->>> sums, err = s.sums(np.array([1e-4]))          # T1 = sum 1/(1 + 1e-4 k^2) = (pi/nu^0.5 coth(pi/nu^0.5) - 1)/2
+>>> sums, err = s.sums(np.array([1e-4]))   # T1 = sum 1/(1 + nu k^2), closed form below
 >>> nu = 1e-4; exact = (np.pi / nu**0.5 / np.tanh(np.pi / nu**0.5) - 1) / 2
 >>> bool(abs(sums["T1"][0] - exact) < 1e-12 * exact), bool(err["T1"][0] < 1e-12)
 (True, True)
@@ -239,7 +239,8 @@ class EigenSpectrum:
                 f = summand(name, "mpmath")
                 out[name] = mpmath.fsum(mpmath.mpf(float(wk)) * f(mpmath.mpf(float(lk)),
                                                                   mpmath.mpf(float(tk)), nu)
-                                        for wk, lk, tk in zip(np.broadcast_to(w, self.eigenvalues.shape),
+                                        for wk, lk, tk in zip(np.broadcast_to(
+                                            w, self.eigenvalues.shape),
                                                               self.eigenvalues, self.target2))
             else:
                 nu_ = np.asarray(nu, dtype=float)

@@ -16,7 +16,8 @@ trace; source: the Funk--Hecke formula, e.g. Ghorbani, Mei, Misiakiewicz, Montan
 ``N_k xi_k^2 -> mu_k^2/k!`` with ``mu_k = E[sigma(z) He_k(z)]``: the leading-order spectrum
 ``Lam_k ~ mu_k^2/(k! N_k) ~ mu_k^2/d^k`` (:func:`hermite_block_weights`, srfsym's Hermite engine).
 
-A target ``sigma_star(<theta, x>)`` (``|theta| = 1``) has energy ``N_k xi_k(sigma_star)^2`` in degree ``k``.
+A target ``sigma_star(<theta, x>)`` (``|theta| = 1``) has energy ``N_k xi_k(sigma_star)^2`` in
+degree ``k``.
 
 >>> c = sphere_coefficients("tanh", d=30, kmax=5)
 >>> bool(abs(c.block_weights.sum() - c.second_moment) < 2e-3)     # most energy in k <= 5
