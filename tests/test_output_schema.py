@@ -105,6 +105,8 @@ COMMANDS = {
                           "--label-rule", "bernoulli", *SMALL_SIM],
     "spectrum": ["spectrum", *PAIR, "--z", "0.6+0.1j", "1+0.1j", "--simulate", "--d", "60",
                  "--seeds", "2"],
+    "scaling": ["scaling", "--student", "tanh", "--teacher", "sin", "--d", "12", "--n", "100",
+                "--p", "50", "inf", "--lam", "0.1"],
 }
 
 

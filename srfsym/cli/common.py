@@ -204,6 +204,9 @@ EXAMPLES = {
                 "--z 0.6+0.1j 1+0.1j\n"
                 "srfsym spectrum --student tanh --teacher sin --alpha0 20 --eta 8 --simulate "
                 "--d 300 --seeds 2 --plot spec.svg",
+    "scaling": "srfsym scaling --a 2 --r 0.75                      # exponent, regions, optimum\n"
+               "srfsym scaling --a 1.5 --r 0.4 --n 1e3 1e4 --p 300 --lam 0.1 --noise 0.05\n"
+               "srfsym scaling --student tanh --teacher sin --d 30 --n 900 --p 300 inf --lam 0.1",
     "simulate": "srfsym simulate --student tanh --teacher sin --alpha0 20 --eta 3 --lam 0.1 "
                 "--alpha 1 --d 400 --seeds 2 --csv",
     "regen-reference": "srfsym regen-reference --quick --out /tmp/reference",
