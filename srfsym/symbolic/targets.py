@@ -40,7 +40,8 @@ from .activations import X, parse_expression
 from .expressions import ActivationError, lambdify_numpy
 from .multi_expectation import MAX_INDEX, MULTI_Z, multi_expectation
 
-__all__ = ["MultiIndexTarget", "multi_index_target", "is_multi_index", "MULTI_Z", "MAX_INDEX"]
+__all__ = ["MultiIndexTarget", "multi_index_target", "is_multi_index", "teacher_object",
+           "MULTI_Z", "MAX_INDEX"]
 
 _VARIABLE = re.compile(r"^z([1-9][0-9]*)$")
 
@@ -64,6 +65,21 @@ def is_multi_index(text) -> bool:
     (True, False, False)
     """
     return isinstance(text, str) and bool(_named_indices(text))
+
+
+class _TargetEvaluator:
+    """``Z (n, k) -> g(Z)``, marked with ``columns = k``."""
+
+    def __init__(self, name, k, f):
+        self.name, self.columns, self._f = name, k, f
+
+    def __call__(self, Z):
+        Z = np.asarray(Z, dtype=float)
+        if Z.ndim != 2 or Z.shape[1] != self.columns:
+            raise ValueError(f"target {self.name!r} takes an array of shape (n, {self.columns}),"
+                             f" got shape {Z.shape}")
+        out = np.asarray(self._f(*Z.T), dtype=float)
+        return np.broadcast_to(out, (Z.shape[0],)).copy()
 
 
 @dataclass(frozen=True)
@@ -97,21 +113,14 @@ class MultiIndexTarget:
         return MULTI_Z[:self.k]
 
     @cached_property
-    def _numpy(self):
-        return lambdify_numpy(self.variables, self.expr)
-
-    def numpy(self, Z):
-        """``g`` at the rows of ``Z`` (shape (n, k)): an array of n labels.
+    def numpy(self):
+        """``g`` at the rows of ``Z`` (shape (n, k)): an array of n labels (a callable with the
+        attribute ``columns = k``: the network takes the first k coordinates of x).
 
         >>> multi_index_target("z1*z2", k=3).numpy(np.ones((2, 3)))
         array([1., 1.])
         """
-        Z = np.asarray(Z, dtype=float)
-        if Z.ndim != 2 or Z.shape[1] != self.k:
-            raise ValueError(f"target {self.name!r} takes an array of shape (n, {self.k}), "
-                             f"got shape {Z.shape}")
-        out = np.asarray(self._numpy(*Z.T), dtype=float)
-        return np.broadcast_to(out, (Z.shape[0],)).copy()
+        return _TargetEvaluator(self.name, self.k, lambdify_numpy(self.variables, self.expr))
 
     @cached_property
     def mean(self) -> Value:
@@ -150,6 +159,19 @@ def _target(text: str, k) -> MultiIndexTarget:
         k = 1 if k is None else k
         expr = parse_expression(text, {"x": X}, what="target").subs(X, MULTI_Z[0])
     return MultiIndexTarget(text, expr, k)
+
+
+def teacher_object(spec):
+    """The teacher of a solver or simulation: a :class:`MultiIndexTarget` for text in
+    ``z1..zk`` (or the object), else the single-index :class:`~srfsym.symbolic.activations.Activation`.
+
+    >>> type(teacher_object("z1*z2")).__name__, type(teacher_object("sin")).__name__
+    ('MultiIndexTarget', 'Activation')
+    """
+    if isinstance(spec, MultiIndexTarget) or is_multi_index(spec):
+        return multi_index_target(spec)
+    from .activations import activation
+    return activation(spec)
 
 
 def multi_index_target(spec, k: int | None = None) -> MultiIndexTarget:
