@@ -110,6 +110,9 @@ def _numeric_term(term, zs, name):
 def _term_value(term, zs, name):
     if _odd_in(term, zs) is not None:
         return Value(name, "exact", expr=sp.S.Zero, how="parity")
+    used = [z for z in zs if z in term.free_symbols]
+    if len(used) > 1 and _is_zero(term.subs({z: -z for z in used}, simultaneous=True) + term):
+        return Value(name, "exact", expr=sp.S.Zero, how="parity: odd under z -> -z")
     split = _separate(term, zs)
     if split is None:
         return _numeric_term(term, [z for z in zs if z in term.free_symbols], name)
