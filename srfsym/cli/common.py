@@ -363,6 +363,9 @@ def warn_if_isotropic_is_off(args):
     """With the isotropic bulk, warn when the step's own bulk departs from it (docs/theory.md (g.4))."""
     if getattr(args, "bulk", "isotropic") != "isotropic" or not args.alpha0 or not args.eta:
         return
+    from ..theory.fixed_point import multi_index_teacher
+    if multi_index_teacher(args.teacher):     # multi-index hook (issue 28): no step-bulk check
+        return
     voc = vocabulary_arg(args) if hasattr(args, "vocabulary") else None
     if voc is not None and len({abs(w) for w in voc.letters}) > 1:  # letter j: the step at |w_j| eta
         from ..theory.spectral.exact_bulk_groups import vocabulary_bulk_warning

@@ -39,7 +39,8 @@ from ..symbolic.targets import multi_index_target
 from .mapping import (ALPHA0, CHECKMU1_SQ, ETA, MU0, MU0_STAR, MU1, MU1_STAR, MU2_STAR, MU_HE2,
                       _as_number, mapping_expressions)
 
-__all__ = ["MultiIndexMapping", "multi_index_mapping", "multi_index_mapping_expressions", "C1"]
+__all__ = ["MultiIndexMapping", "multi_index_mapping", "multi_index_mapping_expressions",
+           "no_step_mapping", "C1"]
 
 #: Symbols of the first-order vector c1 = (c1_1, ..., c1_4).
 C1 = sp.symbols("c1_1:5", real=True)
@@ -80,6 +81,14 @@ class MultiIndexMapping:
 
     spike_strength = property(lambda self: float(self.spike_strength_value))
     bulk_variance = property(lambda self: float(self.bulk_variance_value))
+
+    r = spike_strength
+    c = bulk_variance
+    teacher = property(lambda self: self.target)
+
+    @property
+    def gamma(self) -> float:
+        return self.alignment
 
     @property
     def alignment(self) -> float:
@@ -158,3 +167,17 @@ def _mapping(st, tg, eta_n, alpha0_n, mu0_correction):
                              value("spike_strength", exprs["spike_strength"]),
                              value("bulk_variance", exprs["bulk_variance"]), gam,
                              constants=names, notes=tuple(notes))
+
+
+def no_step_mapping(student, target) -> MultiIndexMapping:
+    """No step (``alpha0 = 0`` or ``eta = 0``): r = 0, c = 1, gamma = 0 (plain random features).
+
+    >>> no_step_mapping("tanh", "z1*z2").c
+    1.0
+    """
+    tg = multi_index_target(target)
+    zero = lambda name: Value(name, "exact", expr=sp.S.Zero, how="no step (plain RF)")  # noqa: E731
+    return MultiIndexMapping(activation(student), tg, 0.0, 0.0, zero("spike_strength"),
+                             Value("bulk_variance", "exact", expr=sp.S.One, how="no step"),
+                             tuple(zero(f"alignment_{j + 1}") for j in range(tg.k)),
+                             notes=("alpha0 = 0 or eta = 0: no step, W1 = W0",))

@@ -36,7 +36,8 @@ from .channels.kappa_quadrature import channel_data
 from .square_solve import _solve_at, _validate, _validate_solver, make_spectrum
 from .state import ConvergenceError
 
-__all__ = ["solve_multi_index_srf", "solve_multi_index", "MULTI_INDEX_NODES"]
+__all__ = ["solve_multi_index_srf", "solve_multi_index", "solve_multi_index_checked",
+           "MULTI_INDEX_NODES"]
 
 #: kappa nodes of the multi-index channel.
 MULTI_INDEX_NODES = 120
@@ -89,6 +90,7 @@ def solve_multi_index_srf(student, target, r, c, gamma, lam, alpha, beta=1.0, sp
     if unorm > 0 and moved > 1e3 * tol:
         raise ConvergenceError(f"multi-index solve: the learned direction moved by {moved:.2e} "
                                "between the two solves (V1, V2 should not depend on the labels)")
+    res.spectrum = spectrum if isinstance(spectrum, str) else type(spectrum).__name__
     res.alignment_vector = tuple(float(x) for x in g)
     res.learned_direction = tuple(float(x) for x in e)
     res.teacher_quadrature_error = qerr
@@ -117,3 +119,54 @@ def solve_multi_index(student, target, alpha0, eta, lam, alpha, beta=1.0, spectr
         m = multi_index_mapping(student, tg, eta, alpha0, mu0_correction=mu0_correction)
         r, c, g = m.spike_strength, m.bulk_variance, tuple(float(x) for x in m.alignment_vector)
     return solve_multi_index_srf(student, tg, r, c, g, lam, alpha, beta, spectrum, **kwargs)
+
+
+#: keyword arguments of ``solve`` and the values the multi-index path takes.
+_PLAIN = {"vocabulary": (None,), "loss": ("square",), "noise": (0, 0.0), "bias": (False,),
+          "label_rule": ("teacher",), "dps": (None,), "bulk": (None, "isotropic"),
+          "method": ("structured",)}
+
+
+def solve_multi_index_checked(student, target, alpha0, eta, lam, alpha, beta=1.0, spectrum="mp",
+                              *, mu0_correction=True, **kwargs):
+    """:func:`solve_multi_index` behind ``srfsym.theory.fixed_point.solve``: refuses, naming
+    why, the options the multi-index theory does not cover yet, and attaches the mapping.
+
+    >>> solve_multi_index_checked("tanh", "z1*z2", 2, 1, 0.1, 1.0, loss="logistic")
+    Traceback (most recent call last):
+    ...
+    ValueError: multi-index target 'z1*z2': loss = 'logistic' is not implemented (the multi-index theory of docs/theory.md (n) covers the ridge readout (square loss, no label noise or bias), the uniform readout, the isotropic bulk, double precision)
+    """
+    for key, allowed in _PLAIN.items():
+        value = kwargs.pop(key, allowed[0])
+        if isinstance(value, str):
+            value = value.strip()
+        if not any(value is a or (value == a and type(value) is type(a)) for a in allowed) \
+                and not (key == "vocabulary" and _uniform(value)):
+            raise ValueError(
+                f"multi-index target {getattr(target, 'name', target)!r}: {key} = {value!r} is "
+                "not implemented (the multi-index theory of docs/theory.md (n) covers the ridge "
+                "readout (square loss, no label noise or bias), the uniform readout, the "
+                "isotropic bulk, double precision)")
+    if kwargs.get("nodes") == "auto":
+        kwargs.pop("nodes")
+    kwargs.pop("start", None)
+    res = solve_multi_index(student, target, alpha0, eta, lam, alpha, beta, spectrum,
+                            mu0_correction=mu0_correction, **kwargs)
+    tg = multi_index_target(target)
+    if float(alpha0) != 0 and float(eta) != 0:
+        res.mapping = multi_index_mapping(student, tg, eta, alpha0,
+                                          mu0_correction=mu0_correction)
+        res.notes.extend(res.mapping.notes)
+    else:
+        from ..step.multi_index import no_step_mapping
+        res.mapping = no_step_mapping(student, tg)
+    return res
+
+
+def _uniform(value):
+    from ..step.vocabulary import vocabulary as make_vocabulary
+    try:
+        return make_vocabulary(value).is_uniform
+    except (ValueError, TypeError):
+        return False
