@@ -156,8 +156,9 @@ def _target(text: str, k) -> MultiIndexTarget:
         names = {f"z{j + 1}": MULTI_Z[j] for j in range(k)}
         expr = parse_expression(text, names, what="target")
     else:
+        from .activations import activation     # a registry name or an expression in x
         k = 1 if k is None else k
-        expr = parse_expression(text, {"x": X}, what="target").subs(X, MULTI_Z[0])
+        expr = activation(text).expr.subs(X, MULTI_Z[0])
     return MultiIndexTarget(text, expr, k)
 
 
@@ -178,8 +179,8 @@ def multi_index_target(spec, k: int | None = None) -> MultiIndexTarget:
     """A :class:`MultiIndexTarget` from text in ``z1..zk`` (or ``x``, read as ``z1``), or the
     object itself.  ``k`` (optional) adds directions the expression does not use.
 
-    >>> multi_index_target("tanh(x)").expr
-    tanh(z1)
+    >>> multi_index_target("tanh(x)").expr, multi_index_target("relu").expr
+    (tanh(z1), Max(0, z1))
     >>> multi_index_target("z5")
     Traceback (most recent call last):
     ...
