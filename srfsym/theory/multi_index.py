@@ -19,7 +19,7 @@ the second solve leaves (V1, V2) and e unchanged.
 
 >>> res = solve_multi_index("tanh", "z1 + z1*z2", alpha0=4, eta=2, lam=0.1, alpha=2)
 >>> round(res.test_error, 4)
-0.9577
+1.4715
 >>> res.alignment_vector[1]
 0.0
 """
