@@ -18,8 +18,8 @@ The expressions are those of :func:`srfsym.step.mapping.mapping_expressions` wit
 ``mu1_star`` replaced by ``sqrt(c1_1^2 + ... + c1_k^2)`` (one formula, substituted, never re-typed).
 
 >>> m = multi_index_mapping("tanh", "z1 + z1*z2", eta=2, alpha0=4)
->>> [round(float(g), 6) for g in m.alignment_vector]
-[0.816497, 0.0]
+>>> tuple(round(float(g), 6) for g in m.alignment_vector)
+(0.816497, 0.0)
 >>> m.alignment_vector[0].expr
 sqrt(6)/3
 >>> round(m.spike_strength, 6) == round(2 * float(m.constants["mu1"]) * (1.5) ** 0.5, 6)
@@ -50,8 +50,8 @@ def multi_index_mapping_expressions(k: int, mu0_correction: bool = True) -> dict
     """r, c and the alignment vector as SymPy expressions in the student constants, ``eta``,
     ``alpha0``, ``mu0_star = E g``, ``mu2_star = E g^2`` and ``c1_1..c1_k``.
 
-    >>> e = multi_index_mapping_expressions(2)
-    >>> e["alignment_vector"][1]
+    >>> gamma = multi_index_mapping_expressions(2)["alignment_vector"]
+    >>> gamma[1]
     c1_2/sqrt(c1_1**2 + c1_2**2 + (mu0**2 - 2*mu0*mu0_star + mu2_star)/alpha0)
     """
     base = mapping_expressions(mu0_correction)

@@ -139,8 +139,8 @@ def second_step_signal(student, target, eta, alpha0, nodes: int = 120) -> dict:
     zero when the student cannot reach one).
 
     >>> sig = second_step_signal("relu", "z1 + z1*z2", eta=2, alpha0=4)
-    >>> [round(x, 6) for x in sig["new_direction"]]
-    [0.0, 1.0]
+    >>> tuple(round(x, 6) for x in sig["new_direction"])
+    (0.0, 1.0)
     >>> second_step_signal("tanh", "z1 + z1*z2", eta=2, alpha0=4)["new_norm"] < 1e-12
     True
     """

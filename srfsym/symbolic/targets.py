@@ -15,8 +15,8 @@ first-order vector ``c1 = E[g(z) z]`` (the Hermite coefficients of degree one).
 >>> t = multi_index_target("z1 + z1*z2")
 >>> t.k, t.expr
 (2, z1*z2 + z1)
->>> [v.expr for v in t.first_order]
-[1, 0]
+>>> tuple(v.expr for v in t.first_order)
+(1, 0)
 >>> t.second_moment.expr
 2
 >>> import numpy as np
