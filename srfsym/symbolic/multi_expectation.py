@@ -28,7 +28,7 @@ import sympy as sp
 
 from ..core.budget import LimitReached, limited
 from ..core.values import Value
-from .activations import X, _is_zero
+from .activations import X
 from .expressions import lambdify_numpy
 from .gaussian import gaussian_expectation
 from .hermite import _at_standard, _combine
@@ -71,10 +71,32 @@ def _expand(expr, seconds=5.0):
         return expr
 
 
+#: Probe points of the numeric zero test (several variables).
+_PROBES = ((0.37, -1.13, 0.71, 2.03), (-0.52, 0.29, -1.61, 0.44), (1.27, 0.83, 0.19, -0.97),
+           (-1.9, -0.41, 1.33, 0.58), (0.05, 1.71, -0.66, -1.42))
+
+
+def _vanishes(expr, zs) -> bool:
+    """True when ``expr`` (in the variables ``zs``) is identically zero: by expansion, else
+    at 30 digits on five probe points (the test of activations' parity, in several variables)."""
+    expanded = sp.expand(expr)
+    if expanded == 0:
+        return True
+    if expanded.is_polynomial(*zs):
+        return False
+    import mpmath
+    with mpmath.workdps(40):
+        for point in _PROBES:
+            v = sp.N(expr.subs(dict(zip(zs, point))), 40)
+            if not v.is_number or abs(complex(v)) > 1e-30:
+                return False
+    return True
+
+
 def _odd_in(term, zs):
     """A variable in which ``term`` is odd (then E term = 0), or None."""
     for z in zs:
-        if z in term.free_symbols and _is_zero(term.subs(z, -z) + term):
+        if z in term.free_symbols and _vanishes(term.subs(z, -z) + term, zs):
             return z
     return None
 
@@ -111,7 +133,8 @@ def _term_value(term, zs, name):
     if _odd_in(term, zs) is not None:
         return Value(name, "exact", expr=sp.S.Zero, how="parity")
     used = [z for z in zs if z in term.free_symbols]
-    if len(used) > 1 and _is_zero(term.subs({z: -z for z in used}, simultaneous=True) + term):
+    if len(used) > 1 and _vanishes(term.subs({z: -z for z in used}, simultaneous=True) + term,
+                                   zs):
         return Value(name, "exact", expr=sp.S.Zero, how="parity: odd under z -> -z")
     split = _separate(term, zs)
     if split is None:
