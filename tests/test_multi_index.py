@@ -115,3 +115,17 @@ def test_network_within_its_error_bar():
         se = e.std(ddof=1) / np.sqrt(len(e))
         assert abs(e.mean() - th) < 3 * se + 0.01 * th, (a, e.mean(), se, th)
         assert kernel - th > 5 * se           # the step helps, beyond the error bar
+
+
+def test_paths_without_the_multi_index_theory_refuse_naming_why():
+    from srfsym.simulation.simulate import simulate
+    from srfsym.theory.fixed_point import learning_curve
+    with pytest.raises(ValueError, match="scalar gamma"):
+        solve_srf("tanh", "z1*z2", 1.0, 1.0, 0.5, LAM, 1.0)
+    with pytest.raises(ValueError, match="learning_curve: the multi-index target"):
+        learning_curve("tanh", "z1*z2", 2, 1, LAM, [1.0])
+    with pytest.raises(ValueError, match="model='network'"):
+        simulate("tanh", "z1*z2", 2, 1, LAM, [1.0], d=50, seeds=2, model="srf")
+    with pytest.raises(ValueError, match="plain ridge only"):
+        simulate("tanh", "z1*z2", 2, 1, LAM, [1.0], d=50, seeds=2, loss="logistic",
+                 label_rule="bernoulli")

@@ -99,6 +99,11 @@ def solve_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp"
     >>> res.state.theta == 0.0 and res.test_error > 0
     True
     """
+    if multi_index_teacher(teacher):     # multi-index hook (issue 28)
+        raise ValueError(f"solve_srf takes a single-index teacher and a scalar gamma; for the "
+                         f"multi-index target {getattr(teacher, 'name', teacher)!r} use "
+                         "srfsym.theory.multi_index.solve_multi_index_srf (an alignment vector) "
+                         "or solve (docs/theory.md (n))")
     if (not (isinstance(loss, str) and loss.strip() == "square") or noise != 0 or bias
             or label_rule != "teacher"):
         from .convex_fixed_point import solve_convex_srf
