@@ -206,6 +206,8 @@ EXAMPLES = {
                 "--d 300 --seeds 2 --plot spec.svg",
     "simulate": "srfsym simulate --student tanh --teacher sin --alpha0 20 --eta 3 --lam 0.1 "
                 "--alpha 1 --d 400 --seeds 2 --csv",
+    "target": 'srfsym target "z1 + z1*z2" --student tanh --student relu\n'
+              'srfsym target "tanh(z1 + z2/2) + sin(z2)/2" --order 4 --json',
     "regen-reference": "srfsym regen-reference --quick --out /tmp/reference",
     "sweep": "srfsym sweep grid.toml --out results.csv --workers 2 --plot results.png\n"
              "srfsym sweep grid.toml --out results.csv --scheduler tcp://127.0.0.1:8786",

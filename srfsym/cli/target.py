@@ -70,9 +70,10 @@ def register(sub):
     p.add_argument("expr", help='the target, an expression in z1..z4, e.g. "z1 + z1*z2"')
     p.add_argument("--order", type=int, default=3, help="highest tensor degree (default 3)")
     p.add_argument("--student", action="append", default=None,
-                   help="a student activation for the second-step signal (repeatable)")
-    p.add_argument("--eta", type=float, default=2.0, help="learning rate of the first step")
-    p.add_argument("--alpha0", type=float, default=4.0, help="first-step samples per dimension")
-    p.add_argument("--dps", type=int, default=20, help="digits of the printed tensors")
+                   help="a student activation for the second-step signal (repeatable; default: "
+                        "none)")
+    p.add_argument("--eta", type=float, default=2.0, help="learning rate of the first step (default 2)")
+    p.add_argument("--alpha0", type=float, default=4.0, help="first-step samples per dimension (default 4)")
+    p.add_argument("--dps", type=int, default=20, help="digits of the printed tensors (default 20)")
     add_output(p)
     p.set_defaults(func=cmd_target)
