@@ -107,6 +107,11 @@ COMMANDS = {
                  "--seeds", "2"],
     "scaling": ["scaling", "--student", "tanh", "--teacher", "sin", "--d", "12", "--n", "100",
                 "--p", "50", "inf", "--lam", "0.1"],
+    "error-multi-index": ["error", "--student", "tanh", "--teacher", "z1 + z1*z2", "--alpha0",
+                          "4", "--eta", "2", "--lam", "0.1", "--alpha", "1"],
+    "simulate-multi-index": ["simulate", "--student", "tanh", "--teacher", "z1 + z1*z2",
+                             "--alpha0", "4", "--eta", "2", "--lam", "0.1", "--alpha", "1",
+                             *SMALL_SIM],
 }
 
 
@@ -215,3 +220,16 @@ def test_activation_and_coefficients_use_the_schema(argv, capsys, validator):
         assert row["mu0"] == pytest.approx(float(ref), rel=1e-14) and row["kappa"] == 0.7
     header = run(capsys, *argv, "--csv").splitlines()[0].split(",")
     assert header[:len(ACTIVATION_COLUMNS)] == list(ACTIVATION_COLUMNS)
+
+
+def test_target_uses_the_schema(capsys, validator):
+    data = json.loads(run(capsys, "target", "z1 + z1*z2", "--order", "2", "--student", "relu",
+                          "--json"))
+    errors = sorted(validator.iter_errors(data), key=str)
+    assert not errors, "\n".join(e.message for e in errors[:5])
+    assert data["meta"]["subcommand"] == "target"
+    coeff = {tuple(row["multi_index"]): row["value"] for row in data["rows"]}
+    assert coeff[(1, 0)] == 1.0 and coeff[(1, 1)] == 1.0 and coeff[(0, 2)] == 0.0
+    info = data["details"]["target"]
+    assert info["leap"] == 1 and info["information_exponent"] == 1
+    assert info["second_step"]["relu"]["new_direction"] == pytest.approx([0.0, 1.0], abs=1e-9)

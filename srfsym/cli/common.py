@@ -209,6 +209,8 @@ EXAMPLES = {
                "srfsym scaling --student tanh --teacher sin --d 30 --n 900 --p 300 inf --lam 0.1",
     "simulate": "srfsym simulate --student tanh --teacher sin --alpha0 20 --eta 3 --lam 0.1 "
                 "--alpha 1 --d 400 --seeds 2 --csv",
+    "target": 'srfsym target "z1 + z1*z2" --student tanh --student relu\n'
+              'srfsym target "tanh(z1 + z2/2) + sin(z2)/2" --order 4 --json',
     "regen-reference": "srfsym regen-reference --quick --out /tmp/reference",
     "sweep": "srfsym sweep grid.toml --out results.csv --workers 2 --plot results.png\n"
              "srfsym sweep grid.toml --out results.csv --scheduler tcp://127.0.0.1:8786",
@@ -365,6 +367,9 @@ def add_bulk(p):
 def warn_if_isotropic_is_off(args):
     """With the isotropic bulk, warn when the step's own bulk departs from it (docs/theory.md (g.4))."""
     if getattr(args, "bulk", "isotropic") != "isotropic" or not args.alpha0 or not args.eta:
+        return
+    from ..theory.fixed_point import multi_index_teacher
+    if multi_index_teacher(args.teacher):     # multi-index hook (issue 28): no step-bulk check
         return
     voc = vocabulary_arg(args) if hasattr(args, "vocabulary") else None
     if voc is not None and len({abs(w) for w in voc.letters}) > 1:  # letter j: the step at |w_j| eta

@@ -16,6 +16,11 @@ def _theory(sim):
     if voc is not None:
         from ..step.vocabulary import vocabulary
         voc = vocabulary(voc["letters"], voc["weights"])
+    from ..theory.fixed_point import multi_index_teacher
+    if multi_index_teacher(sim.teacher):     # multi-index hook (issue 28): docs/theory.md (n)
+        from ..theory.multi_index import solve_multi_index
+        return [solve_multi_index(sim.student, sim.teacher, sim.alpha0, sim.eta, sim.lam,
+                                  float(a), sim.beta) for a in sim.alphas]
     if sim.model == "srf":
         r, c, gamma = sim.r, sim.c, sim.gamma
     else:

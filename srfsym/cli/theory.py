@@ -59,9 +59,9 @@ def check_readout_first(args):
                        "solved in double precision only: drop --dps (docs/theory.md (m))")
     if getattr(args, "simulate", False):
         from ..simulation.convex_readout import check_readout
-        from ..symbolic.activations import activation
+        from ..symbolic.targets import teacher_object
         check_readout(kw["loss"], kw["noise"], kw["bias"], getattr(args, "label_rule", "teacher"),
-                      activation(args.teacher), args.lam)
+                      teacher_object(args.teacher), args.lam)
 
 
 def _plain_square(args):

@@ -62,6 +62,21 @@ def estimate_memory_gb(model: str, alpha0: float, alphas, d: int, beta: float = 
 
 
 
+def _check_multi_index(a: dict, target) -> None:
+    """A multi-index target ``g(x_1..x_k)`` (docs/theory.md (n)): the network model only, and
+    a finite ``E g^2``."""
+    if a["model"] != "network":
+        raise ValueError(f"model='srf' builds its spike from a single-index teacher's alignment; "
+                         f"the multi-index target {target.name!r} is simulated with "
+                         "model='network'")
+    if a["d"] < target.k:
+        raise ValueError(f"d = {a['d']} is smaller than the target's k = {target.k} directions")
+    try:
+        float(target.second_moment)
+    except (ValueError, ArithmeticError) as exc:
+        raise ValueError(f"target {target.name!r}: E g^2 cannot be computed ({exc})") from None
+
+
 def _require_second_moment(teacher: Activation) -> None:
     """The labels ``sigma_star(x_1)``, ``x_1 ~ N(0, 1)``, need ``E sigma_star(z)^2 < oo`` (the
     theory refuses such a teacher too; a simulation would only report sampling noise)."""
@@ -152,9 +167,13 @@ def _check_model(a: dict) -> None:
     voc = a["voc"] = make_vocabulary(a["vocabulary"])
     check_student(a["student"], voc)
     a["omega"] = None if voc.is_uniform else voc.neuron_letters(a["p"])
+    from ..symbolic.targets import MultiIndexTarget, teacher_object
     student_act, teacher_act = a["student_act"], a["teacher_act"] = (activation(a["student"]),
-                                                                    activation(a["teacher"]))
-    _require_second_moment(teacher_act)
+                                                                    teacher_object(a["teacher"]))
+    if isinstance(teacher_act, MultiIndexTarget):     # multi-index hook (issue 28)
+        _check_multi_index(a, teacher_act)
+    else:
+        _require_second_moment(teacher_act)
     alpha0, d = a["alpha0"], a["d"]
     n0 = a["n0"] = int(math.floor(alpha0 * d))
     if alpha0 > 0 and n0 < 1:

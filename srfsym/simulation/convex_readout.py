@@ -174,9 +174,13 @@ def check_readout(loss, noise, bias, label_rule, teacher, lam):
         raise ValueError(f"the label noise is a variance: a finite number >= 0, got {noise!r}")
     if not isinstance(bias, (bool, np.bool_)):
         raise ValueError(f"bias must be True or False, got {bias!r}")
-    _check_label_rule(label_rule, teacher)
     if lo.name == "square" and noise == 0 and not bias and label_rule == "teacher":
         return None
+    if getattr(teacher, "k", None) is not None:    # multi-index hook (issue 28)
+        raise ValueError(f"the network with the multi-index target {teacher.name!r} is read out "
+                         "by plain ridge only (square loss, no noise, no bias, the teacher's "
+                         "labels): the convex readouts are not implemented for it")
+    _check_label_rule(label_rule, teacher)
     pm1 = str(teacher.expr) == "sign(x)" or label_rule == "bernoulli"
     if lo.margin and not pm1:
         raise ValueError(f"the {lo.name} loss needs labels +-1: use the teacher 'sign' or "

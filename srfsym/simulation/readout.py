@@ -18,7 +18,8 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import scipy.linalg as sla
 
-from .first_layer import _apply, _blas_threads, _children
+from .first_layer import _apply, _blas_threads, _children  # noqa: F401
+from ..step.realised import teacher_labels
 
 __all__ = ["ridge_readout"]
 
@@ -109,7 +110,7 @@ def _features_and_labels(sig, sig_star, W: np.ndarray, ss: np.random.SeedSequenc
             hi = min(n, lo + _FEATURE_CHUNK_ROWS)
             x = np.random.default_rng(seqs[i]).standard_normal((hi - lo, d))
             phi[lo:hi] = _apply(sig, x @ wt)
-            y[lo:hi] = _apply(sig_star, np.ascontiguousarray(x[:, 0]))
+            y[lo:hi] = teacher_labels(sig_star, x)
 
     threads = max(1, min(threads, len(starts)))
     if threads == 1:

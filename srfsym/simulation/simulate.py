@@ -192,12 +192,17 @@ def _run_seed(task: dict) -> dict:
 
 
 def _portable(act: Activation):
+    if not isinstance(act, Activation):     # multi-index hook (issue 28): rebuilt from text
+        return ("multi-index", act.name, act.k)
     return (act.name, act.expr, act.known_closed_form, act.description)
 
 
 def _rebuild(spec) -> Activation:
-    if isinstance(spec, Activation):
+    if not isinstance(spec, tuple):      # an Activation or a MultiIndexTarget
         return spec
+    if spec[0] == "multi-index":
+        from ..symbolic.targets import multi_index_target
+        return multi_index_target(spec[1], spec[2])
     name, expr, known, description = spec
     return Activation(name=name, expr=expr, known_closed_form=known, description=description)
 

@@ -159,6 +159,21 @@ def _width(d: int, beta: float) -> int:
 # --------------------------------------------------------------------------------------
 # the giant step
 
+def teacher_labels(sig_star, x: np.ndarray) -> np.ndarray:
+    """Labels of the rows of ``x`` (n x d): ``sigma_star(x_1)`` for a single-index teacher,
+    ``g(x_1..x_k)`` for a multi-index target (an evaluator with ``columns = k``; the target
+    directions are e_1..e_k).
+
+    >>> teacher_labels(np.tanh, np.zeros((2, 3))).tolist()
+    [0.0, 0.0]
+    """
+    # multi-index hook (issue 28): the target's directions are the first k coordinates
+    k = getattr(sig_star, "columns", None)
+    if k is not None:
+        return sig_star(np.asarray(x[:, :k], dtype=float)).astype(x.dtype, copy=False)
+    return _apply(sig_star, np.ascontiguousarray(x[:, 0]))
+
+
 def _step_chunk(sig_dsig, sig_star, w0t: np.ndarray, x: np.ndarray, y: np.ndarray | None,
                 out: np.ndarray, omega: np.ndarray | None = None) -> np.ndarray:
     """``out <- sum_i (y_i - f(x_i)) sigma'(W0 x_i) x_i^T`` over the rows of ``x`` (p x d);
@@ -166,7 +181,7 @@ def _step_chunk(sig_dsig, sig_star, w0t: np.ndarray, x: np.ndarray, y: np.ndarra
     caller multiplies row k by omega_k)."""
     z = x @ w0t                                           # (b, p) preactivations
     if y is None:
-        y = _apply(sig_star, np.ascontiguousarray(x[:, 0]))
+        y = teacher_labels(sig_star, x)
     s, g = sig_dsig(z)
     del z
     if omega is None:

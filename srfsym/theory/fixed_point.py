@@ -99,6 +99,11 @@ def solve_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp"
     >>> res.state.theta == 0.0 and res.test_error > 0
     True
     """
+    if multi_index_teacher(teacher):     # multi-index hook (issue 28)
+        raise ValueError(f"solve_srf takes a single-index teacher and a scalar gamma; for the "
+                         f"multi-index target {getattr(teacher, 'name', teacher)!r} use "
+                         "srfsym.theory.multi_index.solve_multi_index_srf (an alignment vector) "
+                         "or solve (docs/theory.md (n))")
     if (not (isinstance(loss, str) and loss.strip() == "square") or noise != 0 or bias
             or label_rule != "teacher"):
         from .convex_fixed_point import solve_convex_srf
@@ -227,6 +232,31 @@ def _mp_nodes(dps):
 
 
 
+def multi_index_teacher(teacher) -> bool:
+    """True for a multi-index target (text in z1..zk or the object; docs/theory.md (n)).
+
+    >>> multi_index_teacher("z1 + z1*z2"), multi_index_teacher("tanh")
+    (True, False)
+    """
+    from ..symbolic.targets import MultiIndexTarget, is_multi_index
+    return isinstance(teacher, MultiIndexTarget) or is_multi_index(teacher)
+
+
+def refuse_multi_index(teacher, where: str) -> None:
+    """A clear refusal where a multi-index target is not implemented yet.
+
+    >>> refuse_multi_index("z1*z2", "bounds")
+    Traceback (most recent call last):
+    ...
+    ValueError: bounds: the multi-index target 'z1*z2' is not implemented here yet; srfsym.theory.fixed_point.solve (and srfsym error / simulate) take it (ridge, uniform readout, isotropic bulk; docs/theory.md (n))
+    """
+    if multi_index_teacher(teacher):
+        raise ValueError(f"{where}: the multi-index target {getattr(teacher, 'name', teacher)!r} "
+                         "is not implemented here yet; srfsym.theory.fixed_point.solve (and "
+                         "srfsym error / simulate) take it (ridge, uniform readout, isotropic "
+                         "bulk; docs/theory.md (n))")
+
+
 def solve(student, teacher, alpha0, eta, lam, alpha, beta=1.0, spectrum="mp", *,
           mu0_correction=True, **kwargs) -> FixedPointResult:
     """Test error after one giant step (``eta``, ``alpha0``) and a ridge readout.
@@ -248,6 +278,10 @@ def solve(student, teacher, alpha0, eta, lam, alpha, beta=1.0, spectrum="mp", *,
     (0.0, 0.0)
     """
     _validate(alpha, lam, beta)     # before the mapping's work
+    if multi_index_teacher(teacher):     # multi-index hook (issue 28): docs/theory.md (n)
+        from .multi_index import solve_multi_index_checked
+        return solve_multi_index_checked(student, teacher, alpha0, eta, lam, alpha, beta,
+                                         spectrum, mu0_correction=mu0_correction, **kwargs)
     mp = srf_mapping(student, teacher, eta, alpha0, mu0_correction=mu0_correction)
     dps = kwargs.get("dps")
     if dps is not None:
@@ -398,6 +432,7 @@ def learning_curve(student, teacher, alpha0, eta, lam, alphas, beta=1.0, spectru
     >>> bool(np.all(np.diff(lc.test_error) < 0))
     True
     """
+    refuse_multi_index(teacher, "learning_curve")
     alphas = np.atleast_1d(np.asarray(alphas, dtype=float))
     if alphas.size == 0:
         raise ValueError("alphas must contain at least one value")
@@ -444,6 +479,7 @@ def optimal_lambda(student, teacher, alpha0, eta, alpha, beta=1.0, spectrum="mp"
     >>> res.test_error <= solve("tanh", "sin", 20, 3, 0.1, 1.0).test_error
     True
     """
+    refuse_multi_index(teacher, "optimal_lambda")
     from scipy.optimize import minimize_scalar
     try:
         lo_lam, hi_lam = (float(v) for v in lam_range)

@@ -55,9 +55,11 @@ def make_spectrum(spectrum="mp", beta=1.0, c=1.0, d=None, seed=0, gamma=None):
 
 
 def _solve_at(student, teacher, r, c, gamma, lam, alpha, beta, spec, K, tol, method, dps,
-              start, max_iter, cuts=()):
+              start, max_iter, cuts=(), channel=None):
     t0 = time.perf_counter()
-    if cuts:    # a large spike strength: the rule cut at the student's transitions
+    if channel is not None:   # multi-index hook (issue 28): teacher arrays built by the caller
+        ch = channel
+    elif cuts:    # a large spike strength: the rule cut at the student's transitions
         ch = group_channel_data(student, teacher, r, c, gamma, nodes=K, dps=dps,
                                 extra_cuts=cuts).groups[0]
     else:

@@ -1,0 +1,172 @@
+r"""Test error of the ridge readout after one step on a multi-index target (docs/theory.md (n)).
+
+Conditionally on the spike coordinate kappa the target is ``h(kappa) + h1(kappa) . xi + rest``
+with a *vector* h1 (:mod:`srfsym.symbolic.multi_teacher`).  The student's bulk is linear in the
+coordinates orthogonal to the spike with a single readout vector, so its overlap with the
+teacher's orthogonal directions is a vector psi, and the square-loss channel of
+docs/theory.md (f) becomes
+
+    eps(k) = h2 - 2 b h - 2 mu1 psi . h1 + b^2 + mu1^2 q1 + mu*^2 q2,
+    psi^ = (alpha/sqrt beta) E[mu1 h1 w]   (a vector),
+
+while the prior (isotropic bulk) sees psi^ through |psi^| and gives psi parallel to psi^.
+The variance conjugates (V1, V2) and hence ``w = 1/(1 + V)`` do not depend on the labels, so
+psi^ has the fixed direction ``e = E[mu1 w h1]/|E[mu1 w h1]|`` and the vector problem is the
+single-index problem with the scalar ``h1_e(kappa) = e . h1(kappa)`` and the same ``h, h2``
+(the part of h1 orthogonal to e is learned by nobody: it is noise, through h2).  The solver
+finds (V1, V2) once, then e, then solves the single-index system with ``h1_e``; it checks that
+the second solve leaves (V1, V2) and e unchanged.
+
+>>> res = solve_multi_index("tanh", "z1 + z1*z2", alpha0=4, eta=2, lam=0.1, alpha=2)
+>>> round(res.test_error, 4)
+1.4715
+>>> res.alignment_vector[1]
+0.0
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from ..step.multi_index import multi_index_mapping
+from ..symbolic.multi_teacher import teacher_arrays
+from ..symbolic.targets import multi_index_target
+from .channels.kappa_quadrature import channel_data
+from .square_solve import _solve_at, _validate, _validate_solver, make_spectrum
+from .state import ConvergenceError
+
+__all__ = ["solve_multi_index_srf", "solve_multi_index", "solve_multi_index_checked",
+           "MULTI_INDEX_NODES"]
+
+#: kappa nodes of the multi-index channel.
+MULTI_INDEX_NODES = 120
+
+
+def _weights(ch, V1, V2):
+    return 1.0 / (1.0 + np.asarray(ch.mu1) ** 2 * V1 + np.asarray(ch.mustar2) * V2)
+
+
+def _direction(ch, h1v, V1, V2):
+    """``E[mu1 w h1]`` (a k-vector) at (V1, V2)."""
+    w = _weights(ch, V1, V2)
+    return np.einsum("K,K,Kj->j", np.asarray(ch.weights), np.asarray(ch.mu1) * w, h1v)
+
+
+def solve_multi_index_srf(student, target, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp",
+                          *, nodes=MULTI_INDEX_NODES, tol=1e-10, max_iter=20000, d=None,
+                          seed=0):
+    """Ridge fixed point of the sRF model with spike strength ``r``, bulk variance ``c`` and the
+    alignment VECTOR ``gamma`` (k entries, ``|gamma| <= 1``) for a multi-index target.
+
+    Returns a :class:`~srfsym.theory.result.FixedPointResult` (``gamma`` = |gamma|) with the
+    attributes ``alignment_vector``, ``learned_direction`` (e, in the orthonormal coordinates of
+    :mod:`srfsym.symbolic.multi_teacher`) and ``teacher_quadrature_error``.
+
+    >>> res = solve_multi_index_srf("tanh", "tanh(z1) + 0*z2", 0.5, 1.2, (0.6, 0.0), 0.1, 1.0)
+    >>> from srfsym.theory.fixed_point import solve_srf
+    >>> abs(res.test_error - solve_srf("tanh", "tanh", 0.5, 1.2, 0.6, 0.1, 1.0).test_error) < 1e-10
+    True
+    """
+    tg = multi_index_target(target)
+    g = np.asarray(gamma, dtype=float).ravel()
+    _validate(alpha, lam, beta)
+    _validate_solver(tol, max_iter)
+    r, c = float(r), float(c)
+    norm = float(np.linalg.norm(g))
+    spec = make_spectrum(spectrum, beta=float(beta), c=c, d=d, seed=seed, gamma=norm)
+    ch0 = channel_data(student, "x", r, c, 0.0, nodes=int(nodes))
+    h, h1v, h2, qerr = teacher_arrays(tg, g, np.asarray(ch0.kappa))
+    args = (student, None, r, c, min(norm, 1.0), lam, alpha, beta, spec, int(nodes), tol,
+            "structured", None, None, max_iter)
+    first = _solve_at(*args, channel=replace(ch0, h=h, h1=np.linalg.norm(h1v, axis=1), h2=h2,
+                                             gamma=norm))
+    u = _direction(ch0, h1v, first.state.V1, first.state.V2)
+    unorm = float(np.linalg.norm(u))
+    e = u / unorm if unorm > 0 else np.zeros_like(u)
+    res = _solve_at(*args, channel=replace(ch0, h=h, h1=h1v @ e, h2=h2, gamma=norm))
+    u2 = _direction(ch0, h1v, res.state.V1, res.state.V2)
+    moved = float(np.linalg.norm(u2 - u)) / max(unorm, 1e-300)
+    if unorm > 0 and moved > 1e3 * tol:
+        raise ConvergenceError(f"multi-index solve: the learned direction moved by {moved:.2e} "
+                               "between the two solves (V1, V2 should not depend on the labels)")
+    res.spectrum = spectrum if isinstance(spectrum, str) else type(spectrum).__name__
+    res.alignment_vector = tuple(float(x) for x in g)
+    res.learned_direction = tuple(float(x) for x in e)
+    res.teacher_quadrature_error = qerr
+    res.notes = list(res.notes) + [
+        f"multi-index target {tg.name} (k = {tg.k}): the bulk learns the linear part along "
+        f"e = {np.round(e, 6).tolist()} only (docs/theory.md (n)); teacher quadrature error "
+        f"{qerr:.1e}"]
+    return res
+
+
+def solve_multi_index(student, target, alpha0, eta, lam, alpha, beta=1.0, spectrum="mp", *,
+                      mu0_correction=True, **kwargs):
+    """Test error after one step (``alpha0``, ``eta``) on a multi-index target, ridge readout,
+    uniform readout initialisation, isotropic bulk: the map of
+    :func:`srfsym.step.multi_index.multi_index_mapping` then :func:`solve_multi_index_srf`.
+    ``alpha0 = 0`` or ``eta = 0`` is the kernel (no step) baseline.
+
+    >>> res = solve_multi_index("tanh", "z1 + z1*z2", alpha0=0, eta=0, lam=0.1, alpha=2)
+    >>> res.r, res.c, res.alignment_vector
+    (0.0, 1.0, (0.0, 0.0))
+    """
+    tg = multi_index_target(target)
+    if float(alpha0) == 0 or float(eta) == 0:
+        r, c, g = 0.0, 1.0, (0.0,) * tg.k
+    else:
+        m = multi_index_mapping(student, tg, eta, alpha0, mu0_correction=mu0_correction)
+        r, c, g = m.spike_strength, m.bulk_variance, tuple(float(x) for x in m.alignment_vector)
+    return solve_multi_index_srf(student, tg, r, c, g, lam, alpha, beta, spectrum, **kwargs)
+
+
+#: keyword arguments of ``solve`` and the values the multi-index path takes.
+_PLAIN = {"vocabulary": (None,), "loss": ("square",), "noise": (0, 0.0), "bias": (False,),
+          "label_rule": ("teacher",), "dps": (None,), "bulk": (None, "isotropic"),
+          "method": ("structured",)}
+
+
+def solve_multi_index_checked(student, target, alpha0, eta, lam, alpha, beta=1.0, spectrum="mp",
+                              *, mu0_correction=True, **kwargs):
+    """:func:`solve_multi_index` behind ``srfsym.theory.fixed_point.solve``: refuses, naming
+    why, the options the multi-index theory does not cover yet, and attaches the mapping.
+
+    >>> solve_multi_index_checked("tanh", "z1*z2", 2, 1, 0.1, 1.0, loss="logistic")
+    Traceback (most recent call last):
+    ...
+    ValueError: multi-index target 'z1*z2': loss = 'logistic' is not implemented (the multi-index theory of docs/theory.md (n) covers the ridge readout (square loss, no label noise or bias), the uniform readout, the isotropic bulk, double precision)
+    """
+    for key, allowed in _PLAIN.items():
+        value = kwargs.pop(key, allowed[0])
+        if isinstance(value, str):
+            value = value.strip()
+        if not any(value is a or (value == a and type(value) is type(a)) for a in allowed) \
+                and not (key == "vocabulary" and _uniform(value)):
+            raise ValueError(
+                f"multi-index target {getattr(target, 'name', target)!r}: {key} = {value!r} is "
+                "not implemented (the multi-index theory of docs/theory.md (n) covers the ridge "
+                "readout (square loss, no label noise or bias), the uniform readout, the "
+                "isotropic bulk, double precision)")
+    if kwargs.get("nodes") == "auto":
+        kwargs.pop("nodes")
+    kwargs.pop("start", None)
+    res = solve_multi_index(student, target, alpha0, eta, lam, alpha, beta, spectrum,
+                            mu0_correction=mu0_correction, **kwargs)
+    tg = multi_index_target(target)
+    if float(alpha0) != 0 and float(eta) != 0:
+        res.mapping = multi_index_mapping(student, tg, eta, alpha0,
+                                          mu0_correction=mu0_correction)
+        res.notes.extend(res.mapping.notes)
+    else:
+        from ..step.multi_index import no_step_mapping
+        res.mapping = no_step_mapping(student, tg)
+    return res
+
+
+def _uniform(value):
+    from ..step.vocabulary import vocabulary as make_vocabulary
+    try:
+        return make_vocabulary(value).is_uniform
+    except (ValueError, TypeError):
+        return False
