@@ -109,7 +109,10 @@ def _features_and_labels(sig, sig_star, W: np.ndarray, ss: np.random.SeedSequenc
             hi = min(n, lo + _FEATURE_CHUNK_ROWS)
             x = np.random.default_rng(seqs[i]).standard_normal((hi - lo, d))
             phi[lo:hi] = _apply(sig, x @ wt)
-            y[lo:hi] = _apply(sig_star, np.ascontiguousarray(x[:, 0]))
+            if hasattr(sig_star, "labels"):      # a multi-index target g(x_1, .., x_k)
+                y[lo:hi] = sig_star.labels(x)
+            else:
+                y[lo:hi] = _apply(sig_star, np.ascontiguousarray(x[:, 0]))
 
     threads = max(1, min(threads, len(starts)))
     if threads == 1:
