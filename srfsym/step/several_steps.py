@@ -96,7 +96,7 @@ def smoothed_functions(student) -> dict:
 
     >>> f = smoothed_functions("relu")
     >>> f["S1"].expr, f["S1"].method
-    (erf(sqrt(2)*a/(2*s))/2 + 1/2, 'exact')
+    ((erf(sqrt(2)*a/(2*s)) + 1)/2, 'exact')
     """
     from ..symbolic.activations import activation
     from ..symbolic.gaussian import gaussian_expectation
@@ -288,7 +288,7 @@ def several_steps(student, target, eta: float, alpha0: float, steps: int = 1, vo
     --------
     >>> m = several_steps("relu", "z1 + z1*z2", 1, 2, steps=2, vocabulary=[1, -1])
     >>> m.states[2].target_components.round(3).tolist()
-    [[0.926, 0.144], [-0.926, 0.144]]
+    [[0.875, 0.151], [-0.875, 0.151]]
     """
     from .step_target import step_target
     from .vocabulary import vocabulary as make_vocabulary
