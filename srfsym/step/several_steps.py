@@ -209,7 +209,7 @@ def _one_step(state: StepState, fns, g, eta, alpha0, nodes, t):
     U, sv, _ = np.linalg.svd(A, full_matrices=False)
     Q = U[:, sv > 1e-12 * sv.max()]                      # basis of span(theta, m_omega)
     r = Q.shape[1]
-    n = nodes if r == 1 else max(8, min(nodes, int(MAX_POINTS ** (1 / r))))
+    n = 8 * nodes if r == 1 else max(8, min(nodes, int(MAX_POINTS ** (1 / r))))
     Y, w = _gauss_hermite(r, n)
     z = Y @ Q[:state.k].T                                # target variables
     u = Y @ (Q.T @ spikes.T)                             # u_omega = m_omega . zeta
@@ -281,8 +281,8 @@ def several_steps(student, target, eta: float, alpha0: float, steps: int = 1, vo
     vocabulary : None, letters or :class:`~srfsym.step.vocabulary.Vocabulary`
         Readout letters, fixed during the steps.
     nodes : int
-        Gauss-Hermite nodes per dimension (fewer in high dimension, at most
-        :data:`MAX_POINTS` points); the node error compares with 4 fewer.
+        Gauss-Hermite nodes per dimension (8 times more in one dimension, fewer in high
+        dimension: at most :data:`MAX_POINTS` points); the node error compares with 4 fewer.
 
     Examples
     --------
