@@ -10,10 +10,9 @@ its norm, and the bulk variance (the mean squared row norm minus the squared spi
 >>> W0 = rng.standard_normal((400, 50)) / np.sqrt(50)
 >>> Wt = W0.copy(); Wt[:200, 0] += 0.5; Wt[200:, 0] -= 0.5
 >>> m = step_measurements(W0, Wt, np.repeat([1.0, -1.0], 200), k=1)
->>> [round(float(v), 1) for v in m["spike_components"][:, 0]]
-[0.5, -0.5]
->>> round(float(m["singular_values"][0]), 2)
-0.5
+>>> comps, sv = m["spike_components"], m["singular_values"]
+>>> comps[:, 0].round(1).tolist(), round(float(sv.max()), 2)
+([0.5, -0.5], 0.5)
 """
 from __future__ import annotations
 

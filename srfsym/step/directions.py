@@ -1,4 +1,4 @@
-r"""Which target directions giant steps learn (docs/theory.md (p.4)), decided from the expressions.
+r"""Which target directions giant steps learn (docs/theory.md (p.3)), decided from the expressions.
 
 A direction ``theta_j`` that no spike has reached yet enters the step-t update of a neuron of
 letter omega with the coefficient (Stein's lemma in ``z_j``; the output ``f`` and the
@@ -26,7 +26,7 @@ sign, the new component does not).
 >>> r = learned_directions("tanh", "z1 + z1*z2", 1, 2, steps=2, vocabulary=[1, -1])
 >>> r.verdict
 'no second direction'
->>> r.steps[1]["reasons"]["theta2"]
+>>> r.steps[1].get("reasons").get("theta2")
 "zero by parity: d g/d z2 -> z1 is odd, sigma' = 1 - tanh(x)**2 is even"
 """
 from __future__ import annotations
@@ -135,7 +135,7 @@ def learned_directions(student, target, eta, alpha0, steps: int = 2, vocabulary=
     the rank of the spikes' target components from the T-step map.
 
     >>> r = learned_directions("relu", "z1 + z1*z2", 1, 2, steps=2, vocabulary=[1, -1])
-    >>> r.verdict, r.steps[1]["rank"]
+    >>> r.verdict, r.steps[1].get("rank")
     ('a second direction', 2)
     >>> learned_directions("relu", "z1 + z1*z2", 1, 2, steps=2).verdict
     'no second direction'
