@@ -192,7 +192,10 @@ class BlockWishartPrior:
         K = self.K
         g1, g2 = self.prior_units(pr)
         dV1, dV2 = self.prior_linear(pr, hat.q1hat, hat.q2hat)
-        grad = (g2 @ (self.c * hat.thetahat**2)
+        th2 = np.asarray(hat.thetahat) ** 2
+        if th2.ndim == 2:      # a vector kappa (docs/theory.md (p.4)): one theta per direction
+            th2 = th2.sum(axis=1)
+        grad = (g2 @ (self.c * th2)
                 + np.einsum("a,dab,b->d", hat.psihat, g1, hat.psihat))   # dG along each unit
         Q1 = -dV1 - grad[:K * K].reshape(K, K)
         q2 = -dV2 - grad[K * K:]
@@ -208,6 +211,12 @@ class BlockWishartPrior:
         sb = math.sqrt(self.beta)
         Q1, q2 = self.second_moments(pr, hat)
         return State(q1=Q1, q2=q2, V1=pr.V1, V2=pr.V2,
-                     theta=sb * self.c * pr.V2 * hat.thetahat, psi=sb * pr.V1 @ hat.psihat,
+                     theta=_per_group(sb * self.c * pr.V2, hat.thetahat),
+                     psi=sb * pr.V1 @ hat.psihat,
                      m=m_new)
 
+
+def _per_group(factor, thetahat):
+    """``factor_j thetahat_j`` for a K-vector thetahat or, with a vector kappa, a K x r one."""
+    thetahat = np.asarray(thetahat)
+    return (factor[:, None] if thetahat.ndim == 2 else factor) * thetahat
