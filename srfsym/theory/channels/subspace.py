@@ -53,7 +53,9 @@ class SubspaceChannelData:
 
     @property
     def kappa(self):
-        return self.zeta
+        """The first coordinate of the nodes (the K-group channel's scalar kappa; the vector
+        channel replaces what it builds from it)."""
+        return self.zeta[0]
 
 
 def subspace_channel_data(student, state, target, nodes: int = 24) -> SubspaceChannelData:
