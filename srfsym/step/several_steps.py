@@ -147,6 +147,15 @@ class StepState:
     spikes: np.ndarray
     bulk_variances: np.ndarray
     k: int
+    subspace_bulk: np.ndarray = None
+
+    @property
+    def bulk_in_subspace(self) -> np.ndarray:
+        """Letters x D x D: the covariance (times d) of a neuron's own small components along
+        the basis of the subspace; ``c_omega I`` if the bulk were isotropic."""
+        if self.subspace_bulk is not None:
+            return self.subspace_bulk
+        return np.array([cj * np.eye(self.spikes.shape[1]) for cj in self.bulk_variances])
 
     @property
     def spike_norms(self) -> np.ndarray:
@@ -200,6 +209,15 @@ class SeveralStepsMap:
         return "\n".join(lines)
 
 
+def _outer_moment(Q, Y, weights, scale):
+    """``scale * E[f zeta zeta^T]`` in the subspace basis from ``weights = w f`` at the nodes
+    (directions of the basis outside ``span Q`` are independent of f: ``E[f]`` there)."""
+    D = Q.shape[0]
+    inside = Q @ ((Y.T * weights) @ Y) @ Q.T
+    P_out = np.eye(D) - Q @ Q.T
+    return scale * (inside + float(np.sum(weights)) * P_out)
+
+
 def _one_step(state: StepState, fns, g, eta, alpha0, nodes, t):
     """The state after one more step (see the module doc)."""
     spikes, c = state.spikes, state.bulk_variances
@@ -217,25 +235,38 @@ def _one_step(state: StepState, fns, g, eta, alpha0, nodes, t):
     f = sum(pi[j] * om[j] * S[j]["S0"](u[:, j]) for j in range(K))
     e = g(z) - f
     rule = _rules()
-    new_spikes, new_bulk, G = [], [], []
+    new_spikes, new_bulk, G, new_sub = [], [], [], []
+    sub = state.bulk_in_subspace
     for j in range(K):
         s1 = S[j]["S1"](u[:, j])
+        s2 = S[j]["S2_times_s"](u[:, j])
+        s1sq = S[j]["S1sq"](u[:, j])
         Gj = e * s1
         grad = Q @ (Y.T @ (w * Gj))                       # E[e S1 zeta] in the basis
         new_spikes.append(rule["spike"](spikes[j], eta, om[j], grad))
         shared = float(w @ (Gj * Gj))
         new_bulk.append(float(rule["bulk_variance"](
-            c[j], eta, om[j], float(w @ (e * S[j]["S2_times_s"](u[:, j]))),
-            float(w @ (e * e * S[j]["S1sq"](u[:, j]))), shared, alpha0)))
+            c[j], eta, om[j], float(w @ (e * s2)), float(w @ (e * e * s1sq)), shared, alpha0)))
         G.append(Gj)
+        # the neuron's own components along the subspace (the bulk inside it): linear response
+        # J = I + eta omega E[e S2 zeta zeta^T] and the neuron-specific batch fluctuation
+        # eta^2 omega^2 E[e^2 (S1sq - S1^2) zeta zeta^T] / alpha0 (docs/theory.md (p.2))
+        J = np.eye(D) + eta * om[j] * _outer_moment(Q, Y, w * e * s2, 1.0)
+        fluct = eta**2 * om[j]**2 / alpha0 * _outer_moment(Q, Y, w * e * e * (s1sq - s1 * s1),
+                                                           1.0)
+        new_sub.append(J @ sub[j] @ J.T + fluct)
     G = np.array(G)
     lam, V = np.linalg.eigh((G * w) @ G.T / alpha0)      # E[G G'] / alpha0
     keep = lam > RANK_TOL * max(lam.max(), 1e-300)
     L = V[:, keep] * np.sqrt(lam[keep])
     noise = np.array([rule["noise"](eta, om[j], L[j]) for j in range(K)]).reshape(K, -1)
+    extra = noise.shape[1]
+    subs = np.array([np.block([[Cj, np.zeros((D, extra))],
+                               [np.zeros((extra, D)), cj * np.eye(extra)]])
+                     for Cj, cj in zip(new_sub, new_bulk)])
     names = tuple(f"noise{t}_{i + 1}" for i in range(noise.shape[1]))
     return StepState(t, state.basis + names, state.letters, state.weights,
-                     np.hstack([np.array(new_spikes), noise]), np.array(new_bulk), state.k)
+                     np.hstack([np.array(new_spikes), noise]), np.array(new_bulk), state.k, subs)
 
 
 def _run(student, target, eta, alpha0, steps, voc, nodes):

@@ -33,6 +33,7 @@ class _SubspaceProblem(_GroupProblem):
     def __init__(self, sch, alpha, lam, beta):
         channel = SubspaceSquareLossChannel(sch, alpha, beta)
         prior = BlockWishartPrior(sch.group_c, sch.vocabulary.weights, beta, lam)
+        prior.theta_metric = sch.theta_metric
         Engine.__init__(self, channel, prior)
         self.K = sch.K
         self.sym = channel.sym
@@ -62,11 +63,16 @@ def solve_subspace(sch, lam: float, alpha: float, beta: float = 1.0, tol: float 
 
 
 def several_steps_error(student, target, eta, alpha0, steps, lam, alpha, beta: float = 1.0,
-                        vocabulary=None, nodes: int = 24, map_nodes: int = 24) -> "SubspaceResult":
+                        vocabulary=None, nodes: int = 24, map_nodes: int = 24,
+                        isotropic: bool = True) -> "SubspaceResult":
     """Ridge test error after ``steps`` giant steps (theory, ``d -> infinity``).
 
     The node error is the change of the test error with 4 nodes fewer per dimension in the
-    readout's rule (the map's own node error is ``result.map.node_error``).
+    readout's rule (the map's own node error is ``result.map.node_error``).  ``isotropic``
+    (default): the bulk has variance ``c_j`` along every direction, as the one-step theory
+    assumes; ``False`` puts the map's covariance of the bulk inside the subspace
+    (``StepState.bulk_in_subspace``, which matches the network) into the bulk-linear overlaps
+    only -- an incomplete treatment that overshoots (docs/theory.md (p.4)).
 
     >>> r = several_steps_error("relu", "z1 + z1*z2", 1, 2, 2, 0.1, 1.0, vocabulary=[1, -1])
     >>> r.test_error < several_steps_error("relu", "z1 + z1*z2", 1, 2, 1, 0.1, 1.0,
@@ -77,9 +83,9 @@ def several_steps_error(student, target, eta, alpha0, steps, lam, alpha, beta: f
     t0 = time.perf_counter()
     m = several_steps(student, target, eta, alpha0, steps, vocabulary, map_nodes)
     state = m.states[-1]
-    sch = subspace_channel_data(student, state, target, nodes)
+    sch = subspace_channel_data(student, state, target, nodes, isotropic)
     test, train, st = solve_subspace(sch, lam, alpha, beta)
-    coarse = subspace_channel_data(student, state, target, nodes - 4)
+    coarse = subspace_channel_data(student, state, target, nodes - 4, isotropic)
     test_c, _, _ = solve_subspace(coarse, lam, alpha, beta)
     return SubspaceResult(float(test), float(train), abs(float(test) - float(test_c)), m, st,
                           time.perf_counter() - t0)

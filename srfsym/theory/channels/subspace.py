@@ -45,6 +45,7 @@ class SubspaceChannelData:
     vocabulary: object
     group_c: tuple
     nodes: int
+    theta_metric: np.ndarray = None   # (K, r, r): the bulk's covariance along the directions
     precision: str = "double"
 
     @property
@@ -58,8 +59,12 @@ class SubspaceChannelData:
         return self.zeta[0]
 
 
-def subspace_channel_data(student, state, target, nodes: int = 24) -> SubspaceChannelData:
+def subspace_channel_data(student, state, target, nodes: int = 24,
+                          isotropic: bool = True) -> SubspaceChannelData:
     """The channel data of a T-step state (:class:`~srfsym.step.several_steps.StepState`).
+
+    The bulk's covariance along the subspace is the map's ``bulk_in_subspace`` (``isotropic``:
+    ``c_j`` times the identity, the one-step theory's assumption).
 
     ``nodes`` Gauss-Hermite nodes per dimension of ``span(theta_1..theta_k, m_j)`` (fewer in
     high dimension: at most :data:`~srfsym.step.several_steps.MAX_POINTS` points).
@@ -87,8 +92,11 @@ def subspace_channel_data(student, state, target, nodes: int = 24) -> SubspaceCh
     g = np.broadcast_to(np.asarray(lambdify_numpy(Z[:tgt.k], tgt.expr)(*z.T), float),
                         (Y.shape[0],))
     voc = vocabulary(list(state.letters), list(state.weights))
+    metric = np.einsum("da,jde,eb->jab", Q, state.bulk_in_subspace, Q) if isotropic is False \
+        else np.array([cj * np.eye(r) for cj in c])
     return SubspaceChannelData(np.ascontiguousarray(Y.T), w, mu0, mu1, mus2, g.copy(),
-                               np.zeros_like(g), g * g, voc, tuple(float(v) for v in c), n)
+                               np.zeros_like(g), g * g, voc, tuple(float(v) for v in c), n,
+                               metric)
 
 
 class SubspaceSquareLossChannel(GroupSquareLossChannel):
