@@ -218,7 +218,14 @@ def _outer_moment(Q, Y, weights, scale):
     return scale * (inside + float(np.sum(weights)) * P_out)
 
 
-def _one_step(state: StepState, fns, g, eta, alpha0, nodes, t):
+def _rule_size(nodes: int, r: int, shrink: int = 0) -> int:
+    """Gauss-Hermite nodes per dimension of an r-dimensional rule (8 times more in one
+    dimension, at most :data:`MAX_POINTS` points), minus ``shrink`` (the node-error twin)."""
+    n = 8 * nodes if r == 1 else max(8 + shrink, min(nodes, int(MAX_POINTS ** (1 / r))))
+    return n - shrink
+
+
+def _one_step(state: StepState, fns, g, eta, alpha0, nodes, t, shrink=0):
     """The state after one more step (see the module doc)."""
     spikes, c = state.spikes, state.bulk_variances
     K, D = spikes.shape
@@ -227,8 +234,7 @@ def _one_step(state: StepState, fns, g, eta, alpha0, nodes, t):
     U, sv, _ = np.linalg.svd(A, full_matrices=False)
     Q = U[:, sv > 1e-12 * sv.max()]                      # basis of span(theta, m_omega)
     r = Q.shape[1]
-    n = 8 * nodes if r == 1 else max(8, min(nodes, int(MAX_POINTS ** (1 / r))))
-    Y, w = _gauss_hermite(r, n)
+    Y, w = _gauss_hermite(r, _rule_size(nodes, r, shrink))
     z = Y @ Q[:state.k].T                                # target variables
     u = Y @ (Q.T @ spikes.T)                             # u_omega = m_omega . zeta
     S = [{key: _evaluator(fns[key], cj, key == "S2_times_s") for key in fns} for cj in c]
@@ -269,7 +275,7 @@ def _one_step(state: StepState, fns, g, eta, alpha0, nodes, t):
                      np.hstack([np.array(new_spikes), noise]), np.array(new_bulk), state.k, subs)
 
 
-def _run(student, target, eta, alpha0, steps, voc, nodes):
+def _run(student, target, eta, alpha0, steps, voc, nodes, shrink=0):
     fns = smoothed_functions(student)
     from ..symbolic.activations import lambdify_numpy
     from .step_target import Z
@@ -282,7 +288,7 @@ def _run(student, target, eta, alpha0, steps, voc, nodes):
                       voc.weights, np.zeros((K, target.k)), np.ones(K), target.k)
     states = [state]
     for t in range(1, steps + 1):
-        state = _one_step(state, fns, g, eta, alpha0, nodes, t)
+        state = _one_step(state, fns, g, eta, alpha0, nodes, t, shrink)
         states.append(state)
     return states, fns
 
@@ -335,7 +341,7 @@ def several_steps(student, target, eta: float, alpha0: float, steps: int = 1, vo
     if isinstance(nodes, bool) or not isinstance(nodes, (int, np.integer)) or nodes < 12:
         raise ValueError(f"nodes must be an integer >= 12, got {nodes!r}")
     states, fns = _run(student, target, eta_f, alpha0_f, int(steps), voc, int(nodes))
-    coarse, _ = _run(student, target, eta_f, alpha0_f, int(steps), voc, int(nodes) - 4)
+    coarse, _ = _run(student, target, eta_f, alpha0_f, int(steps), voc, int(nodes), shrink=4)
     err = max(_node_gap(a, b) for a, b in zip(states, coarse))
     exact = all(f.is_exact for f in fns.values())
     method = ("smoothed student exact (closed forms), Gaussian expectations over the subspace "

@@ -85,7 +85,7 @@ def several_steps_error(student, target, eta, alpha0, steps, lam, alpha, beta: f
     state = m.states[-1]
     sch = subspace_channel_data(student, state, target, nodes, isotropic)
     test, train, st = solve_subspace(sch, lam, alpha, beta)
-    coarse = subspace_channel_data(student, state, target, nodes - 4, isotropic)
+    coarse = subspace_channel_data(student, state, target, nodes, isotropic, shrink=4)
     test_c, _, _ = solve_subspace(coarse, lam, alpha, beta)
     return SubspaceResult(float(test), float(train), abs(float(test) - float(test_c)), m, st,
                           time.perf_counter() - t0)

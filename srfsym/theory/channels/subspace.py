@@ -60,17 +60,18 @@ class SubspaceChannelData:
 
 
 def subspace_channel_data(student, state, target, nodes: int = 24,
-                          isotropic: bool = True) -> SubspaceChannelData:
+                          isotropic: bool = True, shrink: int = 0) -> SubspaceChannelData:
     """The channel data of a T-step state (:class:`~srfsym.step.several_steps.StepState`).
 
     The bulk's covariance along the subspace is the map's ``bulk_in_subspace`` (``isotropic``:
     ``c_j`` times the identity, the one-step theory's assumption).
 
     ``nodes`` Gauss-Hermite nodes per dimension of ``span(theta_1..theta_k, m_j)`` (fewer in
-    high dimension: at most :data:`~srfsym.step.several_steps.MAX_POINTS` points).
+    high dimension: at most :data:`~srfsym.step.several_steps.MAX_POINTS` points), minus
+    ``shrink`` (the node-error twin).
     """
     from ...symbolic.cget import cget_coefficients
-    from ...step.several_steps import MAX_POINTS, _gauss_hermite
+    from ...step.several_steps import _gauss_hermite, _rule_size
     from ...step.step_target import Z, step_target
     from ...step.vocabulary import vocabulary
     from ...symbolic.activations import lambdify_numpy
@@ -81,7 +82,7 @@ def subspace_channel_data(student, state, target, nodes: int = 24,
     U, sv, _ = np.linalg.svd(A, full_matrices=False)
     Q = U[:, sv > 1e-12 * sv.max()]
     r = Q.shape[1]
-    n = max(8, min(int(nodes), int(MAX_POINTS ** (1 / r))))
+    n = _rule_size(int(nodes), r, shrink) if r > 1 else int(nodes) - shrink
     Y, w = _gauss_hermite(r, n)
     z = Y @ Q[:state.k].T
     u = Y @ (Q.T @ spikes.T)                                  # (N, K)
