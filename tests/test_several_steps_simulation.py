@@ -81,3 +81,21 @@ def test_bad_steps_and_targets_are_refused():
         simulate("tanh", "z1*z2", loss="logistic", **kw)
     with pytest.raises(ValueError, match="unknown name"):
         simulate("tanh", "z1*w", **kw)
+
+
+def test_cli_simulate_steps_reports_the_steps_and_no_theory():
+    import json
+    from cli_run import run_cli
+    args = ["simulate", "--student", "relu", "--teacher", "z1 + z1*z2", "--alpha0", "2",
+            "--eta", "1", "--lam", "0.1", "--alpha", "1", "--d", "40", "--seeds", "2",
+            "--n-test", "100", "--workers", "1", "--steps", "2", "--vocabulary", "1", "-1"]
+    out = run_cli(*args, "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    sim = simulate("relu", "z1 + z1*z2", 2.0, 1.0, 0.1, [1.0], d=40, seeds=2, n_test=100,
+                   workers=1, steps=2, vocabulary=[1, -1])
+    assert data["rows"][0]["test_error"] == pytest.approx(sim.test_error[0], rel=1e-12)
+    assert data["rows"][0]["theory_test_error"] is None
+    assert len(data["details"]["simulation"]["step_measurements"]["singular_values"][0]) == 2
+    text = run_cli(*args, "--quiet")
+    assert text.returncode == 0 and "2 giant step(s)" in text.stdout
