@@ -20,7 +20,8 @@ import numpy as np
 
 from .channels.subspace import SubspaceSquareLossChannel, subspace_channel_data
 from .engine import Engine, _anderson, _validate
-from .fixed_point_groups import _GroupProblem, _complete, _residual, _solve_v_newton, _start_vector
+from .fixed_point_groups import (_GroupProblem, _complete, _residual, _solve_v_newton,
+                                 _start_vector, _v_map)
 from .spectral.block_wishart import BlockWishartPrior
 from .state import ConvergenceError
 
@@ -48,9 +49,8 @@ def solve_subspace(sch, lam: float, alpha: float, beta: float = 1.0, tol: float 
     try:
         x, _ = _solve_v_newton(P, _start_vector(P, None))
     except (ConvergenceError, np.linalg.LinAlgError):
-        x, _, _ = _anderson(lambda v: __import__("srfsym.theory.fixed_point_groups",
-                                                 fromlist=["_v_map"])._v_map(P, v),
-                            _start_vector(P, None), tol * 1e-2, max_iter)
+        x, _, _ = _anderson(lambda v: _v_map(P, v), _start_vector(P, None), tol * 1e-2,
+                            max_iter)
     V1, V2 = P.unpack(x)
     state, _ = _complete(P, V1, V2)
     res, _ = _residual(P, state)
