@@ -135,6 +135,8 @@ def solve_convex_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectr
         the last point's Anderson secant pairs, a warm start of the iteration's model.
         It changes the path, not the fixed point (verified by the final sweep).
 
+    Examples
+    --------
     >>> res = solve_convex_srf("tanh", "sign", 1.0, 1.1, 0.8, 0.05, 2.0, loss="hinge",
     ...                        nodes=80)
     >>> res.train_classification_error < res.classification_error
@@ -427,6 +429,8 @@ def convex_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, *, loss="
     ``test_error`` (MSE), ``train_loss``, ``q2``, ``m``, ``bias``, and ``failures`` (a list of
     ``(alpha, lam, message)``; those entries are NaN).
 
+    Examples
+    --------
     >>> g = convex_grid("tanh", "sign", 2, 2, [1.0, 2.0], [0.05], nodes=60, nodes_u=12)
     >>> bool(g["classification_error"][1, 0] < g["classification_error"][0, 0])
     True
