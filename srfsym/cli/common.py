@@ -55,8 +55,8 @@ def _json_default(o):
 #: The leading columns of every table srfsym writes (JSON rows, CSV, the sweep's CSV), in this
 #: order: what produced the row (``source``: theory, simulation, mapping, bounds), the inputs as
 #: numbers, then the sRF parameters.  Tables of ``mapping``, ``error``, ``bounds``, ``curve``,
-#: ``simulate``, ``spectrum`` and ``sweep`` therefore concatenate (``pandas.concat``) into one
-#: table.  The whole output is described by ``srfsym/cli/output_schema.json``.
+#: ``simulate``, ``spectrum`` and ``sweep`` therefore concatenate into one table (``csv``, or
+#: ``pandas.concat`` where pandas is installed; srfsym does not need it).  The whole output is described by ``srfsym/cli/output_schema.json``.
 INPUT_COLUMNS = ("source", "student", "teacher", "alpha0", "eta", "lam", "alpha", "beta")
 SRF_COLUMNS = ("r", "c", "gamma")
 
