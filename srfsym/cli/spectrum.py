@@ -81,7 +81,7 @@ def cmd_spectrum(args):
                     f"{args.seeds} seeds, eigenvalues of Phi^T Phi / n"):
             sim = simulate_feature_spectrum(args.student, args.teacher, args.alpha0, args.eta,
                                             args.d, args.beta, args.p_over_n, args.seeds, zs,
-                                            vocabulary=fs.voc)
+                                            vocabulary=fs.voc, theory=fs)   # the one shown
         if args.plot:
             with status(f"simulation 2/2: the untrained network (eta = 0, one seed) for the "
                         f"figure, d = {args.d}"):

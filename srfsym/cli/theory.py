@@ -7,7 +7,7 @@ import math
 import mpmath
 import numpy as np
 
-from .simulation import agreement_warnings, simulation_rows
+from .simulation import agreement_warnings, model_caveat, simulation_rows, theory_label
 from .common import (SHARED_HELP, CLIError, add_bulk, add_output, add_physics, add_spectrum,
                      add_vocabulary, emit_output, out, status, table_row, vocabulary_arg,
                      warn_if_isotropic_is_off)
@@ -321,8 +321,10 @@ def cmd_curve(args):
     # both bounds hold at this gamma (docs/theory.md (l.4))
     rows = [_theory_row(args, res, upper_bound=b.upper, lower_bound=b.lower,
                         kernel_baseline=b.kernel) for res in lc.results]
-    sim_rows = simulation_rows(sim) if sim is not None else []
-    warns = agreement_warnings(sim_rows)
+    shown = compared_theory(args)
+    sim_rows = [] if sim is None else simulation_rows(
+        sim, theory=_theory_at(args, lc, sim.alphas), bulk=shown)
+    warns = agreement_warnings(sim_rows, model_caveat(shown))
     notes = [n for res in lc.results for n in res.notes]
     if not emit_output(args, rows + sim_rows, notes=notes, warnings=warns,
                        details=None if sim is None else {"simulation": sim.to_dict()}):
@@ -339,7 +341,7 @@ def cmd_curve(args):
         if sim is not None:
             from .simulation import simulation_table, warning_lines
             out(sim.summary())
-            out(simulation_table(sim_rows, sim.seeds))
+            out(simulation_table(sim_rows, sim.seeds, theory_label(shown)))
             for line in warning_lines(warns):
                 out(line)
     if args.plot:       # after the results: a figure that fails costs only the figure
@@ -347,6 +349,31 @@ def cmd_curve(args):
         if draw(lambda: curve_figure(args, lc, b, sim, warns), args.plot) and not (
                 args.json or args.csv):
             out(f"plot written to {args.plot}")
+
+
+def compared_theory(args):
+    """The theory a command displays, as the keywords of its spectral back end (``None``: the
+    isotropic bulk c MP): the one every comparison with a simulation uses."""
+    if getattr(args, "bulk", "isotropic") == "exact":
+        return {"bulk": "exact"}
+    if getattr(args, "bulk", "isotropic") == "step":
+        return {"bulk": "step", "d": args.d, "seed": args.seed}
+    if getattr(args, "spectrum", "mp") == "sample":
+        return {"spectrum": "sample", "d": args.d, "seed": args.seed}
+    return None
+
+
+def _theory_at(args, lc, alphas):
+    """The displayed curve's results at the simulation's ``alphas`` (those of the curve
+    reused, the others solved with the same options)."""
+    from ..theory.fixed_point import learning_curve
+    known = {float(r.alpha): r for r in lc.results}
+    missing = [float(a) for a in alphas if float(a) not in known]
+    if missing:
+        more = learning_curve(args.student, args.teacher, args.alpha0, args.eta, args.lam,
+                              missing, beta=args.beta, **_solve_kwargs(args))
+        known.update({float(r.alpha): r for r in more.results})
+    return [known[float(a)] for a in alphas]
 
 
 def curve_notes(alphas, test_error, b, lam):

@@ -329,7 +329,11 @@ def plot_sweep(rows, path=None):
             if held:
                 ax.set_title("simulations and theory at " + ", ".join(held), fontsize=10)
             from .agreement import agreement_warnings
-            warns = agreement_warnings(_agreement_rows(matching, sims, what))
+            off = any("isotropic bulk" in w for w in row_warnings(matching))
+            warns = agreement_warnings(_agreement_rows(matching, sims, what), (
+                "the theory uses the isotropic bulk, which is off at this step (see the "
+                "warning below): the gap is the model's, not finite size; compare with "
+                "bulk = 'exact'") if off else None)
         else:
             _curve(ax, theory, [], what)
     fig.suptitle(sweep_title(rows), fontsize=10)
