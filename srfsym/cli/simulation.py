@@ -143,6 +143,9 @@ def cmd_simulate(args):
                    vocabulary=vocabulary_arg(args), **_loss_kwargs(args))
     with status(f"the {theory_label(bulk)} at the same parameters"):
         rows = simulation_rows(res, bulk=bulk)
+    if rows and rows[0].get("classification_error") is not None:   # a classifier's rows
+        from .classification import lead_with_classification
+        rows = [lead_with_classification(row) for row in rows]
     warns = agreement_warnings(rows, model_caveat(bulk))
     if not emit_output(args, rows, warnings=warns, details={"simulation": res.to_dict()}):
         out(res.summary())

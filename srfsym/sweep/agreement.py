@@ -31,6 +31,13 @@ def z_score(row, key="test_error"):
     return (row[key] - theory) / sem
 
 
+#: the quantities a simulation row compares with the theory (``<key>``, ``<key>_sem``,
+#: ``theory_<key>``), with their names in a warning
+COMPARED = (("test_error", "test error"), ("classification_error", "test classification error"),
+            ("train_loss", "training loss"),
+            ("train_classification_error", "training classification error"))
+
+
 def _nice_up(x):
     """The smallest of 1, 2, 5 times a power of ten that is >= x."""
     e = 10 ** math.floor(math.log10(x))
@@ -53,15 +60,18 @@ def agreement_warnings(rows, model_caveat=None):
     the standard errors come from 2 seeds: with fewer than 5 the standard error is itself
     unreliable (use --seeds 5 or more before judging the agreement)
     """
-    out, bad, seeds = [], [], None
+    out, seeds = [], None
+    rows = [r for r in rows if r.get("source") in (None, "simulation")]
     for row in rows:
-        if row.get("source") not in (None, "simulation"):
-            continue
         seeds = row.get("seeds", seeds)
-        z = z_score(row)
-        if z is not None and abs(z) > Z_LIMIT:
-            bad.append((row, z))
-    if bad:
+    # a classifier's rows lead with its classification error; every compared quantity is judged
+    keys = COMPARED if not rows or rows[0].get("classification_error") is None else (
+        COMPARED[1:2] + COMPARED[:1] + COMPARED[2:])
+    for key, name in keys:
+        bad = [(row, z) for row in rows if key in row
+               for z in [z_score(row, key)] if z is not None and abs(z) > Z_LIMIT]
+        if not bad:
+            continue
         d = bad[0][0]["d"]
         worst = max(abs(z) for _, z in bad)
         where = ", ".join(f"{r['alpha']:.4g} ({z:+.1f} s.e.)" for r, z in bad)
@@ -69,7 +79,8 @@ def agreement_warnings(rows, model_caveat=None):
             f"a finite-size gap; it shrinks roughly like 1/d, so d >= "
             f"{_nice_up(d * worst / Z_LIMIT)} would bring it within {Z_LIMIT:g} s.e. (more "
             "seeds alone do not)")
-        out.append(f"the simulation (d = {d}) lies more than {Z_LIMIT:g} standard errors from "
+        what = "the simulation" if key == "test_error" else f"the simulation's {name}"
+        out.append(f"{what} (d = {d}) lies more than {Z_LIMIT:g} standard errors from "
                    f"the theory at alpha = {where}: {why}")
     if seeds is not None and 1 < seeds < FEW_SEEDS:
         out.append(f"the standard errors come from {seeds} seeds: with fewer than {FEW_SEEDS} "
