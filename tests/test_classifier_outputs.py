@@ -1,6 +1,6 @@
 """A classifier's outputs lead with its classification error, beside its baselines (issue 31,
 item 4): the same readout without the step (eta = 0), the Bayes error of the labels; the
-ridge's bounds are not printed or drawn for another loss; every compared quantity of a
+ridge's upper bound is not printed or drawn for another loss; every compared quantity of a
 simulation is judged (a classification error 3.2 s.e. off gets its warning)."""
 import json
 import math
@@ -41,7 +41,7 @@ def test_text_and_figure_lead_with_classification(tmp_path):
     assert not any(line.startswith("bounds:") for line in lines)   # the ridge's, not shown
     svg = fig.read_text()
     assert "Bayes error of the labels" in svg and "no step" in svg
-    assert "upper bound" not in svg and "kernel baseline" not in svg
+    assert "upper bound" not in svg          # the ridge's lambda -> infinity limit
 
 
 def test_bayes_error_of_bernoulli_labels_against_mpmath():

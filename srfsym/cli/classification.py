@@ -53,14 +53,15 @@ def lead_with_classification(row, extra=None):
     return out
 
 
-def classification_lines(lc, base, loss):
-    """The text table of a classifier's curve, led by the classification error."""
+def classification_lines(lc, base, loss, b):
+    """The text table of a classifier's curve, led by the classification error (``b``: the
+    bounds, whose lower bound and kernel baseline concern the test MSE only)."""
     bayes, err = base["bayes"]
     lines = [f"classification baselines: Bayes error {bayes:.8g} (no classifier of x does "
              f"better; quadrature error {err:.1e}); 'no step': the same {loss} readout on the "
              "untrained layer (eta = 0, random features)",
-             "(the test/train MSE columns are those of the +-1 labels; the ridge's bounds are "
-             "on the square loss's MSE and are not shown)",
+             f"(the MSE columns are against the +-1 labels; on the test MSE only: lower bound "
+             f"{b.lower:.8g}, kernel baseline {b.kernel:.8g}, any readout in the span)",
              f"{'alpha':>10s} {'class. error':>14s} {'no step':>14s} {'train loss':>14s} "
              f"{'test MSE':>14s} {'train MSE':>14s}"]
     for res, flat in zip(lc.results, base["no_step"]):

@@ -348,6 +348,10 @@ def warnings_once():
         warnings.simplefilter("always")
         for quiet in (DeprecationWarning, PendingDeprecationWarning, ImportWarning):
             warnings.filterwarnings("ignore", category=quiet)   # the interpreter's, not ours
+        # numpy's floating-point notes on intermediate values ("overflow encountered in ..."):
+        # not a cause a user can act on; a result they spoil is refused or flagged by its check
+        warnings.filterwarnings("ignore", category=RuntimeWarning,
+                                message=r".*encountered in ")
         warnings.showwarning = show
         yield
 

@@ -13,10 +13,18 @@ from .common import (CLIError, add_bulk, add_output, add_vocabulary, emit_output
 def _parse_z(text):
     """A complex number written like ``0.6+0.1j`` (parsed by ``complex``, never eval)."""
     try:
-        return complex(text.replace(" ", "").replace("i", "j"))
+        z = complex(text.replace(" ", "").replace("i", "j"))
     except ValueError:
         raise CLIError(f"cannot read z = {text!r} as a complex number (write e.g. 0.6+0.1j)") \
             from None
+    if abs(z) > MAX_ABS_Z:                  # nan and inf are named by the theory's own check
+        raise CLIError(f"|z| = {abs(z):.3g} is beyond {MAX_ABS_Z:g}: |z|^2 overflows double "
+                       "precision in the iteration (and s(z) ~ -1/z there)")
+    return z
+
+
+#: largest |z| of ``spectrum --z`` (|z|^2 stays below the double range)
+MAX_ABS_Z = 1e150
 
 
 def _spectra(args):

@@ -86,6 +86,10 @@ def _solve_kwargs(args):
             raise CLIError(f"--d must be an integer >= 2 for --spectrum sample, got {args.d}")
         kw.update(d=args.d, seed=args.seed)
     if getattr(args, "bulk", "isotropic") == "step":
+        if not (args.alpha0 and args.eta):        # the realised step has no spike direction
+            raise CLIError(f"--bulk step needs a step: got "
+                           + ("--eta 0" if not args.eta else "--alpha0 0")
+                           + " (W1 = W0, no spike direction); the isotropic bulk is then exact")
         if args.spectrum == "sample":
             raise CLIError("--bulk step is its own finite-d spectrum: drop --spectrum sample")
         if args.d is None or args.d < 2:
@@ -348,7 +352,7 @@ def cmd_curve(args):
         if args.bulk != "isotropic":
             out(f"theory on the {lc.results[0].notes[-1]}")
         if base is not None:
-            for line in classification_lines(lc, base, lc.results[0].loss):
+            for line in classification_lines(lc, base, lc.results[0].loss, b):
                 out(line)
         else:
             out(f"bounds: lower {b.lower:.8g}, upper {b.upper:.8g}, kernel {b.kernel:.8g}")
@@ -444,15 +448,17 @@ def curve_figure(args, lc, b, sim, warns=(), base=None):
             + ("" if getattr(args, "bulk", "isotropic") == "isotropic"
                else f"\n{args.bulk} bulk of the step (docs/theory.md (g))"))
     # the bounds are on the error to the teacher function: not for sampled (Bernoulli) labels
-    # nor for noisy +-1 labels (the test MSE is against the drawn label there); they are the
-    # ridge's (its lambda -> infinity limit, its span): not drawn for another loss
+    # nor for noisy +-1 labels (the test MSE is against the drawn label there); the upper
+    # bound is the ridge's lambda -> infinity limit: not a bound for another loss (the lower
+    # bound and the kernel baseline hold for any readout in the span: on the MSE panel only)
     sampled = getattr(args, "label_rule", "teacher") == "bernoulli" or (
         cl and getattr(args, "noise", 0.0) > 0)
     ridge = loss == "square"
-    if not sampled and ridge:
-        ax.axhline(b.upper, ls="--", color="C1",
-                   label="upper bound on $\\min_\\lambda$ test error\n"
-                   "($\\lambda\\to\\infty$ limit)")
+    if not sampled:
+        if ridge:
+            ax.axhline(b.upper, ls="--", color="C1",
+                       label="upper bound on $\\min_\\lambda$ test error\n"
+                       "($\\lambda\\to\\infty$ limit)")
         ax.axhline(b.lower, ls="-.", color="C2",
                    label=f"lower bound (any $\\lambda$, $\\gamma$ = {b.gamma:.3g})")
         ax.axhline(b.kernel, ls=":", color="k", label="kernel baseline (best linear)")

@@ -413,12 +413,14 @@ def _check_divergence(x, lo, lam, bias, strict=False):
         raise ConvergenceError("the order parameters diverge (V or q2 grow without bound)",
                                residual=math.inf, iterate=x)
     if max(abs(m), abs(b0)) > (1e3 if strict else 1e5):
+        which = "bias b" if abs(b0) > abs(m) else "projection m on the constant direction"
         raise NoUniqueSolution(
-            "the unpenalised " + ("bias" if abs(b0) > 1e5 else "projection m on the constant "
-                                  "direction")
-            + f" grows without bound: the labels are separable along the constant feature "
-            f"(e.g. gamma = 1 with a sign teacher and an odd student), so the {lo.name} readout "
-            "has no finite saddle point (docs/theory.md (m))", residual=math.inf, iterate=x)
+            f"the unpenalised {which} reached {max(abs(m), abs(b0)):.3g} and is still growing: "
+            f"the {lo.name} readout has no finite saddle point within reach -- the labels are "
+            "separable, or nearly, along the constant feature mu0(kappa) (a sign teacher at "
+            "gamma = 1, or a step so weak that mu0(kappa) is a tiny multiple of kappa, which the "
+            "unpenalised coefficient scales up); use a larger learning rate, label noise or the "
+            "square loss (docs/theory.md (m))", residual=math.inf, iterate=x)
 
 
 def convex_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, *, loss="logistic",
