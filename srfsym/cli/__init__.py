@@ -13,7 +13,7 @@ import sys
 
 from ..core.version import __version__
 from . import activation, derive, reference, simulation, spectrum, sweep, theory
-from .common import (CLIError, HelpFormatter, configure_feedback, finish_parsers,
+from .common import (CLIError, HelpFormatter, Interrupted, configure_feedback, finish_parsers,
                      warnings_once)
 
 #: subcommand modules in the order ``srfsym --help`` lists them
@@ -87,6 +87,10 @@ def main(argv=None):
             set_integrate_timeout(args.integrate_timeout)
         with warnings_once(), time_budget(args.time_limit if args.time_limit > 0 else None):
             args.func(args)
+    except Interrupted as exc:                 # Ctrl-C with what was kept (a sweep's rows)
+        return _fail(real_stdout, exc, 130)
+    except KeyboardInterrupt:
+        return _fail(real_stdout, "interrupted", 130)
     except (CLIError, ActivationError, DivergentExpectationError, ValueError,
             ArithmeticError) as exc:          # ArithmeticError: FloatingPointError, overflow
         return _fail(real_stdout, exc)
@@ -121,7 +125,8 @@ def main(argv=None):
 def _fail(real_stdout, exc, code=2):
     sys.stdout = real_stdout
     message = " ".join(str(exc).split()) or type(exc).__name__
-    print(f"srfsym: error: {message}", file=sys.stderr)
+    kind = "" if code == 130 else "error: "          # an interruption is not an error
+    print(f"srfsym: {kind}{message}", file=sys.stderr)
     return code
 
 

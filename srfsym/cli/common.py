@@ -22,6 +22,10 @@ class CLIError(Exception):
     pass
 
 
+class Interrupted(CLIError):
+    """Ctrl-C, with what was kept: ``srfsym: <message>``, exit status 130 (no traceback)."""
+
+
 def out(text=""):
     print(text)
 
