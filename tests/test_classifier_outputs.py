@@ -65,3 +65,13 @@ def test_every_compared_quantity_is_warned_on():
            "theory_classification_error": 0.2}
     warns = agreement_warnings([row])
     assert len(warns) == 1 and "test classification error" in warns[0] and "-3.2 s.e." in warns[0]
+
+
+def test_an_identically_zero_predictor_prints_no_spurious_digit():
+    """A loss even in yhat (2^yhat + 2^-yhat) is minimised by yhat = 0 whatever the label:
+    sign(yhat) is a tie, 1/2 -- it printed 0.5000000373 (issue 31, item 9)."""
+    proc = run_cli("-q", "error", "--student", "tanh", "--teacher", "sign", "--alpha0", "2",
+                   "--eta", "2", "--lam", "0.1", "--alpha", "1", "--loss", "2**yhat + 2**(-yhat)")
+    assert proc.returncode == 0, proc.stderr
+    assert "test classification error = 0.5," in proc.stdout
+    assert "the predictor is zero to within the solver's tolerance" in proc.stdout

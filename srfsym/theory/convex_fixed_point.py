@@ -169,6 +169,7 @@ def solve_convex_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectr
     state = State(q1, q2, V1, V2, theta, psi, m)
     obs = C.observables(state, b0, train_classification=context is None
                         or context.train_classification)
+    obs = _zero_predictor(obs, (q1, q2, m * m, (b0 if bias else 0.0) ** 2), tol)
     return _result(obs, state, hat, lo, C, dict(
         alpha=alpha, lam=lam, beta=beta, r=r, c=c, gamma=gamma,
         spectrum=spectrum if isinstance(spectrum, str) else type(spectrum).__name__,
@@ -241,13 +242,36 @@ def _solve_engine(engine, x, tol, max_iter, method, lo, lam, bias, context, vect
     return gx, iterations, res, last["step"].hats
 
 
+def _zero_predictor(obs, second_moments, tol):
+    """A predictor zero to within the solver's tolerance (every second moment of yhat below
+    ``tol``: e.g. a loss even in yhat, whose minimiser ignores the labels) has no sign: its
+    classification errors are a tie, 1/2 exactly, with a note -- not the digits of round-off
+    (it printed 0.5000000373).
+
+    >>> _zero_predictor({"classification_error": 0.4999999995, "notes": []}, (3e-14, 0, 0, 0),
+    ...                 1e-10)["classification_error"]
+    0.5
+    """
+    if obs.get("classification_error") is None or max(second_moments) >= tol:
+        return obs
+    out = dict(obs)
+    out["classification_error"] = 0.5
+    if out.get("train_classification_error") is not None:
+        out["train_classification_error"] = 0.5
+    out["notes"] = list(obs.get("notes", [])) + [
+        f"the predictor is zero to within the solver's tolerance (its second moments are "
+        f"below {tol:g}): sign(yhat) is a tie, the classification errors are 1/2"]
+    return out
+
+
 def _result(obs, state, hat, lo, C, common, noise, b0, label_rule):
     """The :class:`ConvexResult` of a solved point (``common``: the FixedPointResult fields
     that do not come from the observables)."""
     notes = [] if lo.convexity == "verified" else [f"loss convexity {lo.convexity}"]
     return ConvexResult(
         test_error=obs["test_error"], train_error=obs["train_error"], state=state, hats=hat,
-        notes=notes + list(lo.notes), loss=lo.name, noise=float(noise),
+        notes=notes + list(lo.notes) + list(obs.get("notes", [])), loss=lo.name,
+        noise=float(noise),
         bias=None if b0 is None else float(b0), label_rule=label_rule,
         classification_error=obs["classification_error"], train_loss=obs["train_loss"],
         train_classification_error=obs["train_classification_error"], channel=C.method,
