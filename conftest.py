@@ -12,6 +12,9 @@ import pytest
 
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
+# every test derives its closed forms afresh (the time-limit and rule tests time the
+# derivation itself); tests/test_disk_cache.py turns the disk cache on in its own folder
+os.environ.setdefault("SRFSYM_CACHE", "off")
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -1,7 +1,7 @@
 """Command-line interface: ``srfsym SUBCOMMAND ...`` (the only package that prints).
 
 Subcommands: ``derive``, ``activation``, ``coefficients``, ``mapping``, ``error``,
-``bounds``, ``curve``, ``spectrum``, ``simulate``, ``sweep``, ``regen-reference``.  Every numeric subcommand has
+``bounds``, ``curve``, ``spectrum``, ``simulate``, ``sweep``, ``regen-reference``, ``cache``.  Every numeric subcommand has
 ``--json``; high-precision values are printed as decimal strings with their method.
 Each subcommand lives in its own module with a ``register(sub)`` that adds its parser.
 """
@@ -12,12 +12,12 @@ import io
 import sys
 
 from ..core.version import __version__
-from . import activation, derive, reference, simulation, spectrum, sweep, theory
+from . import activation, cache, derive, reference, simulation, spectrum, sweep, theory
 from .common import (CLIError, HelpFormatter, Interrupted, configure_feedback, finish_parsers,
                      warnings_once)
 
 #: subcommand modules in the order ``srfsym --help`` lists them
-COMMANDS = (derive, activation, theory, spectrum, simulation, sweep, reference)
+COMMANDS = (derive, activation, theory, spectrum, simulation, sweep, reference, cache)
 
 
 DESCRIPTION = ("srfsym: symbolic-numeric workbench for the spiked Random Features model\n"

@@ -238,6 +238,8 @@ EXAMPLES = {
     "simulate": "srfsym simulate --student tanh --teacher sin --alpha0 20 --eta 3 --lam 0.1 "
                 "--alpha 1 --d 400 --seeds 2 --csv",
     "regen-reference": "srfsym regen-reference --quick --out /tmp/reference",
+    "cache": "srfsym cache            # the folder of the cached closed forms\n"
+             "srfsym cache --clear    # remove them",
     "sweep": "srfsym sweep grid.toml --out results.csv --workers 2 --plot results.png\n"
              "srfsym sweep grid.toml --out results.csv --scheduler tcp://127.0.0.1:8786",
 }
