@@ -56,6 +56,8 @@ def cached_on_disk(namespace, key, compute):
     """``compute()``, or its answer stored under ``(namespace, key)`` by an earlier call (in any
     process).  A cache that cannot be read or written is skipped, never an error.
 
+    Examples
+    --------
     >>> import tempfile; saved = dict(os.environ)
     >>> os.environ.update(SRFSYM_CACHE_DIR=tempfile.mkdtemp(), SRFSYM_CACHE="on")
     >>> calls = []
