@@ -1,7 +1,7 @@
 """``srfsym target``: the Hermite structure of a multi-index target and what giant steps learn of it."""
 from __future__ import annotations
 
-from .common import add_output, emit_output, out, status
+from .common import CLIError, add_output, add_vocabulary, emit_output, out, status, vocabulary_arg
 
 
 def _rows(st, dps):
@@ -18,10 +18,20 @@ def cmd_target(args):
     from ..step.target_structure import second_step_signal, target_structure
     with status(f"Hermite tensors of {args.expr} up to order {args.order}"):
         st = target_structure(args.expr, order=args.order)
-    signals = {}
+    signals, learned = {}, {}
+    voc = vocabulary_arg(args)
+    if args.steps < 1:
+        raise CLIError(f"--steps must be an integer >= 1, got {args.steps}")
+    if (args.steps > 1 or voc is not None) and not args.student:
+        raise CLIError("--steps and --vocabulary say what a student's steps learn: give --student")
     for s in args.student or ():
         with status(f"second-step signal of the student {s}"):
             signals[s] = second_step_signal(s, st.target, args.eta, args.alpha0)
+        if args.steps > 1:
+            from ..step.directions import learned_directions
+            with status(f"the {args.steps}-step map of the student {s} (docs/theory.md (p))"):
+                learned[s] = learned_directions(s, st.target, args.eta, args.alpha0, args.steps,
+                                                None if voc is None else voc)
     notes = [
         "C_alpha = E[g(z) He_alpha(z)], He_alpha = prod_j He_alpha_j(z_j) (probabilists'), "
         "z ~ N(0, I_k): g = sum_alpha C_alpha He_alpha / alpha! (docs/theory.md (n))",
@@ -30,7 +40,10 @@ def cmd_target(args):
         "of degree <= l on new coordinates (Abbe, Boix-Adsera, Misiakiewicz 2023), in the "
         f"basis z1..z{st.target.k}, over the tensors up to order {args.order}"]
     details = {"target": {**{k: v for k, v in st.to_dict(args.dps).items() if k != "tensors"},
-                          "second_step": signals, "eta": args.eta, "alpha0": args.alpha0}}
+                          "second_step": signals, "eta": args.eta, "alpha0": args.alpha0,
+                          "steps": args.steps,
+                          "learned_directions": {s: {"verdict": v.verdict, "steps": list(v.steps)}
+                                                 for s, v in learned.items()}}}
     if emit_output(args, _rows(st, args.dps), notes, details=details):
         return 0
     out(f"target g = {st.target.expr}  (k = {st.target.k} directions)")
@@ -57,6 +70,8 @@ def cmd_target(args):
             + (f"the direction {[round(x, 6) for x in new]} (signal {sig['new_norm']:.3g})"
                if any(new) else "no new direction (signal zero: E_kappa[mu1(kappa) h1(kappa)] "
                "has no component outside c1)"))
+    for s, v in learned.items():
+        out(str(v))
     for n in notes:
         out(f"  note: {n}")
     return 0
@@ -75,5 +90,10 @@ def register(sub):
     p.add_argument("--eta", type=float, default=2.0, help="learning rate of the first step (default 2)")
     p.add_argument("--alpha0", type=float, default=4.0, help="first-step samples per dimension (default 4)")
     p.add_argument("--dps", type=int, default=20, help="digits of the printed tensors (default 20)")
+    p.add_argument("--steps", type=int, default=1,
+                   help="giant steps T on fresh batches: with --student, the directions each step "
+                        "reaches and the rank of the letters' spikes, from the T-step map "
+                        "(docs/theory.md (p.3)); default 1")
+    add_vocabulary(p)
     add_output(p)
     p.set_defaults(func=cmd_target)
