@@ -20,7 +20,7 @@ def _theory(sim):
     if multi_index_teacher(sim.teacher):     # multi-index hook (issue 28): docs/theory.md (n)
         from ..theory.multi_index import solve_multi_index
         return [solve_multi_index(sim.student, sim.teacher, sim.alpha0, sim.eta, sim.lam,
-                                  float(a), sim.beta) for a in sim.alphas]
+                                  float(a), sim.beta, vocabulary=voc) for a in sim.alphas]
     if sim.model == "srf":
         r, c, gamma = sim.r, sim.c, sim.gamma
     else:

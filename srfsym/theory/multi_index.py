@@ -37,6 +37,7 @@ from .square_solve import _solve_at, _validate, _validate_solver, make_spectrum
 from .state import ConvergenceError
 
 __all__ = ["solve_multi_index_srf", "solve_multi_index", "solve_multi_index_checked",
+           "solve_multi_index_groups",
            "MULTI_INDEX_NODES"]
 
 #: kappa nodes of the multi-index channel.
@@ -101,12 +102,74 @@ def solve_multi_index_srf(student, target, r, c, gamma, lam, alpha, beta=1.0, sp
     return res
 
 
+def solve_multi_index_groups(student, target, r, c, gamma, lam, alpha, beta=1.0, *,
+                             vocabulary=None, nodes=MULTI_INDEX_NODES, tol=1e-10,
+                             max_iter=20000):
+    """Ridge fixed point with a readout vocabulary (docs/theory.md (k.7)) for a multi-index
+    target: the K-group engine with the channel
+    :class:`~srfsym.theory.channels.square.GroupMultiIndexSquareChannel` (K x k overlaps,
+    docs/theory.md (n.7)) and the block-Wishart prior; ``r, c, gamma`` are the uniform sRF
+    parameters (letter ``j``: spike ``r omega_j``, bulk variance ``1 + omega_j^2 (c - 1)``, the
+    same alignment vector).  Returns a
+    :class:`~srfsym.theory.result.FixedPointResult` with ``alignment_vector``,
+    ``learned_directions`` (one unit k-vector per letter, the rows of ``psi^``) and
+    ``teacher_quadrature_error``.
+
+    >>> a = solve_multi_index_groups("tanh", "z1 + z1*z2", 1.2, 1.1, (0.8, 0.0), 0.1, 1.0,
+    ...                              vocabulary=[1])
+    >>> b = solve_multi_index_srf("tanh", "z1 + z1*z2", 1.2, 1.1, (0.8, 0.0), 0.1, 1.0)
+    >>> abs(a.test_error - b.test_error) < 1e-12
+    True
+    """
+    from ..step.vocabulary import check_student, vocabulary as make_vocabulary
+    from .channels.kappa_quadrature import node_rule
+    from .engine import _NODE_LADDER
+    from .fixed_point_groups import _solve_at as _solve_groups_at
+    tg = multi_index_target(target)
+    g = np.asarray(gamma, dtype=float).ravel()
+    if g.shape != (tg.k,):
+        raise ValueError(f"the alignment vector must have k = {tg.k} entries, got {g.shape[0]}")
+    _validate(alpha, lam, beta)
+    _validate_solver(tol, max_iter)
+    voc = make_vocabulary(vocabulary)
+    check_student(student, voc)
+    norm = float(np.linalg.norm(g))
+    if isinstance(nodes, bool) or not isinstance(nodes, (int, np.integer)):
+        raise ValueError(f"nodes must be an integer, got {nodes!r}")
+    found = {}
+
+    def teacher_data(gch):
+        h, h1v, h2, qerr = teacher_arrays(tg, g, np.asarray(gch.kappa))
+        found["error"] = qerr
+        first = replace(gch.groups[0], h=h, h1=np.linalg.norm(h1v, axis=1), h2=h2, gamma=norm)
+        return replace(gch, groups=(first,) + tuple(gch.groups[1:])), h1v
+
+    # the kappa rule of solve_srf_groups (cut at every letter's transitions)
+    cuts, _ = node_rule(student, voc.group_spike_strengths(float(r)),
+                        voc.group_bulk_variances(float(c)), _NODE_LADDER)
+    res = _solve_groups_at(student, "x", float(r), float(c), min(norm, 1.0), lam, alpha, beta,
+                           voc, int(nodes), tol, None, max_iter, cuts,
+                           teacher_data=teacher_data)
+    ph = np.asarray(res.hats.psihat, dtype=float).reshape(voc.K, tg.k)
+    rows = np.linalg.norm(ph, axis=1, keepdims=True)
+    res.alignment_vector = tuple(float(x) for x in g)
+    res.learned_directions = tuple(tuple(float(x) for x in row) for row in
+                                   np.where(rows > 0, ph / np.where(rows > 0, rows, 1), 0.0))
+    res.teacher_quadrature_error = found["error"]
+    res.notes = list(res.notes) + [
+        f"multi-index target {tg.name} (k = {tg.k}) with the vocabulary {voc.letters}: each "
+        "letter's bulk learns the linear part along its own direction (docs/theory.md (n.7)); "
+        f"teacher quadrature error {found['error']:.1e}"]
+    return res
+
+
 def solve_multi_index(student, target, alpha0, eta, lam, alpha, beta=1.0, spectrum="mp", *,
                       mu0_correction=True, **kwargs):
     """Test error after one step (``alpha0``, ``eta``) on a multi-index target, ridge readout,
     uniform readout initialisation, isotropic bulk: the map of
     :func:`srfsym.step.multi_index.multi_index_mapping` then :func:`solve_multi_index_srf`.
-    ``alpha0 = 0`` or ``eta = 0`` is the kernel (no step) baseline.
+    ``alpha0 = 0`` or ``eta = 0`` is the kernel (no step) baseline.  A non-uniform
+    ``vocabulary=`` runs :func:`solve_multi_index_groups` (docs/theory.md (n.7)).
 
     >>> res = solve_multi_index("tanh", "z1 + z1*z2", alpha0=0, eta=0, lam=0.1, alpha=2)
     >>> res.r, res.c, res.alignment_vector
@@ -118,11 +181,18 @@ def solve_multi_index(student, target, alpha0, eta, lam, alpha, beta=1.0, spectr
     else:
         m = multi_index_mapping(student, tg, eta, alpha0, mu0_correction=mu0_correction)
         r, c, g = m.spike_strength, m.bulk_variance, tuple(float(x) for x in m.alignment_vector)
+    vocabulary = kwargs.pop("vocabulary", None)
+    if vocabulary is not None and not _uniform(vocabulary):
+        if spectrum != "mp":
+            raise ValueError("with a readout vocabulary the multi-index fixed point is solved with "
+                             "the deterministic block-Wishart spectrum: spectrum='mp'")
+        return solve_multi_index_groups(student, tg, r, c, g, lam, alpha, beta,
+                                        vocabulary=vocabulary, **kwargs)
     return solve_multi_index_srf(student, tg, r, c, g, lam, alpha, beta, spectrum, **kwargs)
 
 
 #: keyword arguments of ``solve`` and the values the multi-index path takes.
-_PLAIN = {"vocabulary": (None,), "loss": ("square",), "noise": (0, 0.0), "bias": (False,),
+_PLAIN = {"loss": ("square",), "noise": (0, 0.0), "bias": (False,),
           "label_rule": ("teacher",), "dps": (None,), "bulk": (None, "isotropic"),
           "method": ("structured",)}
 
@@ -135,19 +205,18 @@ def solve_multi_index_checked(student, target, alpha0, eta, lam, alpha, beta=1.0
     >>> solve_multi_index_checked("tanh", "z1*z2", 2, 1, 0.1, 1.0, loss="logistic")
     Traceback (most recent call last):
     ...
-    ValueError: multi-index target 'z1*z2': loss = 'logistic' is not implemented (the multi-index theory of docs/theory.md (n) covers the ridge readout (square loss, no label noise or bias), the uniform readout, the isotropic bulk, double precision)
+    ValueError: multi-index target 'z1*z2': loss = 'logistic' is not implemented (the multi-index theory of docs/theory.md (n) covers the ridge readout (square loss, no label noise or bias), the uniform readout and the vocabularies, the isotropic bulk, double precision)
     """
     for key, allowed in _PLAIN.items():
         value = kwargs.pop(key, allowed[0])
         if isinstance(value, str):
             value = value.strip()
-        if not any(value is a or (value == a and type(value) is type(a)) for a in allowed) \
-                and not (key == "vocabulary" and _uniform(value)):
+        if not any(value is a or (value == a and type(value) is type(a)) for a in allowed):
             raise ValueError(
                 f"multi-index target {getattr(target, 'name', target)!r}: {key} = {value!r} is "
                 "not implemented (the multi-index theory of docs/theory.md (n) covers the ridge "
-                "readout (square loss, no label noise or bias), the uniform readout, the "
-                "isotropic bulk, double precision)")
+                "readout (square loss, no label noise or bias), the uniform readout and the "
+                "vocabularies, the isotropic bulk, double precision)")
     if kwargs.get("nodes") == "auto":
         kwargs.pop("nodes")
     kwargs.pop("start", None)
