@@ -97,8 +97,8 @@ def test_second_step_reaches_z2_with_relu_not_with_tanh():
 
 
 def test_solve_refuses_what_the_multi_index_theory_does_not_cover():
-    with pytest.raises(ValueError, match="vocabulary"):
-        solve("tanh", "z1 + z1*z2", 4, 2, LAM, 1.0, vocabulary=[1, -1])
+    with pytest.raises(ValueError, match="dps"):
+        solve("tanh", "z1 + z1*z2", 4, 2, LAM, 1.0, dps=30)
     with pytest.raises(ValueError, match="bulk = 'step'"):
         solve("tanh", "z1 + z1*z2", 4, 2, LAM, 1.0, bulk="step", d=100)
 
