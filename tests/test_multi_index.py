@@ -126,6 +126,6 @@ def test_paths_without_the_multi_index_theory_refuse_naming_why():
         learning_curve("tanh", "z1*z2", 2, 1, LAM, [1.0])
     with pytest.raises(ValueError, match="model='network'"):
         simulate("tanh", "z1*z2", 2, 1, LAM, [1.0], d=50, seeds=2, model="srf")
-    with pytest.raises(ValueError, match="plain ridge only"):
+    with pytest.raises(ValueError, match="square loss only"):
         simulate("tanh", "z1*z2", 2, 1, LAM, [1.0], d=50, seeds=2, loss="logistic",
                  label_rule="bernoulli")

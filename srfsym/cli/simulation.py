@@ -19,8 +19,9 @@ def _theory(sim):
     from ..theory.fixed_point import multi_index_teacher
     if multi_index_teacher(sim.teacher):     # multi-index hook (issue 28): docs/theory.md (n)
         from ..theory.multi_index import solve_multi_index
+        kw = {} if sim.train_loss is None else {"noise": sim.noise, "bias": sim.bias}
         return [solve_multi_index(sim.student, sim.teacher, sim.alpha0, sim.eta, sim.lam,
-                                  float(a), sim.beta, vocabulary=voc) for a in sim.alphas]
+                                  float(a), sim.beta, vocabulary=voc, **kw) for a in sim.alphas]
     if sim.model == "srf":
         r, c, gamma = sim.r, sim.c, sim.gamma
     else:
