@@ -84,3 +84,38 @@ def test_network_with_a_vocabulary_within_its_error_bar():
     e = sim.test_error_per_seed[:, 0]
     se = e.std(ddof=1) / np.sqrt(len(e))
     assert abs(e.mean() - th) < 3 * se + 0.01 * th, (e.mean(), se, th)
+
+
+@pytest.mark.parametrize("noise, bias", [(0.2, False), (0.0, True), (0.3, True)])
+def test_noise_and_bias_reduce_to_the_single_index_numbers(noise, bias):
+    from srfsym.theory.multi_index import solve_multi_index_noisy
+    one = solve_srf("tanh", "tanh", 1.0, 1.1, 0.7, LAM, 1.0, noise=noise, bias=bias)
+    for target, gvec in (("tanh(z1)", (0.7,)),
+                         ("tanh((z1 + z2)/sqrt(2))", (0.7 / np.sqrt(2), 0.7 / np.sqrt(2)))):
+        res = solve_multi_index_noisy("tanh", target, 1.0, 1.1, gvec, LAM, 1.0, noise=noise,
+                                      bias=bias)
+        assert abs(res.test_error - one.test_error) < 1e-10
+        assert abs(res.train_error - one.train_error) < 1e-10
+
+
+def test_noise_and_bias_through_solve():
+    plain = solve("relu", "z1 + z1*z2", 4, 2, LAM, 1.0)
+    same = solve("relu", "z1 + z1*z2", 4, 2, LAM, 1.0, noise=0.0, bias=False)
+    assert same.test_error == plain.test_error
+    noisy = solve("relu", "z1 + z1*z2", 4, 2, LAM, 1.0, noise=0.5)
+    assert noisy.test_error > plain.test_error          # noise in the training labels hurts
+    # the noise enters through h2 of the training terms only: the direction e is unchanged
+    assert noisy.learned_direction == pytest.approx(plain.learned_direction, abs=1e-10)
+    with pytest.raises(ValueError, match="vocabulary is not implemented"):
+        solve("tanh", "z1 + z1*z2", 4, 2, LAM, 1.0, noise=0.1, vocabulary=[1, 2])
+
+
+def test_network_with_label_noise_and_a_bias_within_its_error_bar():
+    from srfsym.simulation.simulate import simulate
+    target, alpha = "tanh(z1 + z2/2) + sin(z2)/2", 4.0
+    sim = simulate("tanh", target, 4.0, 2.0, LAM, [alpha], d=400, seeds=6, n_test=3000,
+                   workers=1, seed=3, noise=0.5, bias=True)
+    th = solve("tanh", target, 4.0, 2.0, LAM, alpha, noise=0.5, bias=True).test_error
+    e = sim.test_error_per_seed[:, 0]
+    se = e.std(ddof=1) / np.sqrt(len(e))
+    assert abs(e.mean() - th) < 3 * se + 0.01 * th, (e.mean(), se, th)

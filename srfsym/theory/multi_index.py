@@ -263,7 +263,7 @@ def solve_multi_index_checked(student, target, alpha0, eta, lam, alpha, beta=1.0
     >>> solve_multi_index_checked("tanh", "z1*z2", 2, 1, 0.1, 1.0, loss="logistic")
     Traceback (most recent call last):
     ...
-    ValueError: multi-index target 'z1*z2': loss = 'logistic' is not implemented (the multi-index theory of docs/theory.md (n) covers the square loss (with label noise or a bias on the uniform readout), the uniform readout and the vocabularies, the isotropic bulk, double precision)
+    ValueError: multi-index target 'z1*z2': loss = 'logistic' is not implemented (the multi-index theory of docs/theory.md (n) covers the square loss (with label noise or a bias on the uniform readout), the uniform readout and the vocabularies, the isotropic bulk, double precision; other convex losses: (n.8))
     """
     for key, allowed in _PLAIN.items():
         value = kwargs.pop(key, allowed[0])
@@ -274,7 +274,8 @@ def solve_multi_index_checked(student, target, alpha0, eta, lam, alpha, beta=1.0
                 f"multi-index target {getattr(target, 'name', target)!r}: {key} = {value!r} is "
                 "not implemented (the multi-index theory of docs/theory.md (n) covers the square "
                 "loss (with label noise or a bias on the uniform readout), the uniform readout "
-                "and the vocabularies, the isotropic bulk, double precision)")
+                "and the vocabularies, the isotropic bulk, double precision; other convex losses: "
+                "(n.8))")
     if kwargs.get("nodes") == "auto":
         kwargs.pop("nodes")
     kwargs.pop("start", None)
