@@ -119,11 +119,8 @@ def test_network_within_its_error_bar():
 
 def test_paths_without_the_multi_index_theory_refuse_naming_why():
     from srfsym.simulation.simulate import simulate
-    from srfsym.theory.fixed_point import learning_curve
     with pytest.raises(ValueError, match="scalar gamma"):
         solve_srf("tanh", "z1*z2", 1.0, 1.0, 0.5, LAM, 1.0)
-    with pytest.raises(ValueError, match="learning_curve: the multi-index target"):
-        learning_curve("tanh", "z1*z2", 2, 1, LAM, [1.0])
     with pytest.raises(ValueError, match="model='network'"):
         simulate("tanh", "z1*z2", 2, 1, LAM, [1.0], d=50, seeds=2, model="srf")
     with pytest.raises(ValueError, match="square loss only"):

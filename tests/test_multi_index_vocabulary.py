@@ -119,3 +119,18 @@ def test_network_with_label_noise_and_a_bias_within_its_error_bar():
     e = sim.test_error_per_seed[:, 0]
     se = e.std(ddof=1) / np.sqrt(len(e))
     assert abs(e.mean() - th) < 3 * se + 0.01 * th, (e.mean(), se, th)
+
+
+def test_learning_curve_and_optimal_lambda_take_a_multi_index_target():
+    from srfsym.theory.fixed_point import learning_curve, optimal_lambda
+    lc = learning_curve("tanh", "z1 + z1*z2", 4, 2, LAM, [0.5, 2.0])
+    for a, e in zip((0.5, 2.0), lc.test_error):
+        assert abs(e - solve("tanh", "z1 + z1*z2", 4, 2, LAM, a).test_error) < 1e-12
+    # a rotated single-index target: the single-index optimum (same lambda, same error)
+    lam, res = optimal_lambda("tanh", "tanh((z1 + z2)/sqrt(2))", 4, 2, 1.0)
+    lam1, res1 = optimal_lambda("tanh", "tanh", 4, 2, 1.0)
+    assert abs(lam - lam1) < 1e-6 * lam1 and abs(res.test_error - res1.test_error) < 1e-10
+    # a genuine multi-index target: no lambda nearby does better
+    lam, res = optimal_lambda("tanh", "z1 + z1*z2", 4, 2, 1.0)
+    for other in (0.8 * lam, 1.25 * lam):
+        assert res.test_error <= solve("tanh", "z1 + z1*z2", 4, 2, other, 1.0).test_error
