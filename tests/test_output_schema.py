@@ -140,7 +140,9 @@ def test_every_subcommand_json_validates_against_the_schema(name, capsys, valida
     # the CSV has the same rows under the same names (spectrum has --csv too)
     header = run(capsys, *argv, "--csv").splitlines()[0].split(",")
     assert header[:len(LEADING)] == LEADING
-    assert set(header) <= {k for row in data["rows"] for k in row}
+    # ... and a "warnings" column exactly when the JSON has warnings
+    assert set(header) - {"warnings"} <= {k for row in data["rows"] for k in row}
+    assert ("warnings" in header) == bool(data["warnings"])
 
 
 def test_the_same_quantity_has_the_same_name_in_bounds_and_curve(capsys):

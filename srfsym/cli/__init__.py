@@ -1,7 +1,7 @@
 """Command-line interface: ``srfsym SUBCOMMAND ...`` (the only package that prints).
 
 Subcommands: ``derive``, ``activation``, ``coefficients``, ``mapping``, ``error``,
-``bounds``, ``curve``, ``spectrum``, ``scaling``, ``simulate``, ``sweep``, ``target``, ``regen-reference``.  Every numeric subcommand has
+``bounds``, ``curve``, ``spectrum``, ``scaling``, ``simulate``, ``sweep``, ``target``, ``regen-reference``, ``cache``.  Every numeric subcommand has
 ``--json``; high-precision values are printed as decimal strings with their method.
 Each subcommand lives in its own module with a ``register(sub)`` that adds its parser.
 """
@@ -12,12 +12,12 @@ import io
 import sys
 
 from ..core.version import __version__
-from . import activation, derive, reference, scaling, simulation, spectrum, sweep, target, theory
-from .common import (CLIError, HelpFormatter, configure_feedback, finish_parsers,
+from . import activation, cache, derive, reference, scaling, simulation, spectrum, sweep, target, theory
+from .common import (CLIError, HelpFormatter, Interrupted, configure_feedback, finish_parsers,
                      warnings_once)
 
 #: subcommand modules in the order ``srfsym --help`` lists them
-COMMANDS = (derive, activation, target, theory, spectrum, scaling, simulation, sweep, reference)
+COMMANDS = (derive, activation, target, theory, spectrum, scaling, simulation, sweep, reference, cache)
 
 
 DESCRIPTION = ("srfsym: symbolic-numeric workbench for the spiked Random Features model\n"
@@ -87,6 +87,10 @@ def main(argv=None):
             set_integrate_timeout(args.integrate_timeout)
         with warnings_once(), time_budget(args.time_limit if args.time_limit > 0 else None):
             args.func(args)
+    except Interrupted as exc:                 # Ctrl-C with what was kept (a sweep's rows)
+        return _fail(real_stdout, exc, 130)
+    except KeyboardInterrupt:
+        return _fail(real_stdout, "interrupted", 130)
     except (CLIError, ActivationError, DivergentExpectationError, ValueError,
             ArithmeticError) as exc:          # ArithmeticError: FloatingPointError, overflow
         return _fail(real_stdout, exc)
@@ -121,7 +125,8 @@ def main(argv=None):
 def _fail(real_stdout, exc, code=2):
     sys.stdout = real_stdout
     message = " ".join(str(exc).split()) or type(exc).__name__
-    print(f"srfsym: error: {message}", file=sys.stderr)
+    kind = "" if code == 130 else "error: "          # an interruption is not an error
+    print(f"srfsym: {kind}{message}", file=sys.stderr)
     return code
 
 

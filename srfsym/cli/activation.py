@@ -193,7 +193,7 @@ def cmd_mapping(args):
     row = table_row("mapping", m.student.name, m.teacher.name, alpha0=args.alpha0, eta=args.eta,
                     r=m.r, c=m.c, gamma=m.gamma,
                     method=" ".join(sorted({v.method for v in m.values().values()})))
-    if args.json:
+    if args.json or args.csv:          # the same rows in both
         row.update({k: v for k, v in detail.items() if k not in row and k not in ("eta",
                                                                                   "alpha0")})
     if emit_output(args, [row], notes=m.notes):

@@ -22,6 +22,10 @@ class CLIError(Exception):
     pass
 
 
+class Interrupted(CLIError):
+    """Ctrl-C, with what was kept: ``srfsym: <message>``, exit status 130 (no traceback)."""
+
+
 def out(text=""):
     print(text)
 
@@ -55,8 +59,8 @@ def _json_default(o):
 #: The leading columns of every table srfsym writes (JSON rows, CSV, the sweep's CSV), in this
 #: order: what produced the row (``source``: theory, simulation, mapping, bounds), the inputs as
 #: numbers, then the sRF parameters.  Tables of ``mapping``, ``error``, ``bounds``, ``curve``,
-#: ``simulate``, ``spectrum`` and ``sweep`` therefore concatenate (``pandas.concat``) into one
-#: table.  The whole output is described by ``srfsym/cli/output_schema.json``.
+#: ``simulate``, ``spectrum`` and ``sweep`` therefore concatenate into one table (``csv``, or
+#: ``pandas.concat`` where pandas is installed; srfsym does not need it).  The whole output is described by ``srfsym/cli/output_schema.json``.
 INPUT_COLUMNS = ("source", "student", "teacher", "alpha0", "eta", "lam", "alpha", "beta")
 SRF_COLUMNS = ("r", "c", "gamma")
 
@@ -89,20 +93,33 @@ def metadata(args) -> dict:
             "parameters": params}
 
 
+def all_warnings(warnings=()):
+    """``warnings`` (the command's own, e.g. on the agreement with a simulation) followed by
+    every warning the library raised during the command (:func:`warnings_once`: the
+    isotropic-bulk check, a non-odd activation, a precision loss), each once."""
+    return list(dict.fromkeys([*warnings, *_SHOWN]))
+
+
 def emit_output(args, rows, notes=(), warnings=(), details=None):
     """Print ``rows`` in the shared schema: ``--json`` (the rows with metadata, notes and
-    warnings, see :data:`SCHEMA_ID`), or ``--csv`` (the rows).  Returns False when neither
-    was asked for (the caller prints text)."""
+    warnings, see :data:`SCHEMA_ID`), or ``--csv`` (the rows; a ``warnings`` column on every
+    row when there are any).  The warnings are ``warnings`` and those the library raised
+    (:func:`all_warnings`): a warning reaches every output a result goes to.  Returns False
+    when neither was asked for (the caller prints text; the library's warnings are on
+    stderr)."""
+    warns = all_warnings(warnings)
     if getattr(args, "json", False):
         payload = {"schema": SCHEMA_ID, "meta": metadata(args), "rows": list(rows),
-                   "notes": list(dict.fromkeys(notes)), "warnings": list(warnings)}
+                   "notes": list(dict.fromkeys(notes)), "warnings": warns}
         if details:
             payload["details"] = details
         emit_json(payload)
         return True
     if getattr(args, "csv", False):       # high-precision decimals as <column>_decimal
+        extra = {"warnings": " | ".join(warns)} if warns else {}
         emit_csv([{**{k: v for k, v in row.items() if k != "decimal"},
-                   **{f"{k}_decimal": v for k, v in (row.get("decimal") or {}).items()}}
+                   **{f"{k}_decimal": v for k, v in (row.get("decimal") or {}).items()},
+                   **extra}
                   for row in rows])
         return True
     return False
@@ -150,18 +167,32 @@ def activation_row(source, name, **columns):
 
 
 def emit_csv(rows):
-    """CSV of the rows: the union of their scalar columns, in order of first appearance."""
+    """CSV of the rows: the union of their columns, in order of first appearance; a list or
+    dict column (a readout vocabulary, per-letter values) is kept as its JSON text, so that
+    the CSV holds the same rows as ``--json``.
+
+    >>> emit_csv([{"alpha": 1.0, "letters": [1.0, 2.0]}])
+    alpha,letters
+    1.0,"[1.0, 2.0]"
+    """
     if not rows:
         return
     buf = io.StringIO()
     keys = []
     for row in rows:
-        keys += [k for k, v in row.items() if k not in keys and not isinstance(v, (list, dict))]
-    w = csv.DictWriter(buf, fieldnames=keys, extrasaction="ignore")
+        keys += [k for k in row if k not in keys]
+    w = csv.DictWriter(buf, fieldnames=keys, lineterminator="\n")
     w.writeheader()
     for r in rows:
-        w.writerow(r)
+        w.writerow({k: _cell(v) for k, v in r.items()})
     sys.stdout.write(buf.getvalue())
+
+
+def _cell(v):
+    """A CSV cell: lists and dicts as JSON text (strict: non-finite floats as strings)."""
+    if isinstance(v, (list, tuple, dict)):
+        return json.dumps(_finite(v), default=_json_default, allow_nan=False)
+    return v
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
@@ -212,6 +243,8 @@ EXAMPLES = {
     "target": 'srfsym target "z1 + z1*z2" --student tanh --student relu\n'
               'srfsym target "tanh(z1 + z2/2) + sin(z2)/2" --order 4 --json',
     "regen-reference": "srfsym regen-reference --quick --out /tmp/reference",
+    "cache": "srfsym cache            # the folder of the cached closed forms\n"
+             "srfsym cache --clear    # remove them",
     "sweep": "srfsym sweep grid.toml --out results.csv --workers 2 --plot results.png\n"
              "srfsym sweep grid.toml --out results.csv --scheduler tcp://127.0.0.1:8786",
 }
@@ -303,21 +336,33 @@ def non_negative_int(text):
     return value
 
 
+#: the warnings shown during the current command, in order (:func:`warnings_once`); the
+#: outputs (JSON, CSV, figure captions) carry them
+_SHOWN: list = []
+
+
 @contextlib.contextmanager
 def warnings_once():
-    """Show each distinct warning once, as ``srfsym: warning: ...`` (no source paths)."""
+    """Show each distinct warning once, as ``srfsym: warning: ...`` (no source paths), and
+    record it for the outputs (:func:`all_warnings`)."""
     seen = set()
+    _SHOWN.clear()
 
     def show(message, category, filename, lineno, file=None, line=None):
         key = (category, str(message))
         if key not in seen:
             seen.add(key)
+            _SHOWN.append(" ".join(str(message).split()))
             print(f"srfsym: warning: {message}", file=sys.stderr)
 
     with warnings.catch_warnings():
         warnings.simplefilter("always")
         for quiet in (DeprecationWarning, PendingDeprecationWarning, ImportWarning):
             warnings.filterwarnings("ignore", category=quiet)   # the interpreter's, not ours
+        # numpy's floating-point notes on intermediate values ("overflow encountered in ..."):
+        # not a cause a user can act on; a result they spoil is refused or flagged by its check
+        warnings.filterwarnings("ignore", category=RuntimeWarning,
+                                message=r".*encountered in ")
         warnings.showwarning = show
         yield
 

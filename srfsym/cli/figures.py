@@ -43,7 +43,14 @@ def legend_below(ax, ncol=1, **kw):
 
 
 def caption(fig, notes, width=95):
-    """Caption-like notes under the figure (one paragraph each)."""
+    """Caption-like notes under the figure (one paragraph each), followed by the warnings the
+    library raised during the command (``srfsym.cli.common.all_warnings``): a figure carries
+    the warnings of the results it shows."""
+    from .common import all_warnings
+    fig._srfsym_caption = True
+    shown = {n.rstrip(".").lower() for n in notes}
+    notes = list(notes) + [f"Warning: {w}." for w in all_warnings()
+                           if w.rstrip(".").lower() not in shown]
     if not notes:
         return None
     text = "\n".join(textwrap.fill(n, width) for n in notes)
@@ -68,7 +75,10 @@ def draw(make_figure, path, what="figure"):
     reported on stderr (``srfsym: note: ...``, the results printed stay complete) and False
     is returned."""
     try:
-        save(make_figure(), path)
+        fig = make_figure()
+        if not getattr(fig, "_srfsym_caption", False):
+            caption(fig, [])            # the warnings of the command, at least
+        save(fig, path)
         return True
     except Exception as exc:      # a figure never costs the result
         message = " ".join(str(exc).split()) or type(exc).__name__

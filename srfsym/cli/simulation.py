@@ -3,14 +3,34 @@ from __future__ import annotations
 
 import math
 
-from .common import (SHARED_HELP, add_output, add_physics, emit_output, non_negative_int, out, status, table_row,
-                     vocabulary_arg)
+from .common import (SHARED_HELP, CLIError, add_output, add_physics, emit_output,
+                     non_negative_int, out, status, table_row, vocabulary_arg,
+                     warn_if_isotropic_is_off)
 from ..sweep.agreement import Z_LIMIT, agreement_warnings, z_score  # noqa: F401 (re-exported)
 
 
-def _theory(sim):
-    """The d -> infinity theory at the simulation's parameters, one result per alpha."""
-    from ..theory.fixed_point import solve_srf
+class _NoTheory:
+    """Stands for the theory where srfsym has none beside this simulation (several steps, a
+    non-odd student with a vocabulary): every value absent."""
+    r = c = gamma = test_error = train_error = None
+
+
+def _theory_applies(sim) -> bool:
+    from ..symbolic.activations import activation
+    if getattr(sim, "steps", 1) > 1:      # the T-step readout theory is not on this door yet
+        return False
+    return sim.vocabulary is None or activation(sim.student).parity == "odd"
+
+
+def _theory(sim, bulk=None):
+    """The d -> infinity theory at the simulation's parameters, one result per alpha: on the
+    isotropic bulk (``bulk=None``), or on ``bulk``, the keywords of :func:`srfsym.solve`
+    (``{"bulk": "exact"}``, or ``{"bulk": "step", "d": D, "seed": S}``, docs/theory.md (g.4),
+    (g.5)) -- the theory displayed is the one compared with; :class:`_NoTheory` where srfsym
+    has none."""
+    if not _theory_applies(sim):
+        return [_NoTheory() for _ in sim.alphas]
+    from ..theory.fixed_point import learning_curve, solve_srf
     from ..step.mapping import srf_mapping
     voc = getattr(sim, "vocabulary", None)
     if voc is not None:
@@ -18,20 +38,57 @@ def _theory(sim):
         voc = vocabulary(voc["letters"], voc["weights"])
     from ..theory.fixed_point import multi_index_teacher
     if multi_index_teacher(sim.teacher):     # multi-index hook (issue 28): docs/theory.md (n)
+        if bulk:
+            raise ValueError(f"--bulk {bulk['bulk']}: the theory of a multi-index target is "
+                             "written on the isotropic bulk only (docs/theory.md (n.4))")
         from ..theory.multi_index import solve_multi_index
         kw = {} if sim.train_loss is None else {"noise": sim.noise, "bias": sim.bias}
         return [solve_multi_index(sim.student, sim.teacher, sim.alpha0, sim.eta, sim.lam,
                                   float(a), sim.beta, vocabulary=voc, **kw) for a in sim.alphas]
+    kw = {} if voc is None else {"vocabulary": voc}
+    if sim.train_loss is not None:      # a convex readout (docs/theory.md (m))
+        kw.update(loss=sim.loss, noise=sim.noise, bias=sim.bias, label_rule=sim.label_rule)
+    if bulk:
+        return learning_curve(sim.student, sim.teacher, sim.alpha0, sim.eta, sim.lam,
+                              [float(a) for a in sim.alphas], sim.beta, **bulk, **kw).results
     if sim.model == "srf":
         r, c, gamma = sim.r, sim.c, sim.gamma
     else:
         m = srf_mapping(sim.student, sim.teacher, sim.eta, sim.alpha0)
         r, c, gamma = m.r, m.c, m.gamma
-    kw = {} if voc is None else {"vocabulary": voc}
-    if sim.train_loss is not None:      # a convex readout (docs/theory.md (m))
-        kw.update(loss=sim.loss, noise=sim.noise, bias=sim.bias, label_rule=sim.label_rule)
     return [solve_srf(sim.student, sim.teacher, r, c, gamma, sim.lam, float(a), sim.beta, **kw)
             for a in sim.alphas]
+
+
+def theory_label(bulk=None):
+    """What the theory column of a comparison is (its bulk, docs/theory.md (g)).
+
+    >>> theory_label({"bulk": "exact"})
+    'theory (d -> infinity, exact law of the step bulk, docs/theory.md (g.5))'
+    """
+    name = (bulk or {}).get("bulk", "isotropic")
+    if (bulk or {}).get("spectrum") == "sample":
+        return (f"theory (isotropic bulk sampled at d = {bulk.get('d')}, seed "
+                f"{bulk.get('seed')}, docs/theory.md (h))")
+    return {"isotropic": "theory (d -> infinity, isotropic bulk c MP, docs/theory.md (f))",
+            "exact": "theory (d -> infinity, exact law of the step bulk, docs/theory.md (g.5))",
+            "step": f"theory (step bulk realised at d = {(bulk or {}).get('d')}, seed "
+                    f"{(bulk or {}).get('seed')}, docs/theory.md (g.4))"}[name]
+
+
+def model_caveat(bulk=None):
+    """The reason, other than finite size, for a simulation off the theory: the isotropic bulk
+    compared with where the library's isotropic-bulk check warned (docs/theory.md (g.4));
+    ``None`` otherwise."""
+    from .common import all_warnings
+    if (bulk or {}).get("bulk", "isotropic") != "isotropic" or (bulk or {}).get("spectrum"):
+        return None
+    if any("isotropic bulk" in w and "is off here" in w for w in all_warnings()):
+        return ("the theory compared with uses the isotropic bulk, which is off at this step "
+                "(see the warning on the bulk): the gap is the model's, not finite size; "
+                "compare with --bulk exact (the d -> infinity law of the step's bulk, "
+                "docs/theory.md (g.5))")
+    return None
 
 
 def _or_none(x):
@@ -39,10 +96,11 @@ def _or_none(x):
     return None if math.isnan(x) else x
 
 
-def simulation_rows(sim, theory=None):
+def simulation_rows(sim, theory=None, bulk=None):
     """Rows of the common output schema (cli/common.py): one per alpha, the simulation's mean
-    and standard error over seeds beside the theory's value at the same parameters."""
-    theory = _theory(sim) if theory is None else theory
+    and standard error over seeds beside the theory's value at the same parameters (on the
+    bulk ``bulk``, see :func:`_theory`; ``theory_bulk`` names it)."""
+    theory = _theory(sim, bulk) if theory is None else theory
     rows = []
     for j, (a, th) in enumerate(zip(sim.alphas, theory)):
         rows.append(table_row(
@@ -53,7 +111,9 @@ def simulation_rows(sim, theory=None):
             train_error_sem=_or_none(sim.train_error_sem[j]),
             theory_test_error=th.test_error, theory_train_error=th.train_error,
             model=sim.model, d=sim.d, p=sim.p, n=int(sim.n[j]), seeds=sim.seeds,
-            shared_first_layer=bool(sim.settings.get("shared_first_layer", False))))
+            shared_first_layer=bool(sim.settings.get("shared_first_layer", False)),
+            theory_bulk=(bulk or {}).get("bulk", "sampled" if (bulk or {}).get("spectrum")
+                                           == "sample" else "isotropic")))
         if sim.train_loss is not None:
             rows[-1].update(_convex_columns(sim, j, th))
         rows[-1]["z_score"] = z_score(rows[-1])
@@ -77,21 +137,44 @@ def _convex_columns(sim, j, th):
     return cols
 
 
+def _simulate_bulk(args):
+    """``--bulk`` of ``simulate``: the keywords of the theory compared with (``None``: the
+    isotropic bulk; then the isotropic-bulk check runs first, as in ``srfsym error``)."""
+    if args.bulk == "isotropic":
+        if args.model == "network":      # the sRF model's bulk is c MP by construction
+            warn_if_isotropic_is_off(args)
+        return None
+    if args.model != "network":
+        raise CLIError(f"--bulk {args.bulk} is the trained network's bulk: use it with "
+                       "--model network")
+    if args.bulk == "step":
+        if args.seeds != 1 or args.shared_first_layer:
+            raise CLIError("--bulk step pairs the theory with the first layer of one seed: use "
+                           "--seeds 1 (the layer of --seed), or --bulk exact for several seeds")
+        return {"bulk": "step", "d": args.d, "seed": args.seed}
+    return {"bulk": "exact"}
+
+
 def cmd_simulate(args):
     from ..simulation.simulate import simulate
-    from .theory import _loss_kwargs
+    from .theory import _loss_kwargs, check_readout_first
+    check_readout_first(args)
+    bulk = _simulate_bulk(args)
     res = simulate(args.student, args.teacher, args.alpha0, args.eta, args.lam, args.alpha,
                    d=args.d, beta=args.beta, seeds=args.seeds, model=args.model, seed=args.seed,
                    n_test=args.n_test, workers=args.workers,
                    shared_first_layer=args.shared_first_layer,
                    progress=not (args.json or args.csv or args.quiet),
-                   vocabulary=vocabulary_arg(args), **_loss_kwargs(args))
-    with status("the theory at the same parameters (docs/theory.md (f), (m))"):
-        rows = simulation_rows(res)
-    warns = agreement_warnings(rows)
+                   vocabulary=vocabulary_arg(args), steps=args.steps, **_loss_kwargs(args))
+    with status(f"the {theory_label(bulk)} at the same parameters"):
+        rows = simulation_rows(res, bulk=bulk)
+    if rows and rows[0].get("classification_error") is not None:   # a classifier's rows
+        from .classification import lead_with_classification
+        rows = [lead_with_classification(row) for row in rows]
+    warns = agreement_warnings(rows, model_caveat(bulk))
     if not emit_output(args, rows, warnings=warns, details={"simulation": res.to_dict()}):
         out(res.summary())
-        out(simulation_table(rows, res.seeds))
+        out(simulation_table(rows, res.seeds, theory_label(bulk)))
         for line in warning_lines(warns):
             out(line)
 
@@ -103,14 +186,21 @@ def warning_lines(warns, width=100):
         w, width, initial_indent="  warning: ", subsequent_indent="    ")]
 
 
-def simulation_table(rows, seeds):
-    """Text table: simulation (mean +- s.e.) beside the theory, and the gap in s.e."""
-    lines = [f"  theory (d -> infinity, docs/theory.md (f)) beside the simulation "
+def simulation_table(rows, seeds, label=None):
+    """Text table: simulation (mean +- s.e.) beside the theory (``label``: which, see
+    :func:`theory_label`), and the gap in s.e."""
+    lines = [f"  {label or theory_label()} beside the simulation "
              f"(mean +- standard error over {seeds} seeds):",
              "  alpha     simulation            theory       (sim - theory)/s.e."]
     for row in rows:
         z = z_score(row)
-        spread = f" +- {row['test_error_sem']:.2g}" if z is not None else " (one seed)"
+        spread = f" +- {row['test_error_sem']:.2g}" if row['test_error_sem'] is not None \
+            else " (one seed)"
+        if row["theory_test_error"] is None:
+            lines[0] = "  no theory beside this simulation (several steps: docs/theory.md (p); or " \
+                "a non-odd student with a vocabulary: docs/theory.md (k.7))"
+            lines.append(f"  {row['alpha']:<8.4g}  {row['test_error']:.6f}{spread}")
+            continue
         flag = "" if z is None else f"{z:+.1f}" + ("  <- > 3 s.e." if abs(z) > Z_LIMIT else "")
         lines.append(f"  {row['alpha']:<8.4g}  {row['test_error']:.6f}{spread}"
                      f"    {row['theory_test_error']:.6f}   {flag}")
@@ -153,7 +243,16 @@ def register(sub):
     p.add_argument("--n-test", type=int, default=5000, help="fresh test points per seed")
     p.add_argument("--workers", type=int, default=None, help="cores to use (default: all)")
     p.add_argument("--shared-first-layer", action="store_true", help=SHARED_HELP)
+    p.add_argument("--steps", type=int, default=1,
+                   help="giant steps T, each on a fresh batch of n0 = alpha0 d samples with the "
+                        "full residual y - f_{t-1}(x) (docs/theory.md (p)); the teacher may then "
+                        "be a multi-index target in z1..z4, e.g. 'z1 + z1*z2'")
     from .theory import add_loss
     add_loss(p)
+    p.add_argument("--bulk", choices=["isotropic", "step", "exact"], default="isotropic",
+                   help="bulk of the theory compared with: 'isotropic' (c MP_beta, the papers' "
+                   "model; default), 'exact' (the d -> infinity law of the trained layer's "
+                   "bulk, docs/theory.md (g.5)) or 'step' (the first layer of this run's seed, "
+                   "realised: a paired comparison; --seeds 1)")
     add_output(p)
     p.set_defaults(func=cmd_simulate)

@@ -13,10 +13,18 @@ from .common import (CLIError, add_bulk, add_output, add_vocabulary, emit_output
 def _parse_z(text):
     """A complex number written like ``0.6+0.1j`` (parsed by ``complex``, never eval)."""
     try:
-        return complex(text.replace(" ", "").replace("i", "j"))
+        z = complex(text.replace(" ", "").replace("i", "j"))
     except ValueError:
         raise CLIError(f"cannot read z = {text!r} as a complex number (write e.g. 0.6+0.1j)") \
             from None
+    if abs(z) > MAX_ABS_Z:                  # nan and inf are named by the theory's own check
+        raise CLIError(f"|z| = {abs(z):.3g} is beyond {MAX_ABS_Z:g}: |z|^2 overflows double "
+                       "precision in the iteration (and s(z) ~ -1/z there)")
+    return z
+
+
+#: largest |z| of ``spectrum --z`` (|z|^2 stays below the double range)
+MAX_ABS_Z = 1e150
 
 
 def _spectra(args):
@@ -81,7 +89,7 @@ def cmd_spectrum(args):
                     f"{args.seeds} seeds, eigenvalues of Phi^T Phi / n"):
             sim = simulate_feature_spectrum(args.student, args.teacher, args.alpha0, args.eta,
                                             args.d, args.beta, args.p_over_n, args.seeds, zs,
-                                            vocabulary=fs.voc)
+                                            vocabulary=fs.voc, theory=fs)   # the one shown
         if args.plot:
             with status(f"simulation 2/2: the untrained network (eta = 0, one seed) for the "
                         f"figure, d = {args.d}"):

@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import sys
 
-from .common import EXAMPLES, CLIError, out
+from .common import EXAMPLES, CLIError, Interrupted, out
 
 
 def cmd_sweep(args):
     import os
 
-    from ..sweep.run import SweepError, load_spec, read_results, run_sweep
+    from ..sweep.run import SweepError, SweepInterrupted, load_spec, read_results, run_sweep
     if args.plot is not None:          # checked before the sweep, not after it
         folder = os.path.dirname(os.path.abspath(args.plot))
         if not args.plot.strip() or os.path.isdir(args.plot) or not os.path.isdir(folder):
@@ -22,6 +22,8 @@ def cmd_sweep(args):
             check_plottable(spec)
         summary = run_sweep(spec, args.out, workers=args.workers, scheduler=args.scheduler,
                             progress=not args.quiet, timeout=args.timeout)
+    except SweepInterrupted as exc:
+        raise Interrupted(str(exc)) from None
     except SweepError as exc:
         raise CLIError(str(exc)) from None
     except PermissionError as exc:

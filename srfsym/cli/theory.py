@@ -7,7 +7,12 @@ import math
 import mpmath
 import numpy as np
 
-from .simulation import agreement_warnings, simulation_rows
+from .classification import (classification_baselines, classification_lines,
+                             classification_panel, is_classifier, lead_with_classification)
+from .simulation import agreement_warnings, model_caveat, simulation_rows, theory_label
+
+#: most alphas of one ``curve`` (each a fixed point kept in memory); ``sweep`` takes more
+MAX_POINTS = 10_000
 from .common import (SHARED_HELP, CLIError, add_bulk, add_output, add_physics, add_spectrum,
                      add_vocabulary, emit_output, out, status, table_row, vocabulary_arg,
                      warn_if_isotropic_is_off)
@@ -81,6 +86,10 @@ def _solve_kwargs(args):
             raise CLIError(f"--d must be an integer >= 2 for --spectrum sample, got {args.d}")
         kw.update(d=args.d, seed=args.seed)
     if getattr(args, "bulk", "isotropic") == "step":
+        if not (args.alpha0 and args.eta):        # the realised step has no spike direction
+            raise CLIError(f"--bulk step needs a step: got "
+                           + ("--eta 0" if not args.eta else "--alpha0 0")
+                           + " (W1 = W0, no spike direction); the isotropic bulk is then exact")
         if args.spectrum == "sample":
             raise CLIError("--bulk step is its own finite-d spectrum: drop --spectrum sample")
         if args.d is None or args.d < 2:
@@ -297,6 +306,10 @@ def cmd_curve(args):
         if not 0 < args.alpha_min <= args.alpha_max:
             raise CLIError(f"need 0 < --alpha-min <= --alpha-max, got {args.alpha_min}, "
                            f"{args.alpha_max}")
+    if not args.alpha and args.points > MAX_POINTS:
+        raise CLIError(f"--points {args.points} is more than the {MAX_POINTS:,} a curve "
+                       "computes (each point is a fixed point kept in memory): use fewer, or "
+                       "'srfsym sweep' for a large grid")
     spacing = np.geomspace if args.log_alpha else np.linspace
     alphas = np.asarray(args.alpha if args.alpha else
                         spacing(args.alpha_min, args.alpha_max, args.points))
@@ -321,32 +334,67 @@ def cmd_curve(args):
     # both bounds hold at this gamma (docs/theory.md (l.4))
     rows = [_theory_row(args, res, upper_bound=b.upper, lower_bound=b.lower,
                         kernel_baseline=b.kernel) for res in lc.results]
-    sim_rows = simulation_rows(sim) if sim is not None else []
-    warns = agreement_warnings(sim_rows)
+    shown = compared_theory(args)
+    sim_rows = [] if sim is None else simulation_rows(
+        sim, theory=_theory_at(args, lc, sim.alphas), bulk=shown)
+    base = None
+    if is_classifier(lc):           # a classifier's outputs lead with its classification error
+        base = classification_baselines(args, alphas, _solve_kwargs(args))
+        rows = [lead_with_classification(row, {"no_step_classification_error": flat,
+                                               "bayes_classification_error": base["bayes"][0]})
+                for row, flat in zip(rows, base["no_step"])]
+        sim_rows = [lead_with_classification(row) for row in sim_rows]
+    warns = agreement_warnings(sim_rows, model_caveat(shown))
     notes = [n for res in lc.results for n in res.notes]
     if not emit_output(args, rows + sim_rows, notes=notes, warnings=warns,
                        details=None if sim is None else {"simulation": sim.to_dict()}):
         out(srf_header(mp, voc, 8))
-        out(f"bounds: lower {b.lower:.8g}, upper {b.upper:.8g}, kernel {b.kernel:.8g}")
         if args.bulk != "isotropic":
             out(f"theory on the {lc.results[0].notes[-1]}")
-        cl = getattr(lc.results[0], "classification_error", None) is not None
-        out(f"{'alpha':>10s} {'test error':>14s} {'train error':>14s}"
-            + (f" {'class. error':>14s} {'train loss':>14s}" if cl else ""))
-        for res in lc.results:
-            out(f"{res.alpha:10.4g} {res.test_error:14.8g} {res.train_error:14.8g}"
-                + (f" {res.classification_error:14.8g} {res.train_loss:14.8g}" if cl else ""))
+        if base is not None:
+            for line in classification_lines(lc, base, lc.results[0].loss, b):
+                out(line)
+        else:
+            out(f"bounds: lower {b.lower:.8g}, upper {b.upper:.8g}, kernel {b.kernel:.8g}")
+            out(f"{'alpha':>10s} {'test error':>14s} {'train error':>14s}")
+            for res in lc.results:
+                out(f"{res.alpha:10.4g} {res.test_error:14.8g} {res.train_error:14.8g}")
         if sim is not None:
             from .simulation import simulation_table, warning_lines
             out(sim.summary())
-            out(simulation_table(sim_rows, sim.seeds))
+            out(simulation_table(sim_rows, sim.seeds, theory_label(shown)))
             for line in warning_lines(warns):
                 out(line)
     if args.plot:       # after the results: a figure that fails costs only the figure
         from .figures import draw
-        if draw(lambda: curve_figure(args, lc, b, sim, warns), args.plot) and not (
+        if draw(lambda: curve_figure(args, lc, b, sim, warns, base), args.plot) and not (
                 args.json or args.csv):
             out(f"plot written to {args.plot}")
+
+
+def compared_theory(args):
+    """The theory a command displays, as the keywords of its spectral back end (``None``: the
+    isotropic bulk c MP): the one every comparison with a simulation uses."""
+    if getattr(args, "bulk", "isotropic") == "exact":
+        return {"bulk": "exact"}
+    if getattr(args, "bulk", "isotropic") == "step":
+        return {"bulk": "step", "d": args.d, "seed": args.seed}
+    if getattr(args, "spectrum", "mp") == "sample":
+        return {"spectrum": "sample", "d": args.d, "seed": args.seed}
+    return None
+
+
+def _theory_at(args, lc, alphas):
+    """The displayed curve's results at the simulation's ``alphas`` (those of the curve
+    reused, the others solved with the same options)."""
+    from ..theory.fixed_point import learning_curve
+    known = {float(r.alpha): r for r in lc.results}
+    missing = [float(a) for a in alphas if float(a) not in known]
+    if missing:
+        more = learning_curve(args.student, args.teacher, args.alpha0, args.eta, args.lam,
+                              missing, beta=args.beta, **_solve_kwargs(args))
+        known.update({float(r.alpha): r for r in more.results})
+    return [known[float(a)] for a in alphas]
 
 
 def curve_notes(alphas, test_error, b, lam):
@@ -378,24 +426,20 @@ def curve_title(args, mapping, voc=None):
     return title
 
 
-def curve_figure(args, lc, b, sim, warns=()):
-    """The learning-curve figure (theory, bounds, kernel baseline, simulation points); the
-    caption carries the notes and the warnings on the agreement with the simulation."""
+def curve_figure(args, lc, b, sim, warns=(), base=None):
+    """The learning-curve figure (theory, bounds, kernel baseline, simulation points; a
+    classifier's classification panel first, with its baselines); the caption carries the
+    notes and the warnings on the agreement with the simulation."""
     from .figures import caption, legend_right, pyplot, sem_label
     plt = pyplot()
     first = lc.results[0]
     loss = getattr(first, "loss", "square")
-    cl = getattr(first, "classification_error", None) is not None
-    if cl:      # labels +-1: the classification error beside the test MSE
-        fig, (ax, ax2) = plt.subplots(1, 2, figsize=(11, 3.8))
-        ax2.plot(lc.alphas, [r.classification_error for r in lc.results], color="C4", lw=2,
-                 label=f"sRF theory, {loss} loss, $\\lambda$ = {args.lam:g}")
-        ax2.set_xlabel(r"$\alpha = n/d$")
-        ax2.set_ylabel(r"test classification error $P(\mathrm{sign}\,\hat y \neq y)$")
-        ax2.grid(alpha=0.3, which="both")
-        ax2.legend(fontsize=8)
-        if args.log_alpha:
-            ax2.set_xscale("log")
+    cl = is_classifier(lc)
+    if cl:      # labels +-1: the classification error first, the test MSE beside it
+        fig, (ax2, ax) = plt.subplots(1, 2, figsize=(11, 3.8))
+        extra = "one first layer: readout noise only" if args.shared_first_layer else ""
+        classification_panel(ax2, lc, base, args, sim, None if sim is None else sem_label(
+            "network simulation", args.d_sim, args.seeds, extra))
     else:
         fig, ax = plt.subplots(figsize=(6, 3.8))
     ax.plot(lc.alphas, lc.test_error, color="C0", lw=2,
@@ -405,7 +449,8 @@ def curve_figure(args, lc, b, sim, warns=()):
                else f"\n{args.bulk} bulk of the step (docs/theory.md (g))"))
     # the bounds are on the error to the teacher function: not for sampled (Bernoulli) labels
     # nor for noisy +-1 labels (the test MSE is against the drawn label there); the upper
-    # bound is the ridge's lambda -> infinity limit: not a bound for another loss
+    # bound is the ridge's lambda -> infinity limit: not a bound for another loss (the lower
+    # bound and the kernel baseline hold for any readout in the span: on the MSE panel only)
     sampled = getattr(args, "label_rule", "teacher") == "bernoulli" or (
         cl and getattr(args, "noise", 0.0) > 0)
     ridge = loss == "square"
@@ -422,21 +467,18 @@ def curve_figure(args, lc, b, sim, warns=()):
         ax.errorbar(sim.alphas, sim.test_error, yerr=sim.test_error_sem, fmt="o", ms=4,
                     capsize=3, color="C3", mec="k",
                     label=sem_label("network simulation", args.d_sim, args.seeds, extra))
-        if cl:
-            ax2.errorbar(sim.alphas, sim.classification_error, yerr=sim.classification_error_sem,
-                         fmt="o", ms=4, capsize=3, color="C3", mec="k",
-                         label=sem_label("network simulation", args.d_sim, args.seeds, extra))
-            ax2.legend(fontsize=8)
     if args.log_alpha:
         ax.set_xscale("log")
     ax.set_xlabel(r"$\alpha = n/d$")
-    ax.set_ylabel(r"test error $\varepsilon_g$")
-    ax.set_title(curve_title(args, lc.results[0].mapping, vocabulary_arg(args)), fontsize=10)
+    ax.set_ylabel(r"test MSE" if cl else r"test error $\varepsilon_g$")
+    title = curve_title(args, lc.results[0].mapping, vocabulary_arg(args))
     ax.grid(alpha=0.3, which="both")
     if cl:
+        fig.suptitle(title, fontsize=10)
         ax.legend(fontsize=7)
         fig.tight_layout()
     else:
+        ax.set_title(title, fontsize=10)
         legend_right(ax)
     caption(fig, ([] if sampled or not ridge else curve_notes(lc.alphas, lc.test_error, b,
                                                               args.lam))

@@ -162,18 +162,26 @@ def _check_sizes(a: dict) -> None:
 
 
 def _check_model(a: dict) -> None:
-    """Activations, vocabulary, ``n0`` and the sRF parameters of :func:`simulate`, in place."""
+    """Activations, target, vocabulary, steps, ``n0`` and the sRF parameters of
+    :func:`simulate`, in place."""
+    from ..step.step_target import step_target
     from ..step.vocabulary import vocabulary as make_vocabulary, check_student
     voc = a["voc"] = make_vocabulary(a["vocabulary"])
-    check_student(a["student"], voc)
+    a["steps"] = _positive_int("steps", a.get("steps", 1), 1)
+    if a["model"] != "network":      # the sRF model's group formulas need an odd student
+        check_student(a["student"], voc)
     a["omega"] = None if voc.is_uniform else voc.neuron_letters(a["p"])
     from ..symbolic.targets import MultiIndexTarget, teacher_object
-    student_act, teacher_act = a["student_act"], a["teacher_act"] = (activation(a["student"]),
-                                                                    teacher_object(a["teacher"]))
+    student_act = a["student_act"] = activation(a["student"])
+    teacher_act = a["teacher_act"] = teacher_object(a["teacher"])
+    a["target"] = step_target(teacher_act)       # the same target as the steps see it
     if isinstance(teacher_act, MultiIndexTarget):     # multi-index hook (issue 28)
         _check_multi_index(a, teacher_act)
     else:
         _require_second_moment(teacher_act)
+    if a["steps"] > 1 and a["model"] != "network":
+        raise ValueError(f"steps = {a['steps']}: several steps are taken by model='network' "
+                         "only (the sRF model has no step)")
     alpha0, d = a["alpha0"], a["d"]
     n0 = a["n0"] = int(math.floor(alpha0 * d))
     if alpha0 > 0 and n0 < 1:
@@ -231,9 +239,9 @@ def _check_cost(a: dict) -> None:
                          f"{a['max_memory_gb']:g}; reduce d, alpha, n_test or workers, or raise "
                          "max_memory_gb")
     alpha0, d = a["alpha0"], a["d"]
-    flops = alpha0 * d * 4.0 * d * a["p"] * seeds
+    flops = alpha0 * d * 4.0 * d * a["p"] * seeds * a.get("steps", 1)
     if a["model"] == "network" and flops > MAX_STEP_FLOPS:
-        raise ValueError(f"the gradient step with alpha0 = {alpha0:g} uses n0 = alpha0 d = "
+        raise ValueError(f"the gradient step(s) with alpha0 = {alpha0:g} use n0 = alpha0 d = "
                          f"{alpha0 * d:.3g} samples: about {flops:.2g} floating-point operations "
                          f"({flops / 1e10 / 3600:.2g} core-hours at 10 GFLOP/s) over {seeds} "
                          f"seed(s); refused up front (limit {MAX_STEP_FLOPS:.0e}): reduce alpha0 or d")

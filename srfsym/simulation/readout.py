@@ -110,7 +110,10 @@ def _features_and_labels(sig, sig_star, W: np.ndarray, ss: np.random.SeedSequenc
             hi = min(n, lo + _FEATURE_CHUNK_ROWS)
             x = np.random.default_rng(seqs[i]).standard_normal((hi - lo, d))
             phi[lo:hi] = _apply(sig, x @ wt)
-            y[lo:hi] = teacher_labels(sig_star, x)
+            if hasattr(sig_star, "labels"):      # a several-steps target (StepTarget)
+                y[lo:hi] = sig_star.labels(x)
+            else:                                # sigma_star(x_1), or g(x_1..x_k) (issue 28)
+                y[lo:hi] = teacher_labels(sig_star, x)
 
     threads = max(1, min(threads, len(starts)))
     if threads == 1:

@@ -214,6 +214,10 @@ class SimulationResult:
     m_sem: np.ndarray | None = None
     readout_diagnostics: list | None = None
     convex_per_seed: dict | None = None
+    # several giant steps (docs/theory.md (p)): the number of steps and, for T > 1 or a
+    # multi-index target, the measurements after every step (srfsym.simulation.steps_measure)
+    steps: int = 1
+    step_measurements: dict | None = None
 
     @property
     def r_emp_mean(self) -> float:
@@ -250,6 +254,9 @@ class SimulationResult:
         if self.train_loss is None:       # the ridge: its output as before
             for k in _CONVEX_FIELDS:
                 out.pop(k, None)
+        if self.step_measurements is None:     # one step: the output as before
+            out.pop("step_measurements", None)
+            out.pop("steps", None)
         out.update(r_emp_mean=clean(self.r_emp_mean), c_emp_mean=clean(self.c_emp_mean),
                    gamma_emp_mean=clean(self.gamma_emp_mean),
                    singular_values_mean=clean(self.singular_values_mean))
@@ -269,6 +276,24 @@ class SimulationResult:
                          f"{pm(self.train_loss_sem[j])}    "
                          f"{self.train_classification_error[j]:.6f}"
                          f"{pm(self.train_classification_error_sem[j])}")
+        return lines
+
+    def _step_lines(self) -> list:
+        """Per-step measurements (means over first layers) of several giant steps."""
+        m = self.step_measurements
+        if m is None:
+            return []
+        fmt = (lambda a: np.array2string(np.asarray(a), precision=4, separator=", "))
+        lines = [f"  {self.steps} giant step(s) on fresh batches (full residual); after step t:"]
+        for t in range(m["singular_values"].shape[1]):
+            mean = {k: np.mean(v[:, t], axis=0) for k, v in m.items()}
+            lines.append(f"    t={t + 1}: top sv of (W_t - W0)/sqrt(p) {fmt(mean['singular_values'])}"
+                         f", |overlap| of the top singular vectors with e_1..e_k "
+                         f"{fmt(mean['overlaps'])}")
+            lines.append(f"         per letter: spike components along e_1..e_k "
+                         f"{fmt(mean['spike_components'])}, spike norms "
+                         f"{fmt(mean['spike_norms'])}, bulk variances "
+                         f"{fmt(mean['bulk_variances'])}")
         return lines
 
     def summary(self) -> str:
@@ -299,6 +324,7 @@ class SimulationResult:
                         if np.any(np.isfinite(self.gamma_emp)) else
                         "gamma undefined (no spike direction: the step is zero), ")
                      + f"top sv of dW/sqrt(p)={np.array2string(self.singular_values_mean, precision=4)}")
+        lines += self._step_lines()
         lines.append("  alpha      n     test error             train error")
         pm = (lambda e: f" +- {e:.2g}" if np.isfinite(e) else "")   # one seed: no error bar
         for j, a in enumerate(self.alphas):

@@ -84,6 +84,7 @@ from .first_layer import (BLOCK_ROWS, _blas_threads, _children, _chunk_rows,
                           _current_blas_threads, _network_step, giant_step,
                           network_first_layer, sphere_rows, srf_first_layer)
 from .readout import _features_and_labels, ridge_readout
+from .steps_measure import STEP_KEYS, step_measurements
 from .convex_readout import check_readout, convex_readout_seed, convex_result_fields
 from .result import (SimulationResult, empirical_group_parameters, empirical_srf_parameters)
 from .arguments import (MAX_STEP_FLOPS, _check_cost, _check_model, _check_sizes,  # noqa: F401
@@ -123,14 +124,26 @@ sys.modules[__name__].__class__ = _ForwardingModule
 
 def _first_layer(task: dict, ss: np.random.SeedSequence, student: Activation,
                  teacher: Activation):
-    """The first layer of one seed and its measured sRF parameters: ``(W1, emp)``."""
-    ss_init, ss_step = _children(ss, 2)
+    """The first layer of one seed and its measured sRF parameters: ``(W1, emp)``.
+
+    With ``task["steps"] = T > 1`` the network takes T steps, step t on the fresh batch of
+    the seed's child ``3 + t`` (step 1 on child 1, as one step always did), and ``emp["steps"]``
+    holds the measurements of :func:`~srfsym.simulation.steps_measure.step_measurements`
+    after every step."""
+    ss_init = _children(ss, 1)[0]
     d, p = task["d"], task["p"]
     omega = task.get("omega")
+    steps = task.get("steps", 1)
+    per_step = []
     if task["model"] == "network":
         W0 = sphere_rows(np.random.default_rng(ss_init), p, d)
-        W1 = _network_step(student, teacher, W0, task["n0"], task["eta"], ss_step,
-                           task["step_dtype"], task["threads"], task.get("tick"), omega)
+        W1 = W0
+        for ss_t in _realised_step.step_streams(ss, steps):
+            W1 = _network_step(student, teacher, W1, task["n0"], task["eta"], ss_t,
+                               task["step_dtype"], task["threads"], task.get("tick"), omega)
+            if task.get("measure_steps"):
+                with _blas_threads(task.get("serial_blas_threads", 1)):
+                    per_step.append(step_measurements(W0, W1, omega, task["k"]))
     else:
         W0, W1, _ = srf_first_layer(task["r"], task["c"], task["gamma"], d, p / d, ss, omega)
     if not np.all(np.isfinite(W1)):
@@ -142,6 +155,8 @@ def _first_layer(task: dict, ss: np.random.SeedSequence, student: Activation,
         if omega is not None:
             grp = empirical_group_parameters(W0, W1, omega)
             out.update(r_groups=grp["r"], c_groups=grp["c"], gamma=grp["gamma"])
+    if per_step:
+        out["steps"] = {key: np.array([m[key] for m in per_step]) for key in STEP_KEYS}
     return W1, out
 
 
@@ -166,12 +181,13 @@ def _run_seed(task: dict) -> dict:
                     "gamma": emp["gamma"], "sv": emp["singular_values"],
                     "r_groups": emp.get("r_groups"), "c_groups": emp.get("c_groups"),
                     "convex": extra}
-        phi_test, y_test = _features_and_labels(student.numpy, teacher.numpy, W1, ss_test,
+        labels = teacher if getattr(teacher, "activation", 1) is None else teacher.numpy
+        phi_test, y_test = _features_and_labels(student.numpy, labels, W1, ss_test,
                                                 task["n_test"], threads)
         sqp = math.sqrt(task["p"])
         test, train = [], []
         for n, ss_a in zip(task["ns"], _children(ss_read, len(task["ns"]))):
-            phi, y = _features_and_labels(student.numpy, teacher.numpy, W1, ss_a, n, threads)
+            phi, y = _features_and_labels(student.numpy, labels, W1, ss_a, n, threads)
             for arr in (phi, y, phi_test, y_test):
                 if not np.all(np.isfinite(arr)):
                     raise FloatingPointError(
@@ -188,7 +204,7 @@ def _run_seed(task: dict) -> dict:
                 tick()
     return {"test": test, "train": train, "r": emp["r"], "c": emp["c"], "gamma": emp["gamma"],
             "sv": emp["singular_values"], "r_groups": emp.get("r_groups"),
-            "c_groups": emp.get("c_groups")}
+            "c_groups": emp.get("c_groups"), "steps": emp.get("steps")}
 
 
 def _portable(act: Activation):
@@ -217,7 +233,7 @@ def _progress_bar(a: dict):
         return tqdm(total=a["seeds"], desc="simulate", unit="seed")
     rows = _chunk_rows(a["d"], a["p"], np.dtype(a["step_dtype"]).itemsize)
     n0 = a["n0"]
-    n_chunks = -(-n0 // rows) if (a["model"] == "network" and n0 > 0) else 0
+    n_chunks = a["steps"] * (-(-n0 // rows)) if (a["model"] == "network" and n0 > 0) else 0
     layers = 1 if a["shared_first_layer"] else a["seeds"]
     return tqdm(total=layers * n_chunks + a["seeds"] * len(a["ns"]), desc="simulate", unit="step")
 
@@ -264,6 +280,14 @@ def _sem(a: np.ndarray) -> np.ndarray:
     return a.std(axis=0, ddof=1) / math.sqrt(a.shape[0])
 
 
+def _stacked_steps(layers: list):
+    """The per-step measurements, one array per key with a leading axis over first layers
+    (``None`` when they were not taken)."""
+    if not layers or layers[0].get("steps") is None:
+        return None
+    return {key: np.array([o["steps"][key] for o in layers]) for key in STEP_KEYS}
+
+
 def _result(a: dict, out: list, wall_time: float) -> SimulationResult:
     """The :class:`SimulationResult` of the per-seed outputs ``out``."""
     layers = out[:1] if a["shared_first_layer"] else out    # one entry per distinct first layer
@@ -284,6 +308,7 @@ def _result(a: dict, out: list, wall_time: float) -> SimulationResult:
         vocabulary=None if voc.is_uniform else voc.to_dict(),
         r_emp_groups=None if voc.is_uniform else np.array([o["r_groups"] for o in layers]),
         c_emp_groups=None if voc.is_uniform else np.array([o["c_groups"] for o in layers]),
+        steps=a["steps"], step_measurements=_stacked_steps(layers),
         settings={"workers": a["workers"], "parallel": a["parallel"],
                   "step_dtype": np.dtype(a["step_dtype"]).name,
                   "memory_estimate_gb": a["memory_estimate"],
@@ -299,7 +324,7 @@ def simulate(student, teacher, alpha0: float, eta: float, lam: float, alpha, d: 
              max_memory_gb: float = 8.0, parallel: str = "chunks",
              step_dtype="float32", shared_first_layer: bool = False,
              vocabulary=None, *, loss="square", noise: float = 0.0, bias: bool = False,
-             label_rule: str = "teacher") -> SimulationResult:
+             label_rule: str = "teacher", steps: int = 1) -> SimulationResult:
     r"""Simulate one giant step + ridge (or convex) readout (or the sRF model) at finite ``d``.
 
     Parameters
@@ -397,7 +422,8 @@ def simulate(student, teacher, alpha0: float, eta: float, lam: float, alpha, d: 
     a = dict(student=student, teacher=teacher, alpha0=alpha0, eta=eta, lam=lam, alpha=alpha, d=d,
              beta=beta, seeds=seeds, n_test=n_test, model=model, r=r, c=c, gamma=gamma, seed=seed,
              workers=workers, max_memory_gb=max_memory_gb, parallel=parallel,
-             step_dtype=step_dtype, shared_first_layer=shared_first_layer, vocabulary=vocabulary)
+             step_dtype=step_dtype, shared_first_layer=shared_first_layer, vocabulary=vocabulary,
+             steps=steps)
     _check_sizes(a)
     _check_model(a)
     a["readout"] = check_readout(loss, noise, bias, label_rule, a["teacher_act"], a["lam"])
@@ -409,7 +435,10 @@ def simulate(student, teacher, alpha0: float, eta: float, lam: float, alpha, d: 
             "n_test": a["n_test"], "r": a["r"], "c": a["c"], "gamma": a["gamma"],
             "step_dtype": np.dtype(a["step_dtype"]).name,
             "serial_blas_threads": min(a["workers"], _current_blas_threads() or 1),
-            "omega": a["omega"], "readout": a["readout"]}
+            "omega": a["omega"], "readout": a["readout"], "steps": a["steps"],
+            "k": a["target"].k,
+            "measure_steps": a["model"] == "network" and (a["steps"] > 1
+                                                          or not a["target"].is_single_index)}
     bar = _progress_bar(a) if progress else None
     try:
         out = _run_seeds(a, base, _children(np.random.SeedSequence(a["seed"]), a["seeds"]), bar)

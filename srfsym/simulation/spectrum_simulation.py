@@ -116,7 +116,7 @@ def _positive_int(name, v, minimum=1):
 
 def simulate_feature_spectrum(student, teacher, alpha0, eta, d, beta=1.0, p_over_n=1.0,
                               seeds=4, z=DEFAULT_Z, model="network", seed=0,
-                              max_gb=8.0, vocabulary=None) -> SpectrumSimulation:
+                              max_gb=8.0, vocabulary=None, theory=None) -> SpectrumSimulation:
     """Eigenvalues of ``Phi^T Phi / n`` for the trained network (``model="network"``) or the
     sRF model with the formula's (r, c, gamma) (``model="srf"``), over ``seeds`` seeds.
 
@@ -132,6 +132,11 @@ def simulate_feature_spectrum(student, teacher, alpha0, eta, d, beta=1.0, p_over
         Readout letters of the step (docs/theory.md (k)).  The K outliers are then compared
         with ``p eig(Pi^1/2 Gamma0hat Pi^1/2)`` over the realised ``kappa_i`` (leading order),
         at the (r, c) fitted to the measured group spikes and bulk variances.
+    theory : None or :class:`~srfsym.theory.feature.spectrum.FeatureSpectrum`
+        The d -> infinity spectrum the simulation is compared with (``max_relative_error``,
+        ``to_dict``): the one a caller displays, e.g. on the exact law of the step's bulk
+        (docs/theory.md (g.5)); by default the isotropic bulk's at the same step.  Its
+        ``beta`` and ``p/n`` must be those asked for.
     """
     st, te = activation(student), activation(teacher)
     d = _positive_int("d", d, 2)
@@ -139,8 +144,12 @@ def simulate_feature_spectrum(student, teacher, alpha0, eta, d, beta=1.0, p_over
     if model not in ("network", "srf"):
         raise ValueError(f"model must be 'network' or 'srf', got {model!r}")
     voc = make_vocabulary(vocabulary)
-    theory = feature_spectrum(st, te, alpha0=alpha0, eta=eta, beta=beta, p_over_n=p_over_n,
-                              vocabulary=voc)
+    if theory is None:
+        theory = feature_spectrum(st, te, alpha0=alpha0, eta=eta, beta=beta, p_over_n=p_over_n,
+                                  vocabulary=voc)
+    elif not (math.isclose(theory.beta, float(beta)) and math.isclose(theory.nu, p_over_n)):
+        raise ValueError(f"the theory compared with is at beta = {theory.beta:g}, p/n = "
+                         f"{theory.nu:g}, the simulation at {float(beta):g}, {p_over_n:g}")
     p = max(1, int(round(theory.beta * d)))
     n = max(1, int(round(p / theory.nu)))
     n0 = int(math.floor(float(alpha0) * d))

@@ -275,7 +275,12 @@ def srf_mapping(student, teacher, eta, alpha0, *, mu0_correction: bool = True,
                          "overflows double precision")
     if alpha0_n < 0:
         raise ValueError(f"alpha0 (step samples per dimension) must be >= 0, got {alpha0}")
-    out = _mapping(activation(student), activation(teacher), eta_n, alpha0_n, mu0_correction)
+    te = activation(teacher)
+    if te.expr == 0:
+        raise ValueError(f"the teacher {te.name} is identically zero: the labels carry no "
+                         "signal, and the alignment gamma (the step's correlation with the "
+                         "teacher direction) is undefined; give a nonzero teacher")
+    out = _mapping(activation(student), te, eta_n, alpha0_n, mu0_correction)
     if not voc.is_uniform:
         out = replace(out, vocabulary=voc)
     for note in out.notes:   # warn on every call, not only the first (the result is cached)

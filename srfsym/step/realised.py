@@ -30,7 +30,7 @@ import numpy as np
 from ..symbolic.activations import Activation, activation
 
 __all__ = ["BLOCK_ROWS", "sphere_rows", "giant_step", "network_first_layer",
-           "one_stream_step"]
+           "one_stream_step", "step_streams"]
 
 #: Rows of step data drawn by one generator (fixes the random stream independently of chunking).
 BLOCK_ROWS = 512
@@ -181,7 +181,7 @@ def _step_chunk(sig_dsig, sig_star, w0t: np.ndarray, x: np.ndarray, y: np.ndarra
     caller multiplies row k by omega_k)."""
     z = x @ w0t                                           # (b, p) preactivations
     if y is None:
-        y = teacher_labels(sig_star, x)
+        y = sig_star(x)                                   # labels of the rows of x
     s, g = sig_dsig(z)
     del z
     if omega is None:
@@ -244,6 +244,17 @@ def giant_step(student, W0: np.ndarray, X: np.ndarray, y: np.ndarray, eta: float
     return acc
 
 
+def _labels_of(teacher):
+    """``x -> y`` for a teacher activation (``sigma_star(x_1)``) or a multi-index target
+    (:class:`~srfsym.step.step_target.StepTarget`, ``g(x_1, .., x_k)``)."""
+    if getattr(teacher, "activation", None) is not None:
+        teacher = teacher.activation
+    if hasattr(teacher, "labels"):
+        return teacher.labels
+    fn = teacher.numpy           # sigma_star of x_1, or g of x_1..x_k (issue 28)
+    return lambda x: teacher_labels(fn, x)
+
+
 def _chunk_rows(d: int, p: int, itemsize: int) -> int:
     per_row = (d + 5 * p) * itemsize
     return BLOCK_ROWS * max(1, int(_CHUNK_BYTES // (per_row * BLOCK_ROWS)))
@@ -264,7 +275,7 @@ def _network_step(student: Activation, teacher: Activation, W0: np.ndarray, n0: 
     chunks = [list(range(lo, min(lo + per_chunk, n_blocks))) for lo in range(0, n_blocks, per_chunk)]
     threads = max(1, min(threads, len(chunks)))
     w0t = np.ascontiguousarray(W0.T, dtype=dtype)
-    sig_dsig, sig_star = _value_and_derivative(student), teacher.numpy
+    sig_dsig, sig_star = _value_and_derivative(student), _labels_of(teacher)
 
     def work(my_chunks):
         acc = np.zeros((p, d))
@@ -300,8 +311,13 @@ def _network_step(student: Activation, teacher: Activation, W0: np.ndarray, n0: 
 
 def network_first_layer(student, teacher, alpha0: float, eta: float, d: int, beta: float = 1.0,
                         seed=0, step_dtype="float32", workers: int | None = 1, omega=None,
-                        vocabulary=None):
+                        vocabulary=None, steps: int = 1):
     r"""Initial and trained first layers ``(W0, W1)`` of docs/theory.md (a) for one seed.
+
+    ``steps = T > 1``: ``(W0, W_T)`` after T giant steps (docs/theory.md (p)), step t on a
+    fresh batch (stream :func:`step_streams`) with the full residual ``y - f_{t-1}(x)``;
+    ``teacher`` may then be a multi-index target
+    (:func:`~srfsym.step.step_target.step_target`).
 
     Uses the same random streams as :func:`simulate` (``seed`` may be an int or a
     ``numpy.random.SeedSequence``; the latter is what :func:`simulate` passes per seed).
@@ -322,8 +338,11 @@ def network_first_layer(student, teacher, alpha0: float, eta: float, d: int, bet
     >>> bool(np.array_equal(Wa, Wb))
     True
     """
-    student, teacher = activation(student), activation(teacher)
-    ss_init, ss_step, _, _, _ = _children(_as_seed_sequence(seed), 5)
+    from .step_target import step_target
+    target = step_target(teacher)
+    student = activation(student)
+    teacher = target.activation if target.is_single_index else target
+    ss_init = _children(_as_seed_sequence(seed), 1)[0]
     p = _width(d, beta)
     if vocabulary is not None:
         if omega is not None:
@@ -335,10 +354,27 @@ def network_first_layer(student, teacher, alpha0: float, eta: float, d: int, bet
     n0 = int(math.floor(alpha0 * d))
     if n0 > 0 and student.has_dirac_derivative:
         raise ValueError(f"student {student.name!r} has a Dirac mass in sigma' and cannot take a step")
+    W1 = W0
     with _blas_threads(1):        # parallel over sample chunks only, as in simulate
-        W1 = _network_step(student, teacher, W0, n0, eta, ss_step, step_dtype,
-                           workers or _cores(), omega=omega)
+        for ss_step in step_streams(_as_seed_sequence(seed), steps):
+            W1 = _network_step(student, teacher, W1, n0, eta, ss_step, step_dtype,
+                               workers or _cores(), omega=omega)
     return W0, W1
+
+
+def step_streams(ss: np.random.SeedSequence, steps: int) -> list:
+    """The random streams of the step data of one seed: step 1 on child 1 of ``ss`` (as one
+    step always was), step t >= 2 on child ``3 + t`` (children 2..4 are the readout, test and
+    sRF streams of :func:`srfsym.simulation.simulate.simulate`).
+
+    >>> ss = np.random.SeedSequence(5)
+    >>> [s.spawn_key for s in step_streams(ss, 3)]
+    [(1,), (5,), (6,)]
+    """
+    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 1:
+        raise ValueError(f"steps must be an integer >= 1, got {steps!r}")
+    kids = _children(ss, 4 + int(steps))
+    return [kids[1]] + kids[5:]
 
 
 def one_stream_step(student, teacher, alpha0: float, eta: float, beta: float, d: int, seed):

@@ -258,6 +258,18 @@ def check_plottable(spec):
                              "yourself) or sweep fewer parameters")
 
 
+def row_warnings(rows) -> list:
+    """The distinct warnings in the notes of a sweep table (``warning: ...``, e.g. the
+    isotropic-bulk check of the theory rows), in order of first appearance."""
+    import re
+    found = []
+    for r in rows:          # the warnings end the note (a warning may hold "; ")
+        m = re.search(r"(?:^|; )warning: (.*)$", r.get("note") or "", re.S)
+        if m:
+            found += m.group(1).split("; warning: ")
+    return list(dict.fromkeys(found))
+
+
 def plot_sweep(rows, path=None):
     """Draw the sweep table ``rows`` (from :func:`srfsym.sweep.run.read_results`); save to
     ``path`` if given.  Returns the matplotlib figure.
@@ -276,10 +288,14 @@ def plot_sweep(rows, path=None):
     if path is not None:
         matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    theory = [r for r in rows if r["source"] == "theory"]
-    sims = [r for r in rows if r["source"] == "simulation"]
-    if not theory and not sims:
+    if not rows:
         raise SweepError("the results table is empty: nothing to plot")
+    done = [r for r in rows if r["method"] != "failed"]
+    if not done:
+        raise SweepError(f"every point of the sweep failed ({len(rows)} rows; the note column "
+                         "says why): nothing to plot")
+    theory = [r for r in done if r["source"] == "theory"]
+    sims = [r for r in done if r["source"] == "simulation"]
     sw_t = swept_parameters(theory) if theory else []
     sw_s = swept_parameters(sims) if sims else []
     for name, sw, most in (("theory", sw_t, "one or two swept parameters"),
@@ -313,15 +329,24 @@ def plot_sweep(rows, path=None):
             if held:
                 ax.set_title("simulations and theory at " + ", ".join(held), fontsize=10)
             from .agreement import agreement_warnings
-            warns = agreement_warnings(_agreement_rows(matching, sims, what))
+            off = any("isotropic bulk" in w for w in row_warnings(matching))
+            warns = agreement_warnings(_agreement_rows(matching, sims, what), (
+                "the theory uses the isotropic bulk, which is off at this step (see the "
+                "warning below): the gap is the model's, not finite size; compare with "
+                "bulk = 'exact'") if off else None)
         else:
             _curve(ax, theory, [], what)
     fig.suptitle(sweep_title(rows), fontsize=10)
     fig.tight_layout()
+    warns = warns + row_warnings(rows)
+    if len(done) < len(rows):
+        warns.append(f"{len(rows) - len(done)} of {len(rows)} points failed and are not drawn "
+                     "(the note column of the table says why)")
     if warns:
         import textwrap
         fig.text(0.01, -0.02, "\n".join(textwrap.fill(w[0].upper() + w[1:] + ".", 110)
                                          for w in warns), ha="left", va="top", fontsize=8)
+        fig._srfsym_caption = True        # the caption carries the warnings
     if path is not None:
         _save(fig, path)
         plt.close(fig)

@@ -165,8 +165,13 @@ def _repair(fh, path, text, gid, columns=COLUMNS):
         fh.truncate(len(text[:offset].encode()))
     rows = []
     for line, _, fields, ok in records[1:]:
-        if not ok:
-            continue                 # cut by a writer that did not repair; skipped
+        if not ok:                   # not written by a sweep: the user decides, not the sweep
+            text_line = ",".join(fields)
+            raise SweepError(f"line {line} of {path} is not a row of this table ({len(fields)} "
+                             f"fields, the table has {len(columns)}: "
+                             f"{text_line[:60]!r}{'...' if len(text_line) > 60 else ''}): "
+                             "remove that line (the rows around it are kept) or use a new "
+                             "--out, then rerun")
         row = dict(zip(columns, fields))
         if row["grid_id"] != gid and gid.startswith(row["grid_id"]):
             notes.append(f"line {line} of {path} was cut inside its grid id (an interrupted "

@@ -67,7 +67,7 @@ from .tasks import (check_simulation_tasks, check_size, run_task, simulation_tas
 
 __all__ = ["SweepError", "COLUMNS", "parse_spec", "load_spec", "grid_id", "theory_tasks",
            "simulation_tasks", "check_simulation_tasks", "run_task", "run_sweep",
-           "read_results", "keys_help"]
+           "read_results", "keys_help", "SweepInterrupted"]
 
 
 
@@ -160,12 +160,13 @@ def _start(pending, workers, client, timeout=10):
     """Start the tasks; return an iterator over each task's rows as it finishes and a
     function that stops what is left (in-process, local pool or Dask)."""
     if not pending:
-        return iter(()), lambda: None
+        return iter(()), lambda interrupted=False: None
     if client is not None:
         futures = [client.submit(run_task, t, pure=False) for t in pending]
-        return _dask_results(client, futures, timeout), lambda: client.cancel(futures)
+        return (_dask_results(client, futures, timeout),
+                lambda interrupted=False: client.cancel(futures))
     if workers == 1 or len(pending) == 1:
-        return (run_task(t) for t in pending), lambda: None
+        return (run_task(t) for t in pending), lambda interrupted=False: None
     import multiprocessing
     import threading
     from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -175,12 +176,27 @@ def _start(pending, workers, client, timeout=10):
     method = ("fork" if "fork" in methods and threading.active_count() == 1 else
               "forkserver" if "forkserver" in methods else None)
     pool = ProcessPoolExecutor(max_workers=min(workers, len(pending)),
-                               mp_context=multiprocessing.get_context(method))
+                               mp_context=multiprocessing.get_context(method),
+                               initializer=_ignore_interrupt)
     futures = [pool.submit(run_task, t) for t in pending]    # the workers start here
 
-    def stop():
+    def stop(interrupted=False):
+        if interrupted:             # Ctrl-C: the running tasks are lost anyway, end them now
+            for proc in list(getattr(pool, "_processes", {}).values()):
+                proc.terminate()
         pool.shutdown(wait=True, cancel_futures=True)
     return (f.result() for f in as_completed(futures)), stop
+
+
+def _ignore_interrupt():
+    """Workers leave Ctrl-C (SIGINT, sent to the whole process group) to the parent, which
+    stops them and reports what was saved (no traceback per worker)."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class SweepInterrupted(SweepError):
+    """The sweep was interrupted (Ctrl-C): the rows written so far are kept, a rerun resumes."""
 
 
 def run_sweep(spec: dict, out, *, workers=None, scheduler=None, progress=True,
@@ -238,6 +254,7 @@ def run_sweep(spec: dict, out, *, workers=None, scheduler=None, progress=True,
             bar = tqdm(total=total, initial=skipped, unit="pt", desc="sweep", file=sys.stderr,
                        dynamic_ncols=True)
         computed = failed = 0
+        interrupted = False
         try:
             for rows in results:
                 rows = [r for r in rows if row_key(r) not in done]
@@ -247,10 +264,17 @@ def run_sweep(spec: dict, out, *, workers=None, scheduler=None, progress=True,
                 failed += sum(r["method"] == "failed" or r["test_error"] == "nan" for r in rows)
                 if bar is not None:
                     bar.update(len(rows))
+        except KeyboardInterrupt:
+            interrupted = True
+            raise SweepInterrupted(
+                f"interrupted; {computed} rows saved by this run ({skipped + computed} of "
+                f"{total} in {out}); rerun the same command to resume") from None
         finally:
-            stop()
-            if bar is not None:
-                bar.close()
+            try:
+                stop(interrupted)
+            finally:
+                if bar is not None:
+                    bar.close()
     finally:
         fh.close()
         if client is not None:

@@ -237,6 +237,8 @@ def parse_spec(raw: dict) -> dict:
             raise SweepError("[theory] spectrum = 'sample' needs d")
         if table == "theory" and out["bulk"] != ["isotropic"]:
             _check_bulk(out)
+        if table == "theory":
+            _check_d_used(out)
         spec[table] = out
     return spec
 
@@ -254,6 +256,26 @@ def _check_bulk(out):
     if any(out[k] != [_THEORY_KEYS[k][1]] for k in _LOSS_KEYS):
         raise SweepError("[theory] bulk = 'step' or 'exact' is solved with the square loss "
                          "(no loss, noise, bias or label_rule keys)")
+
+
+def _check_d_used(out):
+    """``bulk = 'exact'`` (the d -> infinity law) with a ``d`` that no point uses (only
+    ``spectrum = 'sample'`` and ``bulk = 'step'`` have a dimension) is refused rather than
+    silently dropped, as ``srfsym error --bulk exact --d`` is.
+
+    >>> parse_spec({"theory": {"student": "tanh", "teacher": "sin", "alpha0": 20, "eta": 3,
+    ...             "lam": 0.1, "alpha": 1, "bulk": "exact", "d": 500}})
+    Traceback (most recent call last):
+    ...
+    srfsym.sweep.spec.SweepError: [theory] d = [500] is used by no point: bulk = 'exact' is the d -> infinity law and spectrum = 'mp' the deterministic limit; only spectrum = 'sample' or bulk = 'step' have a dimension (drop d, or add one of them)
+    """
+    if (out["d"] == [None] or "exact" not in out["bulk"] or "sample" in out["spectrum"]
+            or "step" in out["bulk"]):
+        return
+    raise SweepError(f"[theory] d = {out['d']} is used by no point: bulk = 'exact' is the "
+                     "d -> infinity law and spectrum = 'mp' the deterministic limit; only "
+                     "spectrum = 'sample' or bulk = 'step' have a dimension (drop d, or add one "
+                     "of them)")
 
 
 def load_spec(path) -> dict:

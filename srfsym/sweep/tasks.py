@@ -10,6 +10,7 @@ a shared first layer), the row keys they produce and :func:`run_task`, which com
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import math
@@ -210,6 +211,36 @@ def task_keys(task) -> list:
     return [row_key(r) for r in rows]
 
 
+@functools.lru_cache(maxsize=64)
+def _bulk_warnings(student, teacher, alpha0, eta, beta, letters):
+    """The isotropic-bulk check of ``srfsym error`` (docs/theory.md (g.4)) at one step, as
+    ``warning: ...`` notes (none when the isotropic bulk holds, or the check has no verdict);
+    cached per worker process: the points of one step share it."""
+    import warnings
+
+    from ..theory.spectral.exact_bulk_groups import vocabulary_bulk_warning
+    from ..theory.spectral.step_bulk import isotropic_bulk_warning
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if len({abs(w) for w in letters}) > 1:     # letter j: the step at |omega_j| eta
+            vocabulary_bulk_warning(student, teacher, alpha0, eta, beta, list(letters))
+        else:
+            isotropic_bulk_warning(student, teacher, alpha0, eta, beta)
+    return tuple(dict.fromkeys("warning: " + " ".join(str(w.message).split()).replace(
+        "use --bulk step", "use bulk = 'step' or 'exact'") for w in caught))
+
+
+def bulk_warnings(task, voc=None) -> list:
+    """The isotropic-bulk warnings of a theory task on the isotropic bulk (the same check as
+    ``srfsym error``): every row of the task carries them at the end of its note."""
+    if task.get("bulk", "isotropic") != "isotropic" or not task["alpha0"] or not task["eta"]:
+        return []
+    letters = (1.0,) if voc is None else tuple(float(w) for w in voc.letters)
+    return list(_bulk_warnings(str(task["student"]), str(task["teacher"]),
+                               float(task["alpha0"]), float(task["eta"]), float(task["beta"]),
+                               letters))
+
+
 def _theory_rows(task):
     import warnings
 
@@ -233,6 +264,7 @@ def _theory_rows(task):
     # caveats (the mapping's notes, e.g. a non-odd activation) go into every row's note,
     # a failure into its own row's
     caveats = list(dict.fromkeys(g.notes))
+    warns = bulk_warnings(task)           # at the end of every note
     failed = {(f["alpha"], f["lam"]): f["message"] for f in g.failures}
     where = ("" if task["spectrum"] == "mp" else ", sampled spectrum") + (
         "" if bulk == "isotropic" else f", {bulk} bulk")
@@ -248,8 +280,23 @@ def _theory_rows(task):
                              method=how if how == "failed" else
                              f"{how} ({g.nodes} kappa nodes{where})", seconds=each,
                              note="; ".join(([failed[a, lam]] if (a, lam) in failed else [])
-                                            + caveats)))
+                                            + _point_notes(caveats, a, lam) + warns)))
     return rows
+
+
+def _point_notes(notes, a, lam):
+    """The grid's notes that concern the point (alpha, lambda): those of the whole grid, and
+    a note of one point (``... at alpha = A, lambda = L``) on that point's row only.
+
+    >>> _point_notes(["odd", "x at alpha = 1, lambda = 0.1"], 1.0, 0.1)
+    ['odd', 'x at alpha = 1, lambda = 0.1']
+    >>> _point_notes(["odd", "x at alpha = 1, lambda = 0.1"], 2.0, 0.1)
+    ['odd']
+    """
+    import re
+    here = f" at alpha = {a:g}, lambda = {lam:g}"
+    return [n for n in notes
+            if n.endswith(here) or not re.search(r" at alpha = \S+, lambda = \S+$", n)]
 
 
 def _classifier_values(g, i, j):
@@ -274,7 +321,7 @@ def _theory_rows_vocabulary(task, voc, t0):
     bulk = task.get("bulk", "isotropic")
     extra = {} if bulk == "isotropic" else {"bulk": bulk, **(
         {"d": task["d"], "seed": task["seed"]} if bulk == "step" else {})}
-    rows = []
+    rows, caveats = [], bulk_warnings(task, voc)
     for a in task["alpha"]:
         for lam in task["lam"]:
             t1 = time.perf_counter()
@@ -291,13 +338,13 @@ def _theory_rows_vocabulary(task, voc, t0):
                                  train_error=res.train_error, residual=res.residual,
                                  method=f"{res.method} ({res.nodes} kappa nodes)",
                                  seconds=time.perf_counter() - t1,
-                                 note="; ".join(dict.fromkeys(res.notes))))
+                                 note="; ".join(dict.fromkeys(res.notes + caveats))))
             except (ConvergenceError, ArithmeticError, ValueError) as exc:
                 rows.append(_row(task, alpha=a, lam=lam, test_error=float("nan"),
                                  train_error=float("nan"),
                                  residual=getattr(exc, "residual", float("nan")),
                                  method="failed", seconds=time.perf_counter() - t1,
-                                 note=str(exc)))
+                                 note="; ".join([str(exc)] + caveats)))
     return rows
 
 

@@ -121,6 +121,27 @@ class _Family:
     def _validate(self, *values):  # pragma: no cover - overridden
         pass
 
+    def _finite_values(self, values, dps):
+        """The closed forms at ``values`` (``dps`` digits); an infinite or complex value (the
+        Gaussian expectation diverges there: an activation growing like exp(x^2/4) needs
+        c < 1 for its second moment) is a :class:`DivergentExpectationError` naming the point.
+        """
+        from .gaussian import DivergentExpectationError
+        point = ", ".join(f"{n} = {float(v):g}" for n, v in zip(self.params, values))
+        name = getattr(getattr(self, "activation", None), "name", "the activation")
+        why = (f"the Gaussian expectations of {name} diverge at {point}: the "
+               "activation grows too fast for this variance (E[sigma(r kappa + sqrt(c) z)^2] "
+               "needs sigma(x)^2 e^(-x^2/(2c)) integrable)")
+        try:
+            outs = self.set.mpmath(*values, dps=dps)
+        except ZeroDivisionError:
+            raise DivergentExpectationError(why + " (the closed form divides by zero there)") \
+                from None
+        if any(isinstance(o, mpmath.mpc) or not mpmath.isfinite(o) for o in outs):
+            raise DivergentExpectationError(why + " (the closed form is infinite or complex "
+                                            "there)")
+        return outs
+
     def numpy(self):
         """Vectorised evaluator ``f(*params) -> tuple of arrays`` (generated, numpy/scipy)."""
         def evaluate(*values):
@@ -159,7 +180,7 @@ class _Family:
             if not verify:
                 return self.set.mpmath(*values, dps=dps)
             cap = max_dps or dps + (800 if self.method == "exact" else 100)
-            out = _checked(lambda d: self.set.mpmath(*values, dps=d), dps, cap,
+            out = _checked(lambda d: self._finite_values(values, d), dps, cap,
                            self.method == "exact")
             # a negative variance at every precision is cancellation that no working
             # precision up to the cap resolved (erf(u) rounds to 1): no digit is good

@@ -582,7 +582,18 @@ def gaussian_expectation(f, k=0, *, known_closed_form=None, integrate_timeout=No
     if not isinstance(f, sp.Expr):
         raise TypeError(f"the integrand must be a SymPy expression in x or a string, got "
                         f"{type(f).__name__}")
-    return _cached(f, k, known_closed_form, float(timeout))
+    return _cached_on_disk(f, k, known_closed_form, float(timeout))
+
+
+@lru_cache(maxsize=512)
+def _cached_on_disk(f, k, known_closed_form, integrate_timeout):
+    """:func:`_cached`, stored on disk (:mod:`srfsym.core.diskcache`): the rule table, the
+    ``sympy.integrate`` attempt and the 30-digit check run once per expression, srfsym version
+    and source of the derivation, across processes."""
+    from ..core.diskcache import cached_on_disk, code_key
+    key = (sp.srepr(f), k, known_closed_form, integrate_timeout, code_key("symbolic"))
+    return cached_on_disk("gaussian_expectation", key,
+                          lambda: _cached(f, k, known_closed_form, integrate_timeout))
 
 
 # formulas built from expectations (a module of their own; importable from here as before)

@@ -139,6 +139,8 @@ def solve_convex_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectr
         h2`` on the same kappa nodes; real labels, the closed square-loss channel): the
         multi-index target of docs/theory.md (n.8).
 
+    Examples
+    --------
     >>> res = solve_convex_srf("tanh", "sign", 1.0, 1.1, 0.8, 0.05, 2.0, loss="hinge",
     ...                        nodes=80)
     >>> res.train_classification_error < res.classification_error
@@ -173,6 +175,7 @@ def solve_convex_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectr
     state = State(q1, q2, V1, V2, theta, psi, m)
     obs = C.observables(state, b0, train_classification=context is None
                         or context.train_classification)
+    obs = _zero_predictor(obs, (q1, q2, m * m, (b0 if bias else 0.0) ** 2), tol)
     return _result(obs, state, hat, lo, C, dict(
         alpha=alpha, lam=lam, beta=beta, r=r, c=c, gamma=gamma,
         spectrum=spectrum if isinstance(spectrum, str) else type(spectrum).__name__,
@@ -245,13 +248,36 @@ def _solve_engine(engine, x, tol, max_iter, method, lo, lam, bias, context, vect
     return gx, iterations, res, last["step"].hats
 
 
+def _zero_predictor(obs, second_moments, tol):
+    """A predictor zero to within the solver's tolerance (every second moment of yhat below
+    ``tol``: e.g. a loss even in yhat, whose minimiser ignores the labels) has no sign: its
+    classification errors are a tie, 1/2 exactly, with a note -- not the digits of round-off
+    (it printed 0.5000000373).
+
+    >>> _zero_predictor({"classification_error": 0.4999999995, "notes": []}, (3e-14, 0, 0, 0),
+    ...                 1e-10)["classification_error"]
+    0.5
+    """
+    if obs.get("classification_error") is None or max(second_moments) >= tol:
+        return obs
+    out = dict(obs)
+    out["classification_error"] = 0.5
+    if out.get("train_classification_error") is not None:
+        out["train_classification_error"] = 0.5
+    out["notes"] = list(obs.get("notes", [])) + [
+        f"the predictor is zero to within the solver's tolerance (its second moments are "
+        f"below {tol:g}): sign(yhat) is a tie, the classification errors are 1/2"]
+    return out
+
+
 def _result(obs, state, hat, lo, C, common, noise, b0, label_rule):
     """The :class:`ConvexResult` of a solved point (``common``: the FixedPointResult fields
     that do not come from the observables)."""
     notes = [] if lo.convexity == "verified" else [f"loss convexity {lo.convexity}"]
     return ConvexResult(
         test_error=obs["test_error"], train_error=obs["train_error"], state=state, hats=hat,
-        notes=notes + list(lo.notes), loss=lo.name, noise=float(noise),
+        notes=notes + list(lo.notes) + list(obs.get("notes", [])), loss=lo.name,
+        noise=float(noise),
         bias=None if b0 is None else float(b0), label_rule=label_rule,
         classification_error=obs["classification_error"], train_loss=obs["train_loss"],
         train_classification_error=obs["train_classification_error"], channel=C.method,
@@ -417,12 +443,14 @@ def _check_divergence(x, lo, lam, bias, strict=False):
         raise ConvergenceError("the order parameters diverge (V or q2 grow without bound)",
                                residual=math.inf, iterate=x)
     if max(abs(m), abs(b0)) > (1e3 if strict else 1e5):
+        which = "bias b" if abs(b0) > abs(m) else "projection m on the constant direction"
         raise NoUniqueSolution(
-            "the unpenalised " + ("bias" if abs(b0) > 1e5 else "projection m on the constant "
-                                  "direction")
-            + f" grows without bound: the labels are separable along the constant feature "
-            f"(e.g. gamma = 1 with a sign teacher and an odd student), so the {lo.name} readout "
-            "has no finite saddle point (docs/theory.md (m))", residual=math.inf, iterate=x)
+            f"the unpenalised {which} reached {max(abs(m), abs(b0)):.3g} and is still growing: "
+            f"the {lo.name} readout has no finite saddle point within reach -- the labels are "
+            "separable, or nearly, along the constant feature mu0(kappa) (a sign teacher at "
+            "gamma = 1, or a step so weak that mu0(kappa) is a tiny multiple of kappa, which the "
+            "unpenalised coefficient scales up); use a larger learning rate, label noise or the "
+            "square loss (docs/theory.md (m))", residual=math.inf, iterate=x)
 
 
 def convex_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, *, loss="logistic",
@@ -433,6 +461,8 @@ def convex_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, *, loss="
     ``test_error`` (MSE), ``train_loss``, ``q2``, ``m``, ``bias``, and ``failures`` (a list of
     ``(alpha, lam, message)``; those entries are NaN).
 
+    Examples
+    --------
     >>> g = convex_grid("tanh", "sign", 2, 2, [1.0, 2.0], [0.05], nodes=60, nodes_u=12)
     >>> bool(g["classification_error"][1, 0] < g["classification_error"][0, 0])
     True

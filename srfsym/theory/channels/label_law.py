@@ -34,7 +34,7 @@ import math
 
 import numpy as np
 
-__all__ = ["TeacherSmoothing", "HALF_WIDTH"]
+__all__ = ["TeacherSmoothing", "HALF_WIDTH", "bayes_classification_error"]
 
 #: The t-rule runs over [-HALF_WIDTH, HALF_WIDTH] (Gaussian mass beyond: 2e-17, and
 #: E|t| beyond: 2e-16).
@@ -119,3 +119,44 @@ class TeacherSmoothing:
             x += nu[rows, None]
             np.matmul(_values(self.fn, x), self._w, out=out[rows])
         return out[:, 0].reshape(shape), out[:, 1].reshape(shape)
+
+
+def bayes_classification_error(teacher, noise=0.0, label_rule="teacher"):
+    """The Bayes error of labels +-1 (docs/theory.md (m.6)): the classification error of the
+    best classifier of ``x``, ``E_u[(1 - |g(u)|) / 2]`` with ``u = <theta*, x> ~ N(0, 1)`` and
+    ``g(u) = E[y | u]``: ``E_xi teacher(u + sqrt(noise) xi)`` for Bernoulli labels
+    (``label_rule="bernoulli"``, :class:`TeacherSmoothing`), ``erf(u / sqrt(2 noise))`` for
+    the teacher sign with a probit flip (``label_rule="teacher"``; 0 without noise).  A
+    baseline no readout can beat.  Returns ``(value, error estimate)`` (scipy ``quad`` on
+    each side of u = 0, where |g| has its kink for an odd teacher).
+
+    >>> from srfsym.symbolic.activations import activation
+    >>> v, err = bayes_classification_error(activation("sign"), 0.25)
+    >>> bool(abs(v - math.atan(0.5) / math.pi) < 1e-10)            # arctan(sigma) / pi
+    True
+    """
+    from scipy.integrate import quad
+    from scipy.special import erf
+    noise = float(noise)
+    if not (math.isfinite(noise) and noise >= 0):
+        raise ValueError(f"noise must be a finite number >= 0, got {noise}")
+    if label_rule == "teacher":
+        if noise == 0:
+            return 0.0, 0.0
+        def g(u):
+            return erf(u / math.sqrt(2 * noise))
+    elif label_rule == "bernoulli":
+        law = TeacherSmoothing(teacher, math.sqrt(noise))
+
+        def g(u):
+            return float(law(np.array([u]), np.array([math.sqrt(noise)]))[0][0])
+    else:
+        raise ValueError(f"label_rule must be 'teacher' or 'bernoulli', got {label_rule!r}")
+
+    def f(u):
+        return (1.0 - min(1.0, abs(g(u)))) / 2 * math.exp(-u * u / 2) / math.sqrt(2 * math.pi)
+    total, error = 0.0, 0.0
+    for a, b in ((-math.inf, 0.0), (0.0, math.inf)):
+        v, e = quad(f, a, b, epsabs=1e-13, epsrel=1e-12, limit=200)
+        total, error = total + v, error + e
+    return total, error

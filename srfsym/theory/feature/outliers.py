@@ -82,8 +82,15 @@ class OutlierMixin:
         return tuple(float(v) for v in cur)
 
     def _formula(self, name):
-        return float(_moment_functions()[name](*self._moments, self.c, self.beta, self.nu,
-                                               self._bulk_variance))
+        try:
+            return float(_moment_functions()[name](*self._moments, self.c, self.beta, self.nu,
+                                                   self._bulk_variance))
+        except ZeroDivisionError:
+            t = self.c * self._moments[3] + self._moments[4]
+            raise ValueError(f"the features' bulk scale E[mu1^2] c + E[mu_star^2] = {t:.3g} "
+                             f"(at r = {self.r:g}, c = {self.c:g}) is too small for double "
+                             "precision (its square underflows to 0): the bulk is degenerate "
+                             "here; use a larger c") from None
 
     @property
     def _bulk_variance(self) -> float:

@@ -194,9 +194,14 @@ class BlockWishartPrior:
         K = self.K
         g1, g2 = self.prior_units(pr)
         dV1, dV2 = self.prior_linear(pr, hat.q1hat, hat.q2hat)
-        # a K x k matrix for a multi-index target (one column per orthogonal direction)
+        th = np.asarray(hat.thetahat)
+        if th.ndim == 2:      # a vector kappa (docs/theory.md (p.4)): c_j th_j^2 -> th_j^T C_j th_j
+            cth2 = np.einsum("ja,jab,jb->j", th, _metric(self, th.shape[1]), th)
+        else:
+            cth2 = self.c * th**2
+        # a K x k matrix for a multi-index target (one column per orthogonal direction, (n.7))
         psihat = np.asarray(hat.psihat, dtype=float).reshape(K, -1)
-        grad = (g2 @ (self.c * hat.thetahat**2)
+        grad = (g2 @ cth2
                 + np.einsum("al,dab,bl->d", psihat, g1, psihat))   # dG along each unit
         Q1 = -dV1 - grad[:K * K].reshape(K, K)
         q2 = -dV2 - grad[K * K:]
@@ -212,6 +217,25 @@ class BlockWishartPrior:
         sb = math.sqrt(self.beta)
         Q1, q2 = self.second_moments(pr, hat)
         return State(q1=Q1, q2=q2, V1=pr.V1, V2=pr.V2,
-                     theta=sb * self.c * pr.V2 * hat.thetahat, psi=sb * pr.V1 @ hat.psihat,
+                     theta=_per_group(self, sb * pr.V2, hat.thetahat),
+                     psi=sb * pr.V1 @ hat.psihat,
                      m=m_new)
 
+
+def _metric(prior, r):
+    """Per group the bulk's covariance along the r directions of a vector kappa
+    (``theta_metric``, set by the caller, docs/theory.md (p.4)), else ``c_j`` times the
+    identity."""
+    metric = getattr(prior, "theta_metric", None)
+    if metric is not None:
+        return metric
+    return np.asarray(prior.c, dtype=float)[:, None, None] * np.eye(r)
+
+
+def _per_group(prior, factor, thetahat):
+    """``c_j factor_j thetahat_j``; with a vector kappa (K x r thetahat) ``factor_j C_j
+    thetahat_j``, ``C_j`` the group's bulk covariance along the directions."""
+    thetahat = np.asarray(thetahat)
+    if thetahat.ndim == 2:
+        return factor[:, None] * np.einsum("jab,jb->ja", _metric(prior, thetahat.shape[1]), thetahat)
+    return factor * prior.c * thetahat
