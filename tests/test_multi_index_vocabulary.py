@@ -60,7 +60,7 @@ def test_columns_add_and_letters_learn_their_own_direction():
     total = zero.test_error + sum(p.test_error - zero.test_error for p in parts)
     assert abs(full.test_error - total) < 1e-10
     d1, d2 = (np.array(v) for v in solve_multi_index_groups(
-        "tanh", target, 1.2, 1.1, gvec, LAM, 1.0, vocabulary=voc).learned_directions)
+        "tanh", target, 1.2, 1.1, gvec, LAM, 1.0, vocabulary=voc).letter_directions)
     assert abs(d1 @ d2) < 0.999                # the two letters learn different directions
     assert all(abs(np.linalg.norm(v) - 1) < 1e-12 for v in (d1, d2))
 

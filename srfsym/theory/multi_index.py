@@ -163,7 +163,7 @@ def solve_multi_index_groups(student, target, r, c, gamma, lam, alpha, beta=1.0,
     parameters (letter ``j``: spike ``r omega_j``, bulk variance ``1 + omega_j^2 (c - 1)``, the
     same alignment vector).  Returns a
     :class:`~srfsym.theory.result.FixedPointResult` with ``alignment_vector``,
-    ``learned_directions`` (one unit k-vector per letter, the rows of ``psi^``) and
+    ``letter_directions`` (one unit k-vector per letter, the rows of ``psi^``) and
     ``teacher_quadrature_error``.
 
     >>> a = solve_multi_index_groups("tanh", "z1 + z1*z2", 1.2, 1.1, (0.8, 0.0), 0.1, 1.0,
@@ -204,7 +204,7 @@ def solve_multi_index_groups(student, target, r, c, gamma, lam, alpha, beta=1.0,
     ph = np.asarray(res.hats.psihat, dtype=float).reshape(voc.K, tg.k)
     rows = np.linalg.norm(ph, axis=1, keepdims=True)
     res.alignment_vector = tuple(float(x) for x in g)
-    res.learned_directions = tuple(tuple(float(x) for x in row) for row in
+    res.letter_directions = tuple(tuple(float(x) for x in row) for row in
                                    np.where(rows > 0, ph / np.where(rows > 0, rows, 1), 0.0))
     res.teacher_quadrature_error = found["error"]
     res.notes = list(res.notes) + [
