@@ -18,7 +18,11 @@ Target ``y = g(<theta_1, x>, ..., <theta_k, x>)``, theta_j orthonormal.  This sc
    test error (1e-10) and of k = 1 (1e-12);
 4. the second step's signal along a direction orthogonal to the spike, ``E_kappa[mu1 h1_j]``:
    for ``z1 + z1*z2``, ``gamma E[kappa mu1(kappa)] = gamma r E[sigma''(r kappa + sqrt(c) xi)]``
-   (Stein): zero for tanh (sigma'' odd), ``gamma r / sqrt(2 pi (c + r^2))`` for relu.
+   (Stein): zero for tanh (sigma'' odd), ``gamma r / sqrt(2 pi (c + r^2))`` for relu;
+5. a readout vocabulary (docs/theory.md (n.7)): the overlap is a K x k matrix; at fixed (V1, V2)
+   the error is a constant plus a sum over the columns of h1 of one-column forms (asserted
+   numerically), one letter is the uniform result (1e-12);
+6. label noise and a bias with the square loss (n.8): e is the ridge's (asserted to 1e-10).
 """
 from functools import partial
 
@@ -132,6 +136,41 @@ def _second_step(n):
              "(sigma'' odd) [asserted]")
 
 
+def _vocabulary(n):
+    from dataclasses import replace
+    from srfsym.step.vocabulary import vocabulary
+    from srfsym.theory.fixed_point import solve
+    from srfsym.theory.fixed_point_groups import _solve_at
+    from srfsym.theory.multi_index import solve_multi_index_groups, solve_multi_index_srf
+    r, c, gv, lam, alpha = 1.1, 1.2, np.array([0.5, 0.4]), 0.1, 1.5
+    tg, voc = multi_index_target("tanh(z1 + z2/2) + sin(z2)/2"), vocabulary([1, 3])
+
+    def error(columns):    # the K-group channel with the chosen columns of h1 (zero: none)
+        def data(gch):
+            h, h1v, h2, _ = teacher_arrays(tg, gv, np.asarray(gch.kappa))
+            h1 = h1v[:, columns] if columns else np.zeros((len(h), 1))
+            return replace(gch, groups=(replace(gch.groups[0], h=h, h2=h2),)
+                           + tuple(gch.groups[1:])), h1
+        return _solve_at("tanh", "x", r, c, float(np.linalg.norm(gv)), lam, alpha, 1.0, voc,
+                         120, 1e-12, None, 20000, teacher_data=data).test_error
+    e0, both = error([]), error([0, 1])
+    split = e0 + (error([0]) - e0) + (error([1]) - e0)
+    assert abs(both - split) < 1e-10
+    _step(n, f"vocabulary {{1, 3}}: the k = 2 error {both:.12f} is the constant {e0:.6f} plus "
+             "the two one-column parts (1e-10) [asserted]")
+    one = solve_multi_index_groups("tanh", tg, r, c, gv, lam, alpha, vocabulary=[1])
+    uni = solve_multi_index_srf("tanh", tg, r, c, gv, lam, alpha)
+    assert abs(one.test_error - uni.test_error) < 1e-12
+    _step(n, f"one letter: {one.test_error:.12f}, the uniform multi-index result (1e-12) "
+             "[asserted]")
+    plain = solve("tanh", "z1 + z1*z2", 4, 2, lam, alpha)
+    noisy = solve("tanh", "z1 + z1*z2", 4, 2, lam, alpha, noise=0.4, bias=True)
+    assert np.allclose(noisy.learned_direction, plain.learned_direction, atol=1e-10)
+    _step(n, f"noise 0.4 and a bias: e = {np.round(noisy.learned_direction, 6).tolist()} as the "
+             f"ridge's (1e-10); test error {plain.test_error:.6f} -> {noisy.test_error:.6f} "
+             "[asserted]")
+
+
 def main():
     print(TITLE)
     print("=" * len(TITLE))
@@ -140,6 +179,7 @@ def main():
     _teacher(n)
     _channel(n)
     _second_step(n)
+    _vocabulary(n)
     print("\nAll identities asserted.")
 
 

@@ -97,8 +97,8 @@ def test_second_step_reaches_z2_with_relu_not_with_tanh():
 
 
 def test_solve_refuses_what_the_multi_index_theory_does_not_cover():
-    with pytest.raises(ValueError, match="vocabulary"):
-        solve("tanh", "z1 + z1*z2", 4, 2, LAM, 1.0, vocabulary=[1, -1])
+    with pytest.raises(ValueError, match="dps"):
+        solve("tanh", "z1 + z1*z2", 4, 2, LAM, 1.0, dps=30)
     with pytest.raises(ValueError, match="bulk = 'step'"):
         solve("tanh", "z1 + z1*z2", 4, 2, LAM, 1.0, bulk="step", d=100)
 
@@ -119,13 +119,10 @@ def test_network_within_its_error_bar():
 
 def test_paths_without_the_multi_index_theory_refuse_naming_why():
     from srfsym.simulation.simulate import simulate
-    from srfsym.theory.fixed_point import learning_curve
     with pytest.raises(ValueError, match="scalar gamma"):
         solve_srf("tanh", "z1*z2", 1.0, 1.0, 0.5, LAM, 1.0)
-    with pytest.raises(ValueError, match="learning_curve: the multi-index target"):
-        learning_curve("tanh", "z1*z2", 2, 1, LAM, [1.0])
     with pytest.raises(ValueError, match="model='network'"):
         simulate("tanh", "z1*z2", 2, 1, LAM, [1.0], d=50, seeds=2, model="srf")
-    with pytest.raises(ValueError, match="plain ridge only"):
+    with pytest.raises(ValueError, match="square loss only"):
         simulate("tanh", "z1*z2", 2, 1, LAM, [1.0], d=50, seeds=2, loss="logistic",
                  label_rule="bernoulli")

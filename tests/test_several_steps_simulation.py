@@ -77,7 +77,7 @@ def test_bad_steps_and_targets_are_refused():
         simulate("tanh", "sin", steps=0, **kw)
     with pytest.raises(ValueError, match="model='network'"):
         simulate("tanh", "z1*z2", model="srf", **kw)
-    with pytest.raises(ValueError, match="plain ridge only"):
+    with pytest.raises(ValueError, match="square loss only"):
         simulate("tanh", "z1*z2", loss="logistic", **kw)
     with pytest.raises(ValueError, match="unknown name"):
         simulate("tanh", "z1*w", **kw)

@@ -27,6 +27,7 @@ True
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 import numpy as np
 from scipy.optimize import minimize
@@ -177,9 +178,13 @@ def check_readout(loss, noise, bias, label_rule, teacher, lam):
     if lo.name == "square" and noise == 0 and not bias and label_rule == "teacher":
         return None
     if getattr(teacher, "k", None) is not None:    # multi-index hook (issue 28)
-        raise ValueError(f"the network with the multi-index target {teacher.name!r} is read out "
-                         "by plain ridge only (square loss, no noise, no bias, the teacher's "
-                         "labels): the convex readouts are not implemented for it")
+        if lo.name != "square" or label_rule != "teacher":
+            raise ValueError(f"the network with the multi-index target {teacher.name!r} is read "
+                             "out by the square loss only (label noise and a bias allowed, the "
+                             "teacher's labels): the other convex readouts are not implemented "
+                             "for it")
+        return {"loss": "square", "noise": float(noise), "bias": bool(bias),
+                "label_rule": label_rule, "pm1": False}
     _check_label_rule(label_rule, teacher)
     pm1 = str(teacher.expr) == "sign(x)" or label_rule == "bernoulli"
     if lo.margin and not pm1:
@@ -205,6 +210,11 @@ def _label_stream(ss):
     feature blocks never reach)."""
     return np.random.default_rng(np.random.SeedSequence(
         ss.entropy, spawn_key=tuple(ss.spawn_key) + (1 << 30,), pool_size=ss.pool_size))
+
+
+#: real labels already drawn as the clean target (a multi-index target's ``g(x)``): the
+#: "teacher" of :func:`_draw_labels` is then the identity
+_CLEAN_LABELS = SimpleNamespace(expr="x", numpy=lambda u: u)
 
 
 def _draw_labels(teacher, u, ro, ss, clean_real):
@@ -235,14 +245,18 @@ def convex_readout_seed(task, W1, student, teacher, ss_read, ss_test):
     (:data:`CONVEX_KEYS`, plus the solver's diagnostics)."""
     ro, lam, threads = task["readout"], task["lam"], task["threads"]
     ident = lambda x: x   # noqa: E731 -- the features' draw with the teacher's field as "label"
+    if getattr(teacher, "k", None) is not None:   # multi-index hook (issue 28): u = g(x) itself
+        field, teacher = teacher.numpy, _CLEAN_LABELS
+    else:
+        field = ident
     sqp = math.sqrt(task["p"])
-    phi_t, u_t = _features_and_labels(student.numpy, ident, W1, ss_test, task["n_test"], threads)
+    phi_t, u_t = _features_and_labels(student.numpy, field, W1, ss_test, task["n_test"], threads)
     y_t = _draw_labels(teacher, u_t, ro, ss_test, clean_real=True)
     lo = make_loss(ro["loss"])
     test, train = [], []
     extra = {k: [] for k in CONVEX_KEYS + ("diagnostics",)}
     for n, ss_a in zip(task["ns"], _children(ss_read, len(task["ns"]))):
-        phi, u = _features_and_labels(student.numpy, ident, W1, ss_a, n, threads)
+        phi, u = _features_and_labels(student.numpy, field, W1, ss_a, n, threads)
         y = _draw_labels(teacher, u, ro, ss_a, clean_real=False)
         if not (np.all(np.isfinite(phi)) and np.all(np.isfinite(y))
                 and np.all(np.isfinite(phi_t)) and np.all(np.isfinite(y_t))):

@@ -103,7 +103,7 @@ def solve_convex_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectr
                      loss="square", noise=0.0, bias=False, nodes=120, tol=1e-10,
                      method="anderson", channel=None, start=None, max_iter=1000, d=None,
                      seed=0, nodes_u=16, threshold=0.0, label_rule="teacher",
-                     context=None) -> ConvexResult:
+                     context=None, teacher_data=None) -> ConvexResult:
     """Solve the fixed point of docs/theory.md (m) at sRF parameters (r, c, gamma).
 
     Parameters
@@ -134,6 +134,10 @@ def solve_convex_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectr
         Shared by the points of a grid (:func:`convex_grid`): the channel (built once) and
         the last point's Anderson secant pairs, a warm start of the iteration's model.
         It changes the path, not the fixed point (verified by the final sweep).
+    teacher_data : None or callable
+        Replaces the channel data's teacher functions (``ch -> ch`` with other ``h, h1,
+        h2`` on the same kappa nodes; real labels, the closed square-loss channel): the
+        multi-index target of docs/theory.md (n.8).
 
     Examples
     --------
@@ -146,6 +150,8 @@ def solve_convex_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectr
     lo = _check_arguments(loss, r, c, gamma, lam, alpha, beta, noise, bias, method, tol, max_iter)
     r, c, gamma, lam, alpha, beta = map(float, (r, c, gamma, lam, alpha, beta))
     ch = channel_data(student, teacher, r, c, gamma, nodes=int(nodes))
+    if teacher_data is not None:     # multi-index hook (issue 28): docs/theory.md (n.8)
+        ch = teacher_data(ch)
     _check_threshold(threshold, teacher)
     key = (id(ch), id(lo), beta, str(teacher), float(noise), bool(bias), channel, int(nodes_u),
            float(threshold), label_rule)

@@ -242,21 +242,6 @@ def multi_index_teacher(teacher) -> bool:
     return isinstance(teacher, MultiIndexTarget) or is_multi_index(teacher)
 
 
-def refuse_multi_index(teacher, where: str) -> None:
-    """A clear refusal where a multi-index target is not implemented yet.
-
-    >>> refuse_multi_index("z1*z2", "bounds")
-    Traceback (most recent call last):
-    ...
-    ValueError: bounds: the multi-index target 'z1*z2' is not implemented here yet; srfsym.theory.fixed_point.solve (and srfsym error / simulate) take it (ridge, uniform readout, isotropic bulk; docs/theory.md (n))
-    """
-    if multi_index_teacher(teacher):
-        raise ValueError(f"{where}: the multi-index target {getattr(teacher, 'name', teacher)!r} "
-                         "is not implemented here yet; srfsym.theory.fixed_point.solve (and "
-                         "srfsym error / simulate) take it (ridge, uniform readout, isotropic "
-                         "bulk; docs/theory.md (n))")
-
-
 def solve(student, teacher, alpha0, eta, lam, alpha, beta=1.0, spectrum="mp", *,
           mu0_correction=True, **kwargs) -> FixedPointResult:
     """Test error after one giant step (``eta``, ``alpha0``) and a ridge readout.
@@ -432,10 +417,14 @@ def learning_curve(student, teacher, alpha0, eta, lam, alphas, beta=1.0, spectru
     >>> bool(np.all(np.diff(lc.test_error) < 0))
     True
     """
-    refuse_multi_index(teacher, "learning_curve")
     alphas = np.atleast_1d(np.asarray(alphas, dtype=float))
     if alphas.size == 0:
         raise ValueError("alphas must contain at least one value")
+    if multi_index_teacher(teacher):     # multi-index hook (issue 28): docs/theory.md (n)
+        from .multi_index import solve_multi_index_checked
+        return LearningCurve(alphas, [solve_multi_index_checked(
+            student, teacher, alpha0, eta, lam, float(a), beta, spectrum,
+            **dict(kwargs, nodes=nodes)) for a in alphas])
     mp = srf_mapping(student, teacher, eta, alpha0, mu0_correction=kwargs.pop("mu0_correction",
                                                                              True))
     args = (student, teacher, mp.spike_strength, mp.bulk_variance, mp.alignment, lam)
@@ -479,7 +468,6 @@ def optimal_lambda(student, teacher, alpha0, eta, alpha, beta=1.0, spectrum="mp"
     >>> res.test_error <= solve("tanh", "sin", 20, 3, 0.1, 1.0).test_error
     True
     """
-    refuse_multi_index(teacher, "optimal_lambda")
     from scipy.optimize import minimize_scalar
     try:
         lo_lam, hi_lam = (float(v) for v in lam_range)
@@ -492,16 +480,27 @@ def optimal_lambda(student, teacher, alpha0, eta, alpha, beta=1.0, spectrum="mp"
         raise ValueError("optimal_lambda minimises the ridge's test error (square loss, no "
                          "noise, no bias); for other losses scan lambda with solve(..., loss=)")
     mu0_correction = kwargs.pop("mu0_correction", True)
-    mp = srf_mapping(student, teacher, eta, alpha0, mu0_correction=mu0_correction)
-    args = (student, teacher, mp.spike_strength, mp.bulk_variance, mp.alignment)
-    step = _step_bulk(student, teacher, alpha0, eta, beta, spectrum, kwargs, mp)
-    if step is not None:
-        args, spectrum = (student, teacher, *step[0]), step[1]
     search = dict(kwargs, nodes=kwargs.get("nodes", 108), dps=None)   # the search in double
+    mp = step = None
+    if multi_index_teacher(teacher):     # multi-index hook (issue 28): docs/theory.md (n)
+        from .multi_index import solve_multi_index_checked
+
+        def solve_at(lam, kw):
+            return solve_multi_index_checked(student, teacher, alpha0, eta, lam, alpha, beta,
+                                             spectrum, mu0_correction=mu0_correction, **kw)
+    else:
+        mp = srf_mapping(student, teacher, eta, alpha0, mu0_correction=mu0_correction)
+        args = (student, teacher, mp.spike_strength, mp.bulk_variance, mp.alignment)
+        step = _step_bulk(student, teacher, alpha0, eta, beta, spectrum, kwargs, mp)
+        if step is not None:
+            args, spectrum = (student, teacher, *step[0]), step[1]
+
+        def solve_at(lam, kw):
+            return solve_srf(*args, lam, alpha, beta, spectrum, **kw)
 
     def f(loglam):
         try:
-            return solve_srf(*args, math.exp(loglam), alpha, beta, spectrum, **search).test_error
+            return solve_at(math.exp(loglam), dict(search)).test_error
         except (ConvergenceError, ArithmeticError):
             return np.inf
 
@@ -515,8 +514,9 @@ def optimal_lambda(student, teacher, alpha0, eta, alpha, beta=1.0, spectrum="mp"
         raise ConvergenceError(f"no lambda in {lam_range} gave a converged fixed point",
                                residual=float("nan"), iterate=None)
     lam = math.exp(opt.x)
-    res = solve_srf(*args, lam, alpha, beta, spectrum, **kwargs)
-    res.mapping = mp
+    res = solve_at(lam, dict(kwargs))
+    if mp is not None:
+        res.mapping = mp
     if step is not None:
         res.notes.append(step[2])
         res.spectrum = step[3]

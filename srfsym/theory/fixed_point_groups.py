@@ -55,7 +55,7 @@ from .engine import (Engine, _NODE_LADDER, _anderson, _complete_full, _validate,
                      _validate_solver, newton)
 from .result import FixedPointResult
 from .spectral.block_wishart import GroupPrior, BlockWishartPrior
-from .channels.square import GroupSquareLossChannel, PINV_RTOL as _PINV_RTOL, _sym_index  # noqa: F401
+from .channels.square import GroupMultiIndexSquareChannel, GroupSquareLossChannel, PINV_RTOL as _PINV_RTOL, _sym_index  # noqa: F401
 from .state import ConvergenceError, Hats, State, climb_nodes  # noqa: F401
 from ..step.vocabulary import check_student, vocabulary as make_vocabulary
 
@@ -70,8 +70,9 @@ class _GroupProblem(Engine):
     conditional_error = GroupSquareLossChannel.conditional_error
     mean_part = GroupSquareLossChannel.mean_part
 
-    def __init__(self, gch, alpha, lam, beta, spectrum=None):
-        channel = GroupSquareLossChannel(gch, alpha, beta)
+    def __init__(self, gch, alpha, lam, beta, spectrum=None, h1=None):
+        channel = GroupSquareLossChannel(gch, alpha, beta) if h1 is None else \
+            GroupMultiIndexSquareChannel(gch, alpha, beta, h1)   # multi-index hook (issue 28)
         prior = BlockWishartPrior(gch.group_c, gch.vocabulary.weights, beta, lam) \
             if spectrum is None else spectrum.group_prior(lam, beta)
         super().__init__(channel, prior)
@@ -201,12 +202,15 @@ def _start_vector(P: _GroupProblem, start):
 
 
 def _solve_at(student, teacher, r, c, gamma, lam, alpha, beta, voc, nodes, tol, start,
-              max_iter, cuts=(), spectrum=None):
+              max_iter, cuts=(), spectrum=None, teacher_data=None):
     t0 = time.perf_counter()
     values = None if spectrum is None else (spectrum.group_r, spectrum.group_c)
     gch = group_channel_data(student, teacher, r, c, gamma, voc, nodes=nodes, extra_cuts=cuts,
                              group_values=values)
-    P = _GroupProblem(gch, alpha, lam, beta, spectrum)
+    h1 = None
+    if teacher_data is not None:    # multi-index hook (issue 28): (h, h1, h2) on gch's nodes
+        gch, h1 = teacher_data(gch)
+    P = _GroupProblem(gch, alpha, lam, beta, spectrum, h1)
     notes = []
     x0 = _start_vector(P, start)
     try:

@@ -37,6 +37,7 @@ from .square_solve import _solve_at, _validate, _validate_solver, make_spectrum
 from .state import ConvergenceError
 
 __all__ = ["solve_multi_index_srf", "solve_multi_index", "solve_multi_index_checked",
+           "solve_multi_index_groups", "solve_multi_index_noisy",
            "MULTI_INDEX_NODES"]
 
 #: kappa nodes of the multi-index channel.
@@ -101,12 +102,126 @@ def solve_multi_index_srf(student, target, r, c, gamma, lam, alpha, beta=1.0, sp
     return res
 
 
+def solve_multi_index_noisy(student, target, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp",
+                            *, noise=0.0, bias=False, nodes=MULTI_INDEX_NODES, tol=1e-10,
+                            max_iter=1000, d=None, seed=0):
+    """The square loss with label noise (variance ``noise``) and/or a trained output bias for a
+    multi-index target (docs/theory.md (n.8)): the square-loss channel's ``E g = w`` does not
+    involve the labels, so the learned direction ``e = E[mu1 w h1]/|.|`` is fixed by (V1, V2)
+    as in (n.4); solved by :func:`srfsym.theory.convex_fixed_point.solve_convex_srf` (closed
+    channel) with the scalar ``h1_e = e . h1``, twice (the second at the first's e), checking
+    that e does not move.
+
+    >>> res = solve_multi_index_noisy("tanh", "tanh((z1 + z2)/sqrt(2))", 1.0, 1.1, (0.5, 0.5),
+    ...                               0.1, 1.0, noise=0.2, bias=True)
+    >>> from srfsym.theory.fixed_point import solve_srf
+    >>> one = solve_srf("tanh", "tanh", 1.0, 1.1, 0.5 * 2 ** 0.5, 0.1, 1.0, noise=0.2, bias=True)
+    >>> abs(res.test_error - one.test_error) < 1e-10
+    True
+    """
+    from .convex_fixed_point import solve_convex_srf
+    tg = multi_index_target(target)
+    g = np.asarray(gamma, dtype=float).ravel()
+    norm = float(np.linalg.norm(g))
+    ridge = solve_multi_index_srf(student, tg, r, c, g, lam, alpha, beta, spectrum, nodes=nodes,
+                                  tol=tol, d=d, seed=seed)
+    e = np.asarray(ridge.learned_direction)
+    found = {}
+
+    def data(ch):
+        h, h1v, h2, qerr = teacher_arrays(tg, g, np.asarray(ch.kappa))
+        found.update(h1v=h1v, error=qerr)
+        return replace(ch, h=h, h1=h1v @ e, h2=h2, gamma=norm)
+
+    s = ridge.state
+    res = solve_convex_srf(student, "x", r, c, min(norm, 1.0), lam, alpha, beta, spectrum,
+                           loss="square", noise=noise, bias=bias, nodes=nodes, tol=tol,
+                           max_iter=max_iter, d=d, seed=seed, teacher_data=data,
+                           start=[s.q1, s.q2, s.V1, s.V2, s.theta, s.psi, s.m, 0.0])
+    ch0 = channel_data(student, "x", r, c, 0.0, nodes=int(nodes))
+    u = _direction(ch0, found["h1v"], res.state.V1, res.state.V2)
+    if np.linalg.norm(u) > 0 and np.linalg.norm(u / np.linalg.norm(u) - e) > 1e3 * tol:
+        raise ConvergenceError("multi-index solve: the learned direction moved between the "
+                               "ridge and the noisy / biased solves (it should not: docs/theory.md (n.8))")
+    res.alignment_vector = tuple(float(x) for x in g)
+    res.learned_direction = tuple(float(x) for x in e)
+    res.teacher_quadrature_error = found["error"]
+    res.notes = list(res.notes) + [
+        f"multi-index target {tg.name} (k = {tg.k}), square loss with label noise {noise:g}"
+        f"{' and a trained bias' if bias else ''}: the bulk learns the linear part along "
+        f"e = {np.round(e, 6).tolist()} (docs/theory.md (n.8))"]
+    return res
+
+
+def solve_multi_index_groups(student, target, r, c, gamma, lam, alpha, beta=1.0, *,
+                             vocabulary=None, nodes=MULTI_INDEX_NODES, tol=1e-10,
+                             max_iter=20000):
+    """Ridge fixed point with a readout vocabulary (docs/theory.md (k.7)) for a multi-index
+    target: the K-group engine with the channel
+    :class:`~srfsym.theory.channels.square.GroupMultiIndexSquareChannel` (K x k overlaps,
+    docs/theory.md (n.7)) and the block-Wishart prior; ``r, c, gamma`` are the uniform sRF
+    parameters (letter ``j``: spike ``r omega_j``, bulk variance ``1 + omega_j^2 (c - 1)``, the
+    same alignment vector).  Returns a
+    :class:`~srfsym.theory.result.FixedPointResult` with ``alignment_vector``,
+    ``letter_directions`` (one unit k-vector per letter, the rows of ``psi^``) and
+    ``teacher_quadrature_error``.
+
+    >>> a = solve_multi_index_groups("tanh", "z1 + z1*z2", 1.2, 1.1, (0.8, 0.0), 0.1, 1.0,
+    ...                              vocabulary=[1])
+    >>> b = solve_multi_index_srf("tanh", "z1 + z1*z2", 1.2, 1.1, (0.8, 0.0), 0.1, 1.0)
+    >>> abs(a.test_error - b.test_error) < 1e-12
+    True
+    """
+    from ..step.vocabulary import check_student, vocabulary as make_vocabulary
+    from .channels.kappa_quadrature import node_rule
+    from .engine import _NODE_LADDER
+    from .fixed_point_groups import _solve_at as _solve_groups_at
+    tg = multi_index_target(target)
+    g = np.asarray(gamma, dtype=float).ravel()
+    if g.shape != (tg.k,):
+        raise ValueError(f"the alignment vector must have k = {tg.k} entries, got {g.shape[0]}")
+    _validate(alpha, lam, beta)
+    _validate_solver(tol, max_iter)
+    voc = make_vocabulary(vocabulary)
+    check_student(student, voc)
+    norm = float(np.linalg.norm(g))
+    if isinstance(nodes, bool) or not isinstance(nodes, (int, np.integer)):
+        raise ValueError(f"nodes must be an integer, got {nodes!r}")
+    found = {}
+
+    def teacher_data(gch):
+        h, h1v, h2, qerr = teacher_arrays(tg, g, np.asarray(gch.kappa))
+        found["error"] = qerr
+        first = replace(gch.groups[0], h=h, h1=np.linalg.norm(h1v, axis=1), h2=h2, gamma=norm)
+        return replace(gch, groups=(first,) + tuple(gch.groups[1:])), h1v
+
+    # the kappa rule of solve_srf_groups (cut at every letter's transitions)
+    cuts, _ = node_rule(student, voc.group_spike_strengths(float(r)),
+                        voc.group_bulk_variances(float(c)), _NODE_LADDER)
+    res = _solve_groups_at(student, "x", float(r), float(c), min(norm, 1.0), lam, alpha, beta,
+                           voc, int(nodes), tol, None, max_iter, cuts,
+                           teacher_data=teacher_data)
+    ph = np.asarray(res.hats.psihat, dtype=float).reshape(voc.K, tg.k)
+    rows = np.linalg.norm(ph, axis=1, keepdims=True)
+    res.alignment_vector = tuple(float(x) for x in g)
+    res.letter_directions = tuple(tuple(float(x) for x in row) for row in
+                                   np.where(rows > 0, ph / np.where(rows > 0, rows, 1), 0.0))
+    res.teacher_quadrature_error = found["error"]
+    res.notes = list(res.notes) + [
+        f"multi-index target {tg.name} (k = {tg.k}) with the vocabulary {voc.letters}: each "
+        "letter's bulk learns the linear part along its own direction (docs/theory.md (n.7)); "
+        f"teacher quadrature error {found['error']:.1e}"]
+    return res
+
+
 def solve_multi_index(student, target, alpha0, eta, lam, alpha, beta=1.0, spectrum="mp", *,
                       mu0_correction=True, **kwargs):
     """Test error after one step (``alpha0``, ``eta``) on a multi-index target, ridge readout,
     uniform readout initialisation, isotropic bulk: the map of
     :func:`srfsym.step.multi_index.multi_index_mapping` then :func:`solve_multi_index_srf`.
-    ``alpha0 = 0`` or ``eta = 0`` is the kernel (no step) baseline.
+    ``alpha0 = 0`` or ``eta = 0`` is the kernel (no step) baseline.  A non-uniform
+    ``vocabulary=`` runs :func:`solve_multi_index_groups` (docs/theory.md (n.7)), label
+    ``noise=`` or ``bias=True`` :func:`solve_multi_index_noisy` (n.8).
 
     >>> res = solve_multi_index("tanh", "z1 + z1*z2", alpha0=0, eta=0, lam=0.1, alpha=2)
     >>> res.r, res.c, res.alignment_vector
@@ -118,12 +233,25 @@ def solve_multi_index(student, target, alpha0, eta, lam, alpha, beta=1.0, spectr
     else:
         m = multi_index_mapping(student, tg, eta, alpha0, mu0_correction=mu0_correction)
         r, c, g = m.spike_strength, m.bulk_variance, tuple(float(x) for x in m.alignment_vector)
+    vocabulary = kwargs.pop("vocabulary", None)
+    noise, bias = kwargs.pop("noise", 0.0), kwargs.pop("bias", False)
+    if noise != 0 or bias:
+        if vocabulary is not None and not _uniform(vocabulary):
+            raise ValueError("multi-index target: label noise or a bias with a readout "
+                             "vocabulary is not implemented (docs/theory.md (n.8))")
+        return solve_multi_index_noisy(student, tg, r, c, g, lam, alpha, beta, spectrum,
+                                       noise=noise, bias=bias, **kwargs)
+    if vocabulary is not None and not _uniform(vocabulary):
+        if spectrum != "mp":
+            raise ValueError("with a readout vocabulary the multi-index fixed point is solved with "
+                             "the deterministic block-Wishart spectrum: spectrum='mp'")
+        return solve_multi_index_groups(student, tg, r, c, g, lam, alpha, beta,
+                                        vocabulary=vocabulary, **kwargs)
     return solve_multi_index_srf(student, tg, r, c, g, lam, alpha, beta, spectrum, **kwargs)
 
 
 #: keyword arguments of ``solve`` and the values the multi-index path takes.
-_PLAIN = {"vocabulary": (None,), "loss": ("square",), "noise": (0, 0.0), "bias": (False,),
-          "label_rule": ("teacher",), "dps": (None,), "bulk": (None, "isotropic"),
+_PLAIN = {"loss": ("square",), "label_rule": ("teacher",), "dps": (None,), "bulk": (None, "isotropic"),
           "method": ("structured",)}
 
 
@@ -135,19 +263,19 @@ def solve_multi_index_checked(student, target, alpha0, eta, lam, alpha, beta=1.0
     >>> solve_multi_index_checked("tanh", "z1*z2", 2, 1, 0.1, 1.0, loss="logistic")
     Traceback (most recent call last):
     ...
-    ValueError: multi-index target 'z1*z2': loss = 'logistic' is not implemented (the multi-index theory of docs/theory.md (n) covers the ridge readout (square loss, no label noise or bias), the uniform readout, the isotropic bulk, double precision)
+    ValueError: multi-index target 'z1*z2': loss = 'logistic' is not implemented (the multi-index theory of docs/theory.md (n) covers the square loss (with label noise or a bias on the uniform readout), the uniform readout and the vocabularies, the isotropic bulk, double precision; other convex losses: (n.8))
     """
     for key, allowed in _PLAIN.items():
         value = kwargs.pop(key, allowed[0])
         if isinstance(value, str):
             value = value.strip()
-        if not any(value is a or (value == a and type(value) is type(a)) for a in allowed) \
-                and not (key == "vocabulary" and _uniform(value)):
+        if not any(value is a or (value == a and type(value) is type(a)) for a in allowed):
             raise ValueError(
                 f"multi-index target {getattr(target, 'name', target)!r}: {key} = {value!r} is "
-                "not implemented (the multi-index theory of docs/theory.md (n) covers the ridge "
-                "readout (square loss, no label noise or bias), the uniform readout, the "
-                "isotropic bulk, double precision)")
+                "not implemented (the multi-index theory of docs/theory.md (n) covers the square "
+                "loss (with label noise or a bias on the uniform readout), the uniform readout "
+                "and the vocabularies, the isotropic bulk, double precision; other convex losses: "
+                "(n.8))")
     if kwargs.get("nodes") == "auto":
         kwargs.pop("nodes")
     kwargs.pop("start", None)

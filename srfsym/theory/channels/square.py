@@ -290,9 +290,17 @@ class GroupSquareLossChannel(Channel):
 
     def conditional_error(self, s: State):
         b = self.mean_part(s.m, s.theta)
-        sz = s.psi @ self.mu1
-        return (self.h2 - 2 * b * self.h - 2 * sz * self.h1 + b * b
+        return (self.h2 - 2 * b * self.h - 2 * self.overlap_term(s.psi) + b * b
                 + np.einsum("jn,jl,ln->n", self.mu1, s.q1, self.mu1) + s.q2 @ self.mus2)
+
+    def overlap_term(self, psi):
+        """``s(kappa) h1(kappa)`` with ``s = sum_j mu1_j psi_j``: the bulk's linear overlap
+        with the teacher's component orthogonal to the spike."""
+        return (psi @ self.mu1) * self.h1
+
+    def psi_hat(self, w):
+        """``psi^_j = (alpha/sqrt beta) E mu1_j h1 w``."""
+        return self.a_sb * self.E(self.mu1 * (self.h1 * w))
 
     def hats(self, s: State):
         V1hat, V2hat, w = self.v_hats(s.V1, s.V2)
@@ -302,7 +310,7 @@ class GroupSquareLossChannel(Channel):
         return Hats(self.a_b * self.outer_E(self.mu1, self.mu1, w2eps),
                     self.a_b * self.E(self.mus2 * w2eps), V1hat, V2hat,
                     self.a_sb * self.E(self.kmu1 * ((self.h - b) * w)),
-                    self.a_sb * self.E(self.mu1 * (self.h1 * w))), w
+                    self.psi_hat(w)), w
 
     def errors(self, s: State):
         """(test error, train error) = (E eps, E eps w^2)."""
@@ -318,3 +326,40 @@ class GroupSquareLossChannel(Channel):
     def observables(self, state, b0=None):
         test, train = self.errors(state)
         return {"test_error": float(test), "train_error": float(train)}
+
+
+class GroupMultiIndexSquareChannel(GroupSquareLossChannel):
+    """:class:`GroupSquareLossChannel` for a multi-index target (docs/theory.md (n.7)): the
+    teacher's component orthogonal to the spike is ``h1(kappa) . xi`` with a k-vector ``h1``
+    (:mod:`srfsym.symbolic.multi_teacher`), so the overlaps are K x k matrices::
+
+        s(k) h1 -> sum_jl mu1_j psi_jl h1_l,    psi^_jl = (alpha/sqrt beta) E mu1_j h1_l w
+
+    (each letter learns its own direction ``psi^_j``); ``h, h2`` are the multi-index ones.
+
+    >>> from srfsym.theory.channels.kappa_quadrature import group_channel_data
+    >>> g = group_channel_data("tanh", "x", 1.0, 1.2, 0.6, [1, 2], nodes=40)
+    >>> ch = GroupMultiIndexSquareChannel(g, 1.0, 1.0, np.ones((40, 3)))
+    >>> ch.psi_hat(np.ones(40)).shape
+    (2, 3)
+    """
+
+    def __init__(self, gch, alpha, beta, h1):
+        super().__init__(gch, alpha, beta)
+        h1 = np.asarray(h1, dtype=float)
+        if h1.ndim != 2 or h1.shape[0] != self.kappa.shape[0]:
+            raise ValueError(f"h1 must have one row per kappa node ({self.kappa.shape[0]}), "
+                             f"got shape {h1.shape}")
+        self.h1 = h1.T                                    # (k, nodes)
+        self.k = h1.shape[1]
+
+    def overlap_term(self, psi):
+        P = np.asarray(psi, dtype=float)
+        if P.ndim == 1:          # the engine's zero start (a K-vector of zeros)
+            if np.any(P):
+                raise ValueError("a multi-index overlap psi must be a K x k matrix")
+            return np.zeros_like(self.kappa)
+        return np.einsum("jl,jn,ln->n", P, self.mu1, self.h1)
+
+    def psi_hat(self, w):
+        return self.a_sb * self.outer_E(self.mu1, self.h1, w)

@@ -13,10 +13,12 @@ parameters::
 
     V2_j = pi_j r_j,   V1 = C^1/2 (I + beta Lambda B)^-1 Lambda C^1/2
     theta_j = sqrt(beta) c_j V2_j th^_j,   psi = sqrt(beta) V1 psi^
-    (Q1, q2) = -J[Q1^, q2^] - grad G,  G = sum_j c_j th^_j^2 V2_j + psi^T V1 psi^
+    (Q1, q2) = -J[Q1^, q2^] - grad G,  G = sum_j c_j th^_j^2 V2_j + tr(psi^T V1 psi^)
 
 where ``J = d(V1, V2)/d(V1^, V2^)`` is obtained exactly by differentiating the
-r-equation implicitly (:meth:`BlockWishartPrior.prior_derivative`).  For K = 1 this is the
+r-equation implicitly (:meth:`BlockWishartPrior.prior_derivative`).  For a multi-index
+target psi^ and psi are K x k matrices, one column per teacher direction orthogonal to the
+spike (docs/theory.md (n.7)); the bulk is isotropic, so the columns add in G.  For K = 1 this is the
 Marchenko-Pastur system (``derivations/12_vocabulary_test_error.py``).
 
 >>> pr = BlockWishartPrior([1.0], [1.0], beta=1.0, lam=0.5).prior(np.array([[1.0]]), np.zeros(1))
@@ -197,8 +199,10 @@ class BlockWishartPrior:
             cth2 = np.einsum("ja,jab,jb->j", th, _metric(self, th.shape[1]), th)
         else:
             cth2 = self.c * th**2
+        # a K x k matrix for a multi-index target (one column per orthogonal direction, (n.7))
+        psihat = np.asarray(hat.psihat, dtype=float).reshape(K, -1)
         grad = (g2 @ cth2
-                + np.einsum("a,dab,b->d", hat.psihat, g1, hat.psihat))   # dG along each unit
+                + np.einsum("al,dab,bl->d", psihat, g1, psihat))   # dG along each unit
         Q1 = -dV1 - grad[:K * K].reshape(K, K)
         q2 = -dV2 - grad[K * K:]
         return (Q1 + Q1.T) / 2, q2
