@@ -169,8 +169,11 @@ def regions(a, r, noisy: bool = True) -> list:
     (``ridge``, ``samples``, ``features``), which term dominates the risk, the region's
     conditions and its ``gamma`` (linear in ``l, q``); empty regions are dropped.
 
-    >>> [(g["regime"], g["dominant"], g["gamma"]) for g in regions(2, 1, noisy=False)][:2]
-    [('ridge', 'kernel bias', 2*l), ('ridge', 'feature bias', l/2 + q)]
+    >>> rows = [(g["regime"], g["dominant"], g["gamma"]) for g in regions(2, 1, noisy=False)]
+    >>> rows[0]
+    ('ridge', 'kernel bias', 2*l)
+    >>> rows[1]
+    ('ridge', 'feature bias', l/2 + q)
     """
     a, r = _numbers(a, r)
     names = ("kernel bias", "feature bias") + (("variance",) if noisy else ())
