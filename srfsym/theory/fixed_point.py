@@ -158,6 +158,13 @@ def solve_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp"
     validate_srf_parameters(r, c, gamma)
     if dps is not None:
         dps = check_dps(dps, MAX_SOLVER_DPS)
+    if dps is None and method == "structured":       # an odd student's r -> 0+ branch
+        from .square_solve import small_spike_branch
+        branch = small_spike_branch(lambda x: solve_srf(
+            student, teacher, x, c, gamma, lam, alpha, beta, spectrum, nodes=nodes, tol=tol,
+            d=d, seed=seed, start=start, max_iter=max_iter), student, r)
+        if branch is not None:
+            return branch
     exact = (r, c, gamma)   # kept as given (decimal strings / mpf) for the mpmath solve
     r, c, gamma = float(r), float(c), float(gamma)
     spec = make_spectrum(spectrum, beta=float(beta), c=c, d=d, seed=seed, gamma=gamma)
