@@ -346,6 +346,7 @@ def _exact_bulk(student, teacher, alpha0, eta, beta, kwargs, mapping, voc=None):
                          "alpha0 = 0 the bulk is the isotropic one (use bulk='isotropic')")
     if mapping is None:
         mapping = srf_mapping(student, teacher, eta, alpha0)
+    _check_exact_variances(student, teacher, alpha0, eta, mapping, voc)
     if voc is not None:
         from .spectral.exact_bulk_groups import exact_group_bulk
         spec = exact_group_bulk(student, teacher, float(alpha0), float(eta), voc)
@@ -371,6 +372,18 @@ def _exact_bulk(student, teacher, alpha0, eta, beta, kwargs, mapping, voc=None):
         note += ("; the F, H sums keep the isotropic rules F -> c, H -> D of docs/theory.md (g) "
                  "(the exact direction sums of (g.5) need eta > 0)")
     return (r, c, gamma), spec, note, "exact"
+
+
+def _check_exact_variances(student, teacher, alpha0, eta, mapping, voc):
+    """Refuse, before the exact law's work, a bulk variance the channel's coefficients cannot
+    take (the isotropic bulk's message): ``c``, or with a vocabulary each letter's ``c_j`` (the
+    uniform step's at learning rate ``|omega_j| eta``, docs/theory.md (k.1))."""
+    from ..symbolic.cget import cget_coefficients
+    cs = [float(mapping.bulk_variance)]
+    if voc is not None:
+        cs = [float(srf_mapping(student, teacher, abs(float(w)) * float(eta), alpha0)
+                    .bulk_variance) for w in voc.letters]
+    cget_coefficients(student)._validate(0.0, 0.0, np.array(cs))
 
 
 @dataclass
