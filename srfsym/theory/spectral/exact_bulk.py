@@ -35,6 +35,8 @@ import math
 
 import numpy as np
 
+from ...core.budget import check as _budget_check
+
 from ...symbolic.activations import activation
 from ..interfaces import SpectralSide
 from ..state import ConvergenceError
@@ -141,6 +143,7 @@ class ExactBulk(SpectralSide):
         """Nested damped iteration (safe far from the support); returns ``(s, G)``."""
         s, G, bs = -1.0 / z, None, self.beta
         for _ in range(maxit):
+            _budget_check("the exact bulk's fixed point")
             G, ok = _population_resolvent(-1.0 / (bs * s), self._C, self.w, self.alpha0, G,
                                           tol=tol)
             sn = 1.0 / (-z + (1.0 - G[0][:, 0] / (bs * s)) / (bs * s))
@@ -170,6 +173,7 @@ class ExactBulk(SpectralSide):
         todo = np.ones(len(z), dtype=bool)
         with np.errstate(all="ignore"):
             for _ in range(maxit):
+                _budget_check("the exact bulk's fixed point")
                 Xa, za = X[todo], z[todo]
                 R = self._residual(Xa, za)
                 conv = np.max(np.abs(R) / (1.0 + np.abs(Xa)), axis=1) < tol

@@ -40,6 +40,8 @@ import math
 from typing import NamedTuple
 
 import numpy as np
+
+from ...core.budget import BudgetExceeded, check as _budget_check
 import scipy.linalg
 
 from ..interfaces import GroupSpectralSide
@@ -217,11 +219,13 @@ class ExactGroupPrior(DirectionGroupPrior):
     def _solve_r(self, V1hat, base):
         r = 1 / base
         for _ in range(60):                       # monotone iteration, then Newton
+            _budget_check("the exact bulk's fixed point")
             new = 1 / (base + self.expectations(r, V1hat)[0].real)
             change, r = np.max(np.abs(new - r) / r), new
             if change < 1e-3:
                 break
         for _ in range(60):
+            _budget_check("the exact bulk's fixed point")
             _, _, _, T = self._parts(r, V1hat)
             res = 1 / r - base - self.expectations(r, V1hat)[0].real
             step = -np.linalg.solve(self._phi_r(r, T), res)
@@ -421,6 +425,8 @@ def vocabulary_bulk_warning(student, teacher, alpha0, eta, beta=1.0, vocabulary=
     try:
         excess = {w: ExactBulk(student, teacher, alpha0, abs(w) * eta, beta)
                   .normalised_variance() / beta - 1 for w in voc.letters}
+    except BudgetExceeded:
+        raise
     except (ValueError, ArithmeticError):
         return None
     worst = max(excess, key=excess.get)

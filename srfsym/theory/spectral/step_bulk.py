@@ -500,8 +500,11 @@ def isotropic_bulk_warning(student, teacher, alpha0, eta, beta=1.0):
     d = int(min(400, (_CHECK_FLOPS / (4 * float(alpha0) * float(beta))) ** (1 / 3)))
     if d < 100:
         return None
+    from ...core.budget import BudgetExceeded
     try:
         out = bulk_departure(student, teacher, alpha0, eta, beta, d=d)
+    except BudgetExceeded:
+        raise
     except (ValueError, ArithmeticError, MemoryError):   # a step that overflows: no verdict
         return None
     if out["warn"]:
