@@ -151,8 +151,8 @@ class ExactGroupPrior(DirectionGroupPrior):
                 scores.append(rule.nodes * np.min(np.abs(np.log(rad / rule.radius))))
             best, score = int(np.argmax(scores)), max(scores)
         if score < 36.0:                     # trapezoid error ~ exp(-nodes |log(rad/radius)|)
-            raise ConvergenceError(f"the exact law's integrand has poles at {roots[0]} too close "
-                                   "to every contour rule", residual=float("nan"))
+            raise ConvergenceError(self._pole_message(roots, finite, score),
+                                   residual=float("nan"))
         rule = self.rule if best == 0 else self._variant(best)
         ell = self.ell if best == 0 else 1.0 + rule.z[:, None] * self.slope[None, :]
         _, _, phi, T = self._parts(r, B, ell)
@@ -169,6 +169,20 @@ class ExactGroupPrior(DirectionGroupPrior):
                 m, res_diag, res_phi = self._residue(roots, i, r, B)
                 e_diag, e_phi = e_diag + m * res_diag, e_phi + m * res_phi
         return e_diag, e_phi / self.beta
+
+    def _pole_message(self, roots, finite, score):
+        """Which group's pole sits on the contour rules, and why (the refusal's message)."""
+        idx = np.flatnonzero(finite)
+        near = idx[np.argmin(np.abs(np.log(self.rule.joukowski_radius(roots[0][idx])
+                                            / self.rule.radius)))]
+        j = int(np.argmax(np.abs(roots[2][:, near])))     # the null vector's largest entry
+        return (f"the exact law's integrand has a pole at varsigma = {complex(roots[0][near]):.4g}, "
+                f"carried by letter group {j + 1} of the vocabulary (its rows' variance factor "
+                f"ell_{j + 1} = 1 + varsigma omega_{j + 1}^2 b, omega_{j + 1}^2 b = "
+                f"{self.slope[j]:.4g}), too close to every contour rule (the best keeps "
+                f"{score / 2.303:.0f} of the 16 digits): a large letter times a large step puts "
+                "this pole next to the step batch's spectrum; use bulk='step' (the realised "
+                "layer) or a smaller eta")
 
     def _variant(self, k):
         """The confocal rules of :meth:`expectations` (built once, on first need; ``None`` if

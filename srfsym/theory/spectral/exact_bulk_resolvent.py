@@ -7,8 +7,6 @@ law's Stieltjes transform (:class:`srfsym.theory.spectral.exact_bulk.ExactBulk`)
 sums of non-odd students (:mod:`srfsym.theory.spectral.exact_bulk_directions`).
 
 >>> import numpy as np
-
-from ...core.budget import check as _budget_check
 >>> w, weights = np.array([-1.0, 0.5 + 0.1j]), np.array([0.5, 0.5])
 >>> C = (np.array([0.5, 2.0]), np.array([0.3, -0.1]))         # (b e^2, a e) at two nodes
 >>> G, ok = population_resolvent(w, C, weights, 2.0)
@@ -19,6 +17,8 @@ from ...core.budget import check as _budget_check
 from __future__ import annotations
 
 import numpy as np
+
+from ...core.budget import check as _budget_check
 
 __all__ = ["population_resolvent"]
 
