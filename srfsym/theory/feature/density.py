@@ -105,7 +105,8 @@ class DensityMixin:
         """The pieces ``[(a, b), ...]`` of the bulk's support (density at ``eps = 1e-7`` above
         ``1e-6`` of the bulk's typical density), ascending.  Found on a geometric grid of
         ratio 1.3 from ``1e-3`` times the bulk mean up to where the second moment leaves at
-        most ``1e-4`` of the mass above (``m1 sqrt(1 + nv) 100``); each boundary bisected to
+        most ``1e-4`` of the mass above (``m1 sqrt(1 + nv) 100``; ``1000 m1`` with K > 1 letters,
+        which have no variance formula); each boundary bisected to
         ``1e-5`` relative.  Gaps narrower than 30 % of their position can be missed; a piece
         reaching down to the grid's start is reported from 0.
 
@@ -116,7 +117,11 @@ class DensityMixin:
         [(0.27, 0.52), (10.43, 19.73)]
         """
         m = self.bulk_mean
-        top = m * math.sqrt(1.0 + max(self.bulk_normalised_variance, 0.0)) * 100.0
+        try:
+            spread = math.sqrt(1.0 + max(self.bulk_normalised_variance, 0.0))
+        except ValueError:          # K > 1 letters: no variance formula; a wide bound
+            spread = 10.0
+        top = m * spread * 100.0
         grid = m * 1e-3 * 1.3 ** np.arange(int(math.log(top / (m * 1e-3)) / math.log(1.3)) + 2)
         flags, last = [], False
         for x in grid:
