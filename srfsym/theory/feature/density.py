@@ -89,9 +89,9 @@ class DensityMixin:
                 eps *= 4
 
     def _edge(self, lo, hi, lo_inside):
-        """Bisection of the support's boundary in ``[lo, hi]`` to ``1e-5`` relative."""
+        """Bisection of the support's boundary in ``[lo, hi]`` to ``1e-4`` relative."""
         for _ in range(60):
-            if hi - lo < 1e-5 * hi:
+            if hi - lo < 1e-4 * hi:
                 break
             mid = 0.5 * (lo + hi)
             if bool(self._inside(mid)) == lo_inside:
@@ -104,10 +104,10 @@ class DensityMixin:
     def support_pieces(self) -> list:
         """The pieces ``[(a, b), ...]`` of the bulk's support (density at ``eps = 1e-7`` above
         ``1e-6`` of the bulk's typical density), ascending.  Found on a geometric grid of
-        ratio 1.3 from ``1e-3`` times the bulk mean up to where the second moment leaves at
+        ratio 1.6 from ``1e-3`` times the bulk mean up to where the second moment leaves at
         most ``1e-4`` of the mass above (``m1 sqrt(1 + nv) 100``; ``1000 m1`` with K > 1 letters,
         which have no variance formula); each boundary bisected to
-        ``1e-5`` relative.  Gaps narrower than 30 % of their position can be missed; a piece
+        ``1e-4`` relative.  Gaps narrower than 60 % of their position can be missed; a piece
         reaching down to the grid's start is reported from 0.
 
         >>> from srfsym.theory.feature.spectrum import feature_spectrum
@@ -122,7 +122,7 @@ class DensityMixin:
         except ValueError:          # K > 1 letters: no variance formula; a wide bound
             spread = 10.0
         top = m * spread * 100.0
-        grid = m * 1e-3 * 1.3 ** np.arange(int(math.log(top / (m * 1e-3)) / math.log(1.3)) + 2)
+        grid = m * 1e-3 * 1.6 ** np.arange(int(math.log(top / (m * 1e-3)) / math.log(1.6)) + 2)
         flags, last = [], False
         for x in grid:
             f = self._inside(float(x))
