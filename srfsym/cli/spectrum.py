@@ -122,6 +122,9 @@ def cmd_spectrum(args):
             out("  no giant outlier (E mu0^2 = 0)")
         out(f"  bulk mean = {fs.bulk_mean:.8g}, m2/m1^2 - 1 = {fs.bulk_normalised_variance:.8g}, "
             f"right edge = {fs.right_edge:.6g}")
+        if len(fs.support_pieces) > 1:
+            out("  the support has gaps; its pieces: " + ", ".join(
+                f"[{a:.6g}, {b:.6g}]" for a, b in fs.support_pieces))
     head = f"{'z':>14s} {'s(z)':>30s} {'rel. error est.':>16s}"
     if sim is not None:
         head += f" {'network (mean +- s.e.)':>44s}"

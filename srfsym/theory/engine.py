@@ -56,15 +56,22 @@ NODE_LADDER = (48, 72, 108, 162, 243, 364)
 _NODE_LADDER = NODE_LADDER
 
 
-def prior_overlaps(hat: Hats, mom, sqrt_beta, m_new) -> State:
+def prior_overlaps(hat: Hats, mom, sqrt_beta, m_new, cross=None) -> State:
     """The uniform prior equations: order parameters from the conjugates and the eleven
-    spectral sums ``mom`` at ``(lambda + V2hat, V1hat)``."""
+    spectral sums ``mom`` at ``(lambda + V2hat, V1hat)``; ``cross``: the cross sums
+    ``(<X/S>, <X/S^2>, <D X/S^2>)`` of the spike and teacher directions (docs/theory.md (g.4)),
+    ``None`` where they vanish (an isotropic bulk)."""
     th2, ps2 = hat.thetahat**2, hat.psihat**2
-    return State(
-        q1=hat.q1hat * mom.rhosq2 + hat.q2hat * mom.rho2 + th2 * mom.DF2 + ps2 * mom.DH2,
-        q2=hat.q1hat * mom.rho2 + hat.q2hat * mom.inv2 + th2 * mom.F2 + ps2 * mom.H2,
-        V1=mom.rho, V2=mom.inv,
-        theta=sqrt_beta * hat.thetahat * mom.F, psi=sqrt_beta * hat.psihat * mom.H, m=m_new)
+    q1 = hat.q1hat * mom.rhosq2 + hat.q2hat * mom.rho2 + th2 * mom.DF2 + ps2 * mom.DH2
+    q2 = hat.q1hat * mom.rho2 + hat.q2hat * mom.inv2 + th2 * mom.F2 + ps2 * mom.H2
+    theta, psi = hat.thetahat * mom.F, hat.psihat * mom.H
+    if cross is not None:
+        x1, x2, dx2 = cross
+        tp = 2 * hat.thetahat * hat.psihat
+        q1, q2 = q1 + tp * dx2, q2 + tp * x2
+        theta, psi = theta + hat.psihat * x1, psi + hat.thetahat * x1
+    return State(q1=q1, q2=q2, V1=mom.rho, V2=mom.inv, theta=sqrt_beta * theta,
+                 psi=sqrt_beta * psi, m=m_new)
 
 
 class MomentPrior:
@@ -80,19 +87,29 @@ class MomentPrior:
                                        else v for v in (lam, beta))
                 self.sqrt_beta = mpmath.sqrt(self.beta)
             self.moments = lambda lp, v1: spectrum.moments_mpmath(lp, v1, dps=dps + 10)
+            cross = getattr(spectrum, "cross_moments_mpmath", None)
+            self.cross = None if cross is None else (
+                lambda lp, v1: cross(lp, v1, dps=dps + 10))
         else:
             self.lam, self.beta = lam if batch else float(lam), float(beta)
             self.sqrt_beta = math.sqrt(self.beta)
             self.moments = (spectrum.moments_array if batch
                             else getattr(spectrum, "moments", None))   # None: channel side only
+            # the cross sums of the spike and teacher directions, where the back end has them
+            self.cross = getattr(spectrum, "cross_moments_array" if batch else "cross_moments",
+                                 None)
 
     def freeze(self, hat: Hats):
-        """The spectral sums at the conjugates' (V1hat, V2hat) (reused while they are fixed)."""
-        return self.moments(self.lam + hat.V2hat, hat.V1hat)
+        """The spectral sums (and the cross sums, if any) at the conjugates' (V1hat, V2hat),
+        reused while they are fixed."""
+        lp = self.lam + hat.V2hat
+        return (self.moments(lp, hat.V1hat),
+                None if self.cross is None else self.cross(lp, hat.V1hat))
 
     def overlaps(self, hat: Hats, m_new, frozen=None) -> State:
-        mom = self.moments(self.lam + hat.V2hat, hat.V1hat) if frozen is None else frozen
-        return prior_overlaps(hat, mom, self.sqrt_beta, m_new)
+        if frozen is None:
+            frozen = self.freeze(hat)
+        return prior_overlaps(hat, frozen[0], self.sqrt_beta, m_new, frozen[1])
 
 
 class Engine:
@@ -418,8 +435,12 @@ def _complete_full(P: Engine, V1, V2, check=True):
     m, theta = ch.unpack_mean(x)
     if ch.mean_vanishes():
         m = zv
-    # psi does not depend on m, theta or q: from T_mt's first evaluation (at all zeros)
-    psi = sweeps[0].psi
+    if getattr(prior, "cross", None) is None:
+        # psi does not depend on m, theta or q: from T_mt's first evaluation (at all zeros)
+        psi = sweeps[0].psi
+    else:   # the cross sums couple psi to thetahat, hence to (m, theta): at the solution
+        T_mt(ch.pack_mean(m, theta))
+        psi = sweeps[-1].psi
 
     def T_q(x):
         q1, q2 = ch.unpack_second(x)

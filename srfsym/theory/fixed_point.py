@@ -163,6 +163,13 @@ def solve_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp"
     validate_srf_parameters(r, c, gamma)
     if dps is not None:
         dps = check_dps(dps, MAX_SOLVER_DPS)
+    if dps is None and method == "structured":       # an odd student's r -> 0+ branch
+        from .square_solve import small_spike_branch
+        branch = small_spike_branch(lambda x: solve_srf(
+            student, teacher, x, c, gamma, lam, alpha, beta, spectrum, nodes=nodes, tol=tol,
+            d=d, seed=seed, start=start, max_iter=max_iter), student, r)
+        if branch is not None:
+            return branch
     exact = (r, c, gamma)   # kept as given (decimal strings / mpf) for the mpmath solve
     r, c, gamma = float(r), float(c), float(gamma)
     spec = make_spectrum(spectrum, beta=float(beta), c=c, d=d, seed=seed, gamma=gamma)
@@ -358,6 +365,7 @@ def _exact_bulk(student, teacher, alpha0, eta, beta, kwargs, mapping, voc=None):
                          "alpha0 = 0 the bulk is the isotropic one (use bulk='isotropic')")
     if mapping is None:
         mapping = srf_mapping(student, teacher, eta, alpha0)
+    _check_exact_variances(student, teacher, alpha0, eta, mapping, voc)
     if voc is not None:
         from .spectral.exact_bulk_groups import exact_group_bulk
         spec = exact_group_bulk(student, teacher, float(alpha0), float(eta), voc)
@@ -383,6 +391,18 @@ def _exact_bulk(student, teacher, alpha0, eta, beta, kwargs, mapping, voc=None):
         note += ("; the F, H sums keep the isotropic rules F -> c, H -> D of docs/theory.md (g) "
                  "(the exact direction sums of (g.5) need eta > 0)")
     return (r, c, gamma), spec, note, "exact"
+
+
+def _check_exact_variances(student, teacher, alpha0, eta, mapping, voc):
+    """Refuse, before the exact law's work, a bulk variance the channel's coefficients cannot
+    take (the isotropic bulk's message): ``c``, or with a vocabulary each letter's ``c_j`` (the
+    uniform step's at learning rate ``|omega_j| eta``, docs/theory.md (k.1))."""
+    from ..symbolic.cget import cget_coefficients
+    cs = [float(mapping.bulk_variance)]
+    if voc is not None:
+        cs = [float(srf_mapping(student, teacher, abs(float(w)) * float(eta), alpha0)
+                    .bulk_variance) for w in voc.letters]
+    cget_coefficients(student)._validate(0.0, 0.0, np.array(cs))
 
 
 @dataclass

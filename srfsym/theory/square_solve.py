@@ -122,3 +122,42 @@ def _solve_v_scipy(P, start, tol):
         raise ConvergenceError(f"scipy.optimize.root failed: {sol.message}",
                                residual=float(np.max(np.abs(sol.fun))), iterate=np.exp(sol.x))
     return np.exp(sol.x)
+
+
+#: Below this spike strength an odd student's fixed point is taken on the ``r -> 0+`` branch,
+#: extrapolated from ``r = SMALL_SPIKE`` and ``2 SMALL_SPIKE`` (docs/theory.md (f), *the limit
+#: eta -> 0*): there ``m ~ 1/r`` and ``mu0(kappa) ~ r`` lose ``log10(1/r)`` digits.
+SMALL_SPIKE = 1e-4
+
+
+def small_spike_branch(solve, student, r):
+    """For an odd ``student`` and ``0 < |r| < SMALL_SPIKE``: the fixed point on the ``r -> 0+``
+    branch, ``solve(r')`` at ``r' = SMALL_SPIKE`` and ``2 SMALL_SPIKE`` (sign of ``r``), the errors
+    extrapolated in ``r^2`` to ``r`` and ``m`` rescaled by ``r'/r`` (``m mu0(kappa)`` is what the
+    channel sees); ``None`` when the spike is not small (solve at ``r`` itself).
+
+    >>> from srfsym.theory.fixed_point import solve_srf
+    >>> f = lambda x: solve_srf("tanh", "sin", x, 1.0, 0.8, 0.1, 1.0)
+    >>> tiny, small = small_spike_branch(f, "tanh", 1e-9), f(1e-3)
+    >>> bool(abs(tiny.test_error - small.test_error) < 1e-6), bool(tiny.state.m > 1e8)
+    (True, True)
+    >>> small_spike_branch(f, "relu", 1e-9) is None     # a non-odd student has no such branch
+    True
+    """
+    from ..symbolic.activations import activation
+    r = float(r)
+    if not (0.0 < abs(r) < SMALL_SPIKE) or not activation(student).is_odd:
+        return None
+    r1 = math.copysign(SMALL_SPIKE, r)
+    one, two = solve(r1), solve(2.0 * r1)
+    weight = (r1 * r1 - r * r) / (3.0 * r1 * r1)       # v(r) = v1 - (v2 - v1)(r1^2 - r^2)/(r2^2 - r1^2)
+    one.test_error -= (two.test_error - one.test_error) * weight
+    one.train_error -= (two.train_error - one.train_error) * weight
+    one.state = one.state._replace(m=one.state.m * r1 / r)
+    one.r = r
+    one.notes.append(
+        f"spike strength r = {r:.3g} below {SMALL_SPIKE:g}: the r -> 0+ branch of an odd student "
+        f"(the mean direction carries the spike's linear signal unpenalised, m ~ 1/r), "
+        f"extrapolated in r^2 from r = {r1:g}, {2 * r1:g} (change {two.test_error - one.test_error:.1e}); "
+        "at r = 0 exactly the test error is that of plain random features, docs/theory.md (f)")
+    return one

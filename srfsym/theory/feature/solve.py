@@ -27,6 +27,8 @@ from dataclasses import dataclass
 import mpmath
 import numpy as np
 
+from ...core.budget import BudgetExceeded, check as _budget_check
+
 from ..channels.kappa_quadrature import channel_data, group_channel_data
 from ..engine import _anderson
 from ..spectral.block_wishart import block_wishart_map, block_wishart_parts
@@ -122,6 +124,8 @@ class StieltjesSolver:
                 V, it, _ = _anderson(G, np.asarray(x0, dtype=complex), tol, iters,
                                      memory=memory, damping=damping)
                 return V, it
+            except BudgetExceeded:
+                raise
             except (ConvergenceError, ValueError, ZeroDivisionError) as exc:
                 last = exc
         residual = getattr(last, "residual", float("nan"))
@@ -179,6 +183,8 @@ class StieltjesSolver:
         for memory, damping, iters in ((5, 0.5, 400), (3, 0.3, 400), (0, 0.5, 20000)):
             try:
                 return _anderson(G, x0, tol, iters, memory=memory, damping=damping)[:2]
+            except BudgetExceeded:
+                raise
             except (ConvergenceError, ValueError, ZeroDivisionError,
                     np.linalg.LinAlgError) as exc:
                 last = exc
@@ -244,6 +250,7 @@ class StieltjesSolver:
         V = self._cold(complex(z.real, y))
         total = 0
         while True:
+            _budget_check("the feature spectrum")
             zz = complex(z.real, max(y, z.imag))
             V, it = self._solve_at_nodes(nodes, zz, V)
             total += it
@@ -374,6 +381,7 @@ class StieltjesSolver:
         with workdps(dps + 10):
             zm = mpmath.mpc(z.real, z.imag)
             while True:
+                _budget_check("the feature spectrum")
                 P = self._problem(K, dps=dps)
                 f = lambda a, b: [x - y for x, y in zip(self._v_map(P, zm, (a, b), dps + 10),
                                                         (a, b))]   # noqa: E731

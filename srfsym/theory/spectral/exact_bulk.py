@@ -35,6 +35,8 @@ import math
 
 import numpy as np
 
+from ...core.budget import check as _budget_check
+
 from ...symbolic.activations import activation
 from ..interfaces import SpectralSide
 from ..state import ConvergenceError
@@ -106,6 +108,9 @@ class ExactBulk(SpectralSide):
                 raise ValueError("projections must have one entry per residual")
         self._C = (self.b * self.e**2, self.a * self.e)
         self._M = tuple(float(self.w @ self.e**k) for k in range(1, 5))
+        self._last_directions = None          # (key, sums) of the last _direction_moments
+        if not self.exact_directions:         # the prior then leaves the cross sums out
+            self.cross_moments = self.cross_moments_array = None
 
     def __repr__(self):
         return (f"ExactBulk(a={self.a:.6g}, b={self.b:.6g}, alpha0={self.alpha0!r}, "
@@ -138,6 +143,7 @@ class ExactBulk(SpectralSide):
         """Nested damped iteration (safe far from the support); returns ``(s, G)``."""
         s, G, bs = -1.0 / z, None, self.beta
         for _ in range(maxit):
+            _budget_check("the exact bulk's fixed point")
             G, ok = _population_resolvent(-1.0 / (bs * s), self._C, self.w, self.alpha0, G,
                                           tol=tol)
             sn = 1.0 / (-z + (1.0 - G[0][:, 0] / (bs * s)) / (bs * s))
@@ -167,6 +173,7 @@ class ExactBulk(SpectralSide):
         todo = np.ones(len(z), dtype=bool)
         with np.errstate(all="ignore"):
             for _ in range(maxit):
+                _budget_check("the exact bulk's fixed point")
                 Xa, za = X[todo], z[todo]
                 R = self._residual(Xa, za)
                 conv = np.max(np.abs(R) / (1.0 + np.abs(Xa)), axis=1) < tol
@@ -311,9 +318,21 @@ class ExactBulk(SpectralSide):
         >>> bool(abs(F[0] / (b.bulk_moments()[0] * s) - 1) < 1e-5), bool(abs(H[0] / (1 - s) - 1) < 1e-5)
         (True, True)
         """
+        return self.direction_triple(z)[:2]
+
+    def direction_triple(self, z):
+        r"""``(<F/(D - z)>, <H/(D - z)>, <X/(D - z)>)``: :meth:`direction_sums` and the cross sum
+        ``<X/(D - z)> = -q_vz/(beta q_vv)`` of ``X_i = <u_i, W v><u_i, W zeta>`` (docs/theory.md
+        (g.5), *cross sums*), at ``y = beta s(z)``.
+
+        >>> b = ExactBulk("tanh", "sin", 2.0, 0.0001)          # ~ isotropic: no cross sum
+        >>> bool(abs(b.direction_triple(np.array([-1.0]))[2][0]) < 1e-4)
+        True
+        """
         z = np.atleast_1d(np.asarray(z, dtype=complex))
         qvv, qvz, qzz = self.direction_forms(self.beta * self.stieltjes(z))
-        return (1.0 - qvv) / (self.beta * qvv), (1.0 - qzz + qvz**2 / qvv) / self.beta
+        return ((1.0 - qvv) / (self.beta * qvv), (1.0 - qzz + qvz**2 / qvv) / self.beta,
+                -qvz / (self.beta * qvv))
 
     def moments(self, lam_prime: float, v1hat: float) -> SpectralMoments:
         """The eleven sums of docs/theory.md (f) with the exact law of ``D`` and, where
@@ -366,16 +385,60 @@ class ExactBulk(SpectralSide):
             vals = (inv, rho, m1 * inv, rho, inv2, rho2, rhosq2, m1 * inv2, m1 * rho2, rho2,
                     rhosq2)
         else:
-            F, H, F2, DF2, H2, DH2 = self._direction_moments(lp, ve)
-            if zero.any():                      # Richardson extrapolation to v1hat = 0
-                twice = self._direction_moments(lp[zero], 2.0 * ve[zero])
-                four = self._direction_moments(lp[zero], 4.0 * ve[zero])
-                for x, x2, x4 in zip((F, H, F2, DF2, H2, DH2), twice, four):
-                    x[zero] = (8.0 * x[zero] - 6.0 * x2 + x4) / 3.0
+            F, H, F2, DF2, H2, DH2 = self._directions_at(lp, ve, zero)[:6]
             vals = (inv, rho, F, H, inv2, rho2, rhosq2, F2, DF2, H2, DH2)
         for i, val in enumerate(vals):          # field order of SpectralMoments
             out[i][ok] = val
         return SpectralMoments._make(out)
+
+    def cross_moments(self, lam_prime: float, v1hat: float) -> tuple:
+        """The cross sums ``(<X/S>, <X/S^2>, <D X/S^2>)`` of the spike and teacher directions
+        (docs/theory.md (g.5), *cross sums*); only where :attr:`exact_directions` (else the
+        attribute is ``None``: the isotropic rules have no cross sum).
+
+        >>> b = ExactBulk("relu", "sin", 2.0, 1.0)
+        >>> x1, x2, dx2 = b.cross_moments(0.3, 1.2)
+        >>> bool(abs(0.3 * x2 + 1.2 * dx2 - x1) < 1e-9)           # S = lambda' + v1hat D
+        True
+        """
+        lp, v = float(lam_prime), float(v1hat)
+        if not (0.0 < lp < math.inf and 0.0 <= v < math.inf):
+            raise ValueError(f"need lam_prime > 0 and v1hat >= 0, got {lam_prime!r}, {v1hat!r}")
+        return tuple(float(x[0]) for x in self.cross_moments_array(np.array([lp]), np.array([v])))
+
+    def cross_moments_array(self, lam_prime, v1hat) -> tuple:
+        """:meth:`cross_moments` at arrays of points (NaN outside the allowed arguments).
+
+        >>> b = ExactBulk("relu", "sin", 2.0, 1.0)
+        >>> x1, x2, dx2 = b.cross_moments_array(np.array([0.3, -1.0]), np.array([1.2, 1.0]))
+        >>> bool(abs(x1[0] - b.cross_moments(0.3, 1.2)[0]) < 1e-12), bool(np.isnan(x1[1]))
+        (True, True)
+        """
+        lam_prime, v1hat, ok, out = allowed_points(lam_prime, v1hat)
+        out = out[:3]
+        if ok.any():
+            lp, v = lam_prime[ok], v1hat[ok]
+            zero = v == 0.0
+            ve = np.where(zero, 1e-3 * lp / self.bulk_moments()[0], v)
+            for i, val in enumerate(self._directions_at(lp, ve, zero)[6:]):
+                out[i][ok] = val
+        return tuple(out)
+
+    def _directions_at(self, lp, ve, zero):
+        """The nine direction sums ``(F, H, F2, DF2, H2, DH2, X, X2, DX2)`` at ``S = lp + ve D``,
+        Richardson-extrapolated to ``v1hat = 0`` where ``zero``; the last call is kept (the
+        prior asks for the eleven sums and the cross sums at one point)."""
+        key = (lp.tobytes(), ve.tobytes(), zero.tobytes())
+        if self._last_directions is not None and self._last_directions[0] == key:
+            return tuple(x.copy() for x in self._last_directions[1])
+        sums = self._direction_moments(lp, ve)
+        if zero.any():                      # Richardson extrapolation to v1hat = 0
+            twice = self._direction_moments(lp[zero], 2.0 * ve[zero])
+            four = self._direction_moments(lp[zero], 4.0 * ve[zero])
+            for x, x2, x4 in zip(sums, twice, four):
+                x[zero] = (8.0 * x[zero] - 6.0 * x2 + x4) / 3.0
+        self._last_directions = (key, sums)
+        return tuple(x.copy() for x in sums)
 
     @staticmethod
     def _value_and_slope(fun, lp, ve):
@@ -388,20 +451,23 @@ class ExactBulk(SpectralSide):
         return f[:n].real, (4.0 * f[2 * n:].imag / (0.5 * h) - f[n:2 * n].imag / h) / 3.0
 
     def _direction_moments(self, lp, ve):
-        """``(F, H, F2, DF2, H2, DH2)`` sums at ``S = lp + ve D`` (``ve > 0``)."""
-        pair = {}
+        """``(F, H, F2, DF2, H2, DH2, X, X2, DX2)`` sums at ``S = lp + ve D`` (``ve > 0``)."""
+        triple = {}
 
         def fun(z):
-            pair["F"], pair["H"] = self.direction_sums(z)
-            return pair["F"]
+            triple["F"], triple["H"], triple["X"] = self.direction_triple(z)
+            return triple["F"]
         F0, dF = self._value_and_slope(fun, lp, ve)
         n = lp.size
-        Hz = pair["H"]
         h = 1e-3 * np.abs(lp / ve)
-        H0 = Hz[:n].real
-        dH = (4.0 * Hz[2 * n:].imag / (0.5 * h) - Hz[n:2 * n].imag / h) / 3.0
-        F, F2, H, H2 = F0 / ve, dF / ve**2, H0 / ve, dH / ve**2
-        return F, H, F2, (F - lp * F2) / ve, H2, (H - lp * H2) / ve
+        out = [F0 / ve, None, dF / ve**2]
+        for name in ("H", "X"):
+            vz = triple[name]
+            slope = (4.0 * vz[2 * n:].imag / (0.5 * h) - vz[n:2 * n].imag / h) / 3.0
+            out += [vz[:n].real / ve, slope / ve**2]
+        F, F2, H, H2, X, X2 = out[0], out[2], out[3], out[4], out[5], out[6]
+        return (F, H, F2, (F - lp * F2) / ve, H2, (H - lp * H2) / ve, X, X2,
+                (X - lp * X2) / ve)
 
     # ----------------------------------------------------------------------------------
     def stieltjes_pair(self, lam_prime, v1hat, previous=None, dps=None):

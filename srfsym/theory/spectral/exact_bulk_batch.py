@@ -37,6 +37,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ...core.budget import check as _budget_check
+
 from ..state import ConvergenceError
 
 __all__ = ["BatchForms", "BatchContour", "batch_forms", "batch_contour", "batch_contour_variant",
@@ -72,6 +74,7 @@ def _solve_delta(tau, e2, w, alpha0, delta, tol=1e-15, maxit=100):
     returns ``(delta, converged)``."""
     with np.errstate(all="ignore"):
         for _ in range(maxit):
+            _budget_check("the exact bulk's fixed point")
             den = tau + e2 / (alpha0 * (1.0 + delta))
             f = delta[:, 0] - (e2 / den) @ w
             fp = 1.0 - (e2 * e2 / (alpha0 * (1.0 + delta)**2 * den**2)) @ w
@@ -187,6 +190,7 @@ def _stieltjes(z, e2, w, alpha0, tol=1e-14, maxit=200000):
     zu = np.where(lower, np.conj(z), z)[:, None]
     m = 1j * np.ones_like(zu)
     for _ in range(maxit):
+        _budget_check("the exact bulk's fixed point")
         new = 1.0 / (-zu + (e2 / (1.0 + e2 * m / alpha0)) @ w[:, None])
         done = np.max(np.abs(new - m) / np.abs(new)) < tol
         m = 0.5 * new + 0.5 * m

@@ -40,6 +40,8 @@ import math
 from typing import NamedTuple
 
 import numpy as np
+
+from ...core.budget import BudgetExceeded, check as _budget_check
 import scipy.linalg
 
 from ..interfaces import GroupSpectralSide
@@ -149,8 +151,8 @@ class ExactGroupPrior(DirectionGroupPrior):
                 scores.append(rule.nodes * np.min(np.abs(np.log(rad / rule.radius))))
             best, score = int(np.argmax(scores)), max(scores)
         if score < 36.0:                     # trapezoid error ~ exp(-nodes |log(rad/radius)|)
-            raise ConvergenceError(f"the exact law's integrand has poles at {roots[0]} too close "
-                                   "to every contour rule", residual=float("nan"))
+            raise ConvergenceError(self._pole_message(roots, finite, score),
+                                   residual=float("nan"))
         rule = self.rule if best == 0 else self._variant(best)
         ell = self.ell if best == 0 else 1.0 + rule.z[:, None] * self.slope[None, :]
         _, _, phi, T = self._parts(r, B, ell)
@@ -167,6 +169,20 @@ class ExactGroupPrior(DirectionGroupPrior):
                 m, res_diag, res_phi = self._residue(roots, i, r, B)
                 e_diag, e_phi = e_diag + m * res_diag, e_phi + m * res_phi
         return e_diag, e_phi / self.beta
+
+    def _pole_message(self, roots, finite, score):
+        """Which group's pole sits on the contour rules, and why (the refusal's message)."""
+        idx = np.flatnonzero(finite)
+        near = idx[np.argmin(np.abs(np.log(self.rule.joukowski_radius(roots[0][idx])
+                                            / self.rule.radius)))]
+        j = int(np.argmax(np.abs(roots[2][:, near])))     # the null vector's largest entry
+        return (f"the exact law's integrand has a pole at varsigma = {complex(roots[0][near]):.4g}, "
+                f"carried by letter group {j + 1} of the vocabulary (its rows' variance factor "
+                f"ell_{j + 1} = 1 + varsigma omega_{j + 1}^2 b, omega_{j + 1}^2 b = "
+                f"{self.slope[j]:.4g}), too close to every contour rule (the best keeps "
+                f"{score / 2.303:.0f} of the 16 digits): a large letter times a large step puts "
+                "this pole next to the step batch's spectrum; use bulk='step' (the realised "
+                "layer) or a smaller eta")
 
     def _variant(self, k):
         """The confocal rules of :meth:`expectations` (built once, on first need; ``None`` if
@@ -217,11 +233,13 @@ class ExactGroupPrior(DirectionGroupPrior):
     def _solve_r(self, V1hat, base):
         r = 1 / base
         for _ in range(60):                       # monotone iteration, then Newton
+            _budget_check("the exact bulk's fixed point")
             new = 1 / (base + self.expectations(r, V1hat)[0].real)
             change, r = np.max(np.abs(new - r) / r), new
             if change < 1e-3:
                 break
         for _ in range(60):
+            _budget_check("the exact bulk's fixed point")
             _, _, _, T = self._parts(r, V1hat)
             res = 1 / r - base - self.expectations(r, V1hat)[0].real
             step = -np.linalg.solve(self._phi_r(r, T), res)
@@ -421,6 +439,8 @@ def vocabulary_bulk_warning(student, teacher, alpha0, eta, beta=1.0, vocabulary=
     try:
         excess = {w: ExactBulk(student, teacher, alpha0, abs(w) * eta, beta)
                   .normalised_variance() / beta - 1 for w in voc.letters}
+    except BudgetExceeded:
+        raise
     except (ValueError, ArithmeticError):
         return None
     worst = max(excess, key=excess.get)

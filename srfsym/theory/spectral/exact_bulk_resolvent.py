@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...core.budget import check as _budget_check
+
 __all__ = ["population_resolvent"]
 
 
@@ -30,6 +32,7 @@ def population_resolvent(w, C, weights, alpha0, G=None, tol=1e-15, maxit=20000):
         G = (1.0 / (1.0 - w), np.zeros_like(w), -np.ones_like(w))
     g11, g12, g22 = G
     for _ in range(maxit):
+        _budget_check("the exact bulk's fixed point")
         # K = I + G C / alpha0 ; Sigma(e) = C K^{-1}
         k11 = 1.0 + (g11 * c11 + g12 * c12) / alpha0
         k12 = g11 * c12 / alpha0

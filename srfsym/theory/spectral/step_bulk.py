@@ -19,6 +19,8 @@ orthogonal to ``vhat`` scaled to norm ``sqrt(d)``, ``v = sqrt(d) vhat`` and
 ``D_i``  the eigenvalues of ``Omega = W1 Pi W1^T`` (the spike drops out: ``1 vhat^T Pi = 0``);
 ``F_i = <u_i, W v>^2``  the weights of the bulk's component along the spike direction;
 ``H_i = <u_i, W zeta>^2``  the weights of the teacher's orthogonal direction;
+``X_i = <u_i, W v> <u_i, W zeta>``  their cross weights (signed; mean zero for an isotropic bulk,
+not for the step of a student with ``E sigma'' != 0``, docs/theory.md (g.4));
 
 and the prior's sums are their plain means, ``<g> = (1/p) sum_i g_i`` (docs/theory.md (f)).  The
 channel side uses the measured ``(r, c, gamma)`` of the same layer.  Cost: one step
@@ -103,6 +105,9 @@ class StepEigenData:
         Measured spike strength, bulk variance ``(1/p) tr Omega`` and signed alignment.
     seconds : float
         Wall time of the step and of the eigen-decomposition.
+    cross_weights : ndarray (p,) or None
+        ``X_i = <u_i, W v> <u_i, W zeta>`` (signed), the cross weights of the two directions
+        (docs/theory.md (g.4), *the cross sums*); ``None`` leaves them out.
     """
 
     eigenvalues: np.ndarray
@@ -115,6 +120,7 @@ class StepEigenData:
     gamma: float
     seconds: float = float("nan")
     settings: dict = field(default_factory=dict)
+    cross_weights: np.ndarray | None = None
 
     @classmethod
     def from_layers(cls, W0, W1, theta=None) -> "StepEigenData":
@@ -144,8 +150,9 @@ class StepEigenData:
         D, U = scipy.linalg.eigh(W_pi @ W_pi.T, driver="evd", check_finite=False)
         del W_pi
         D = np.clip(D, 0.0, None)
-        return cls(eigenvalues=D, spike_weights=(U.T @ Wv) ** 2, teacher_weights=(U.T @ Wz) ** 2,
-                   d=d, p=p, r=r, c=float(D.mean()), gamma=gamma)
+        uv, uz = U.T @ Wv, U.T @ Wz
+        return cls(eigenvalues=D, spike_weights=uv ** 2, teacher_weights=uz ** 2,
+                   d=d, p=p, r=r, c=float(D.mean()), gamma=gamma, cross_weights=uv * uz)
 
     @property
     def beta(self) -> float:
@@ -269,6 +276,10 @@ class StepBulkSpectrum:
         D, F, H = self.D, self.F, self.H
         self._rows1 = np.array([np.ones_like(D), D, F, H]) / self.p
         self._rows2 = np.array([np.ones_like(D), D, D * D, F, D * F, H, D * H]) / self.p
+        X = data.cross_weights
+        self.X = None if X is None else np.asarray(X, dtype=float)
+        if self.X is None:        # the prior then leaves the cross sums out
+            self.cross_moments = self.cross_moments_array = self.cross_moments_mpmath = None
 
     def __repr__(self):
         return (f"StepBulkSpectrum(d={self.d}, p={self.p}, r={self.data.r:.6g}, "
@@ -337,6 +348,59 @@ class StepBulkSpectrum:
             vals = [mpmath.fsum(a * s for a, s in zip(g, inv)) / p for g in g1]
             vals += [mpmath.fsum(a * s for a, s in zip(g, inv2)) / p for g in g2]
             return SpectralMoments._make(vals)
+
+    def cross_moments(self, lam_prime: float, v1hat: float) -> tuple:
+        """The cross sums ``(<X/S>, <X/S^2>, <D X/S^2>)`` of the spike and teacher directions
+        (docs/theory.md (g.4)), ``O(p)``.
+
+        >>> spec = StepBulkSpectrum(StepEigenData.from_layers(*_two_layers()))
+        >>> x1, x2, dx2 = spec.cross_moments(0.5, 1.2)
+        >>> S = 0.5 + 1.2 * spec.D
+        >>> bool(abs(x1 - np.mean(spec.X / S)) < 1e-15), bool(abs(dx2 - np.mean(spec.D * spec.X / S**2)) < 1e-15)
+        (True, True)
+        """
+        lam_prime, v1hat = float(lam_prime), float(v1hat)
+        self._check(lam_prime, v1hat)
+        inv = 1.0 / (lam_prime + v1hat * self.D)
+        xi = self.X * inv
+        return (float(xi.mean()), float((xi * inv).mean()), float((self.D * xi * inv).mean()))
+
+    def cross_moments_array(self, lam_prime, v1hat) -> tuple:
+        """:meth:`cross_moments` at arrays of points (NaN outside the allowed arguments).
+
+        >>> spec = StepBulkSpectrum(StepEigenData.from_layers(*_two_layers()))
+        >>> x1, x2, dx2 = spec.cross_moments_array(np.array([0.5, -1.0]), np.array([1.2, 1.0]))
+        >>> bool(abs(dx2[0] - spec.cross_moments(0.5, 1.2)[2]) < 1e-15), bool(np.isnan(x1[1]))
+        (True, True)
+        """
+        lam_prime, v1hat, ok, out = allowed_points(lam_prime, v1hat)
+        out = out[:3]
+        if ok.any():
+            inv = 1.0 / (lam_prime[ok][None, :] + v1hat[ok][None, :] * self.D[:, None])
+            xi = self.X[:, None] * inv
+            for i, vals in enumerate((xi.mean(0), (xi * inv).mean(0),
+                                      (self.D[:, None] * xi * inv).mean(0))):
+                out[i][ok] = vals
+        return tuple(out)
+
+    def cross_moments_mpmath(self, lam_prime, v1hat, dps: int = 30) -> tuple:
+        """:meth:`cross_moments` in mpmath on the (double-precision) eigen-data.
+
+        >>> spec = StepBulkSpectrum(StepEigenData.from_layers(*_two_layers()))
+        >>> a, b = spec.cross_moments(0.5, 1.2), spec.cross_moments_mpmath(0.5, 1.2)
+        >>> max(abs(float(y) - x) for x, y in zip(a, b)) < 1e-15
+        True
+        """
+        with mpmath.workdps(dps):
+            lam, v = mpmath.mpf(lam_prime), mpmath.mpf(v1hat)
+            self._check(float(lam), float(v))
+            D = [mpmath.mpf(float(x)) for x in self.D]
+            X = [mpmath.mpf(float(x)) for x in self.X]
+            inv = [1 / (lam + v * x) for x in D]
+            p = mpmath.mpf(self.p)
+            return (mpmath.fsum(x * s for x, s in zip(X, inv)) / p,
+                    mpmath.fsum(x * s * s for x, s in zip(X, inv)) / p,
+                    mpmath.fsum(a * x * s * s for a, x, s in zip(D, X, inv)) / p)
 
     def stieltjes_pair(self, lam_prime, v1hat, previous=None, dps=None):
         """``(<1/S>, <D/S>)`` at a complex ``lambda'`` (the feature spectrum's bulk sums).
@@ -436,8 +500,11 @@ def isotropic_bulk_warning(student, teacher, alpha0, eta, beta=1.0):
     d = int(min(400, (_CHECK_FLOPS / (4 * float(alpha0) * float(beta))) ** (1 / 3)))
     if d < 100:
         return None
+    from ...core.budget import BudgetExceeded
     try:
         out = bulk_departure(student, teacher, alpha0, eta, beta, d=d)
+    except BudgetExceeded:
+        raise
     except (ValueError, ArithmeticError, MemoryError):   # a step that overflows: no verdict
         return None
     if out["warn"]:
