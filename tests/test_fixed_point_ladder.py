@@ -8,7 +8,7 @@ the fixed point equals U at every gamma), computed by the projections, not by th
 import pytest
 import sympy
 
-from srfsym.theory import fixed_point, fixed_point_groups
+from srfsym.theory import fixed_point_groups, solvers
 from srfsym.theory.bounds import bounds
 from srfsym.theory.fixed_point import ConvergenceError, solve, solve_srf
 
@@ -32,7 +32,7 @@ def test_large_r_converges_in_the_nodes():
 
 def test_a_short_ladder_refuses_rather_than_returns_contradicted_digits(monkeypatch):
     # the plain Gauss-Hermite ladder of small r, stopped early: its last change is ~1e-2
-    monkeypatch.setattr(fixed_point, "node_rule", lambda student, rs, cs, ladder: ((), (48, 72)))
+    monkeypatch.setattr(solvers, "node_rule", lambda student, rs, cs, ladder: ((), (48, 72)))
     with pytest.raises(ConvergenceError, match=r"did not converge.*nodes=") as exc:
         solve_srf(*POINT, lam=0.1, alpha=2.0)
     assert exc.value.residual > 1e-6

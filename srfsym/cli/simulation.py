@@ -5,6 +5,7 @@ import math
 
 from .common import (SHARED_HELP, add_output, add_physics, emit_output, non_negative_int, out, status, table_row,
                      vocabulary_arg)
+from .readout import _loss_kwargs, add_loss
 from ..sweep.agreement import Z_LIMIT, agreement_warnings, z_score  # noqa: F401 (re-exported)
 
 
@@ -73,7 +74,6 @@ def _convex_columns(sim, j, th):
 
 def cmd_simulate(args):
     from ..simulation.simulate import simulate
-    from .theory import _loss_kwargs
     res = simulate(args.student, args.teacher, args.alpha0, args.eta, args.lam, args.alpha,
                    d=args.d, beta=args.beta, seeds=args.seeds, model=args.model, seed=args.seed,
                    n_test=args.n_test, workers=args.workers,
@@ -147,7 +147,6 @@ def register(sub):
     p.add_argument("--n-test", type=int, default=5000, help="fresh test points per seed")
     p.add_argument("--workers", type=int, default=None, help="cores to use (default: all)")
     p.add_argument("--shared-first-layer", action="store_true", help=SHARED_HELP)
-    from .theory import add_loss
     add_loss(p)
     add_output(p)
     p.set_defaults(func=cmd_simulate)

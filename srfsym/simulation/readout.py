@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import scipy.linalg as sla
 
-from .first_layer import _apply, _blas_threads, _children
+from .first_layer import apply_activation, limited_blas_threads, seed_children
 
 __all__ = ["ridge_readout"]
 
@@ -101,20 +101,20 @@ def _features_and_labels(sig, sig_star, W: np.ndarray, ss: np.random.SeedSequenc
     phi = np.empty((n, p))
     y = np.empty(n)
     starts = list(range(0, n, _FEATURE_CHUNK_ROWS))
-    seqs = _children(ss, len(starts))
+    seqs = seed_children(ss, len(starts))
 
     def work(indices):
         for i in indices:
             lo = starts[i]
             hi = min(n, lo + _FEATURE_CHUNK_ROWS)
             x = np.random.default_rng(seqs[i]).standard_normal((hi - lo, d))
-            phi[lo:hi] = _apply(sig, x @ wt)
-            y[lo:hi] = _apply(sig_star, np.ascontiguousarray(x[:, 0]))
+            phi[lo:hi] = apply_activation(sig, x @ wt)
+            y[lo:hi] = apply_activation(sig_star, np.ascontiguousarray(x[:, 0]))
 
     threads = max(1, min(threads, len(starts)))
     if threads == 1:
         work(range(len(starts)))
     else:
-        with _blas_threads(1), ThreadPoolExecutor(threads) as pool:
+        with limited_blas_threads(1), ThreadPoolExecutor(threads) as pool:
             list(pool.map(work, [range(t, len(starts), threads) for t in range(threads)]))
     return phi, y

@@ -41,14 +41,14 @@ _CHUNK_BYTES = 192 * 2**20
 # --------------------------------------------------------------------------------------
 # small helpers
 
-def _cores() -> int:
+def available_cores() -> int:
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - not Linux
         return os.cpu_count() or 1
 
 
-def _apply(fn, z: np.ndarray) -> np.ndarray:
+def apply_activation(fn, z: np.ndarray) -> np.ndarray:
     """Evaluate a lambdified activation on ``z``: a fresh writeable array of z's shape and dtype.
 
     (Constant derivatives, e.g. of ``x``, lambdify to a Python scalar; the identity returns ``z``
@@ -69,7 +69,7 @@ def _as_array_like(out, z: np.ndarray) -> np.ndarray:
 _JOINT_CACHE: dict = {}
 
 
-def _value_and_derivative(act: Activation):
+def value_and_derivative(act: Activation):
     """Evaluator ``z -> (sigma(z), sigma'(z))`` sharing common subexpressions (tanh once, not twice).
 
     Dirac masses of sigma' are dropped, as in ``Activation.numpy_derivative``.
@@ -88,13 +88,13 @@ def _value_and_derivative(act: Activation):
     return _JOINT_CACHE[key]
 
 
-def _children(ss: np.random.SeedSequence, k: int) -> list:
+def seed_children(ss: np.random.SeedSequence, k: int) -> list:
     """The first ``k`` children of ``ss``, independent of how often ``ss`` was spawned before."""
     return [np.random.SeedSequence(ss.entropy, spawn_key=tuple(ss.spawn_key) + (i,),
                                    pool_size=ss.pool_size) for i in range(k)]
 
 
-def _as_seed_sequence(seed) -> np.random.SeedSequence:
+def as_seed_sequence(seed) -> np.random.SeedSequence:
     return seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
 
 
@@ -128,14 +128,14 @@ def _controller():
     return _CONTROLLER
 
 
-def _current_blas_threads() -> int | None:
+def current_blas_threads() -> int | None:
     """The smallest thread count of the loaded BLAS libraries now (``None`` if none found)."""
     counts = [lib["num_threads"] for lib in _controller().select(user_api="blas").info()]
     return min(counts) if counts else None
 
 
 @contextmanager
-def _blas_threads(n: int | None):
+def limited_blas_threads(n: int | None):
     """Temporarily set the BLAS thread pools of this process to ``n`` (no-op if ``None``).
 
     The setting is process-wide; nested uses on one thread restore correctly, but
@@ -152,7 +152,7 @@ def _blas_threads(n: int | None):
 
 # memory estimate
 
-def _width(d: int, beta: float) -> int:
+def layer_width(d: int, beta: float) -> int:
     return int(round(beta * d))
 
 
@@ -166,7 +166,7 @@ def _step_chunk(sig_dsig, sig_star, w0t: np.ndarray, x: np.ndarray, y: np.ndarra
     caller multiplies row k by omega_k)."""
     z = x @ w0t                                           # (b, p) preactivations
     if y is None:
-        y = _apply(sig_star, np.ascontiguousarray(x[:, 0]))
+        y = apply_activation(sig_star, np.ascontiguousarray(x[:, 0]))
     s, g = sig_dsig(z)
     del z
     if omega is None:
@@ -220,7 +220,7 @@ def giant_step(student, W0: np.ndarray, X: np.ndarray, y: np.ndarray, eta: float
     buf = np.empty_like(W0)
     om = None if omega is None else np.asarray(omega, dtype=float)
     for lo in range(0, n0, chunk_rows):
-        acc += _step_chunk(_value_and_derivative(act), None, w0t, X[lo:lo + chunk_rows],
+        acc += _step_chunk(value_and_derivative(act), None, w0t, X[lo:lo + chunk_rows],
                            y[lo:lo + chunk_rows], buf, om)
     acc *= eta / n0
     if om is not None:
@@ -229,12 +229,12 @@ def giant_step(student, W0: np.ndarray, X: np.ndarray, y: np.ndarray, eta: float
     return acc
 
 
-def _chunk_rows(d: int, p: int, itemsize: int) -> int:
+def step_chunk_rows(d: int, p: int, itemsize: int) -> int:
     per_row = (d + 5 * p) * itemsize
     return BLOCK_ROWS * max(1, int(_CHUNK_BYTES // (per_row * BLOCK_ROWS)))
 
 
-def _network_step(student: Activation, teacher: Activation, W0: np.ndarray, n0: int, eta: float,
+def network_step(student: Activation, teacher: Activation, W0: np.ndarray, n0: int, eta: float,
                   ss_step: np.random.SeedSequence, dtype, threads: int, tick=None,
                   omega=None) -> np.ndarray:
     """W1 from W0 with n0 fresh samples drawn blockwise from ``ss_step`` (threaded over chunks)."""
@@ -243,13 +243,13 @@ def _network_step(student: Activation, teacher: Activation, W0: np.ndarray, n0: 
     p, d = W0.shape
     dtype = np.dtype(dtype)
     n_blocks = -(-n0 // BLOCK_ROWS)
-    block_seqs = _children(ss_step, n_blocks)
-    rows = _chunk_rows(d, p, dtype.itemsize)
+    block_seqs = seed_children(ss_step, n_blocks)
+    rows = step_chunk_rows(d, p, dtype.itemsize)
     per_chunk = rows // BLOCK_ROWS
     chunks = [list(range(lo, min(lo + per_chunk, n_blocks))) for lo in range(0, n_blocks, per_chunk)]
     threads = max(1, min(threads, len(chunks)))
     w0t = np.ascontiguousarray(W0.T, dtype=dtype)
-    sig_dsig, sig_star = _value_and_derivative(student), teacher.numpy
+    sig_dsig, sig_star = value_and_derivative(student), teacher.numpy
 
     def work(my_chunks):
         acc = np.zeros((p, d))
@@ -270,7 +270,7 @@ def _network_step(student: Activation, teacher: Activation, W0: np.ndarray, n0: 
         acc = work(chunks)
     else:
         # static round-robin assignment: a fixed summation order for a fixed thread count
-        with _blas_threads(1), ThreadPoolExecutor(threads) as pool:
+        with limited_blas_threads(1), ThreadPoolExecutor(threads) as pool:
             parts = list(pool.map(work, [chunks[t::threads] for t in range(threads)]))
         acc = parts[0]
         for part in parts[1:]:
@@ -308,8 +308,8 @@ def network_first_layer(student, teacher, alpha0: float, eta: float, d: int, bet
     True
     """
     student, teacher = activation(student), activation(teacher)
-    ss_init, ss_step, _, _, _ = _children(_as_seed_sequence(seed), 5)
-    p = _width(d, beta)
+    ss_init, ss_step, _, _, _ = seed_children(as_seed_sequence(seed), 5)
+    p = layer_width(d, beta)
     if vocabulary is not None:
         if omega is not None:
             raise ValueError("give the readout letters once: omega or vocabulary, not both")
@@ -320,9 +320,9 @@ def network_first_layer(student, teacher, alpha0: float, eta: float, d: int, bet
     n0 = int(math.floor(alpha0 * d))
     if n0 > 0 and student.has_dirac_derivative:
         raise ValueError(f"student {student.name!r} has a Dirac mass in sigma' and cannot take a step")
-    with _blas_threads(1):        # parallel over sample chunks only, as in simulate
-        W1 = _network_step(student, teacher, W0, n0, eta, ss_step, step_dtype,
-                           workers or _cores(), omega=omega)
+    with limited_blas_threads(1):        # parallel over sample chunks only, as in simulate
+        W1 = network_step(student, teacher, W0, n0, eta, ss_step, step_dtype,
+                           workers or available_cores(), omega=omega)
     return W0, W1
 
 

@@ -1,0 +1,169 @@
+r"""The solvers of the dispatch table, one per ``(readout, loss, precision)``.
+
+Each takes ``(problem, prior, options, start)`` (:mod:`srfsym.theory.dispatch`) and runs the
+engine (:mod:`srfsym.theory.engine`) with its channel:
+
+- :func:`ridge`: the square loss, uniform readout, double precision: the structured solve of
+  :mod:`srfsym.theory.square_solve` up the kappa node ladder (docs/theory.md (f));
+- :func:`ridge_mpmath`: the same, then the mpmath solve at ``dps`` digits from it;
+- :func:`ridge_groups`: the K-group equations (:mod:`srfsym.theory.fixed_point_groups`,
+  docs/theory.md (k.7));
+- :func:`convex`: any convex loss, label noise, a bias or Bernoulli labels
+  (:mod:`srfsym.theory.convex_fixed_point`, docs/theory.md (m));
+- :func:`convex_groups`: the same with a vocabulary (:mod:`srfsym.theory.convex_groups`,
+  docs/theory.md (m.8)).
+
+>>> from srfsym.theory.problem import Options, Problem
+>>> from srfsym.theory.spectral.priors import isotropic_prior
+>>> p = Problem("sin", "sin", 0.1, 2.0, r=0.0, c=1.0, gamma=0.0)
+>>> res = ridge(p, isotropic_prior(p, None), Options(), None)
+>>> res.state.theta == 0.0 and res.test_error > 0
+True
+"""
+from __future__ import annotations
+
+import mpmath
+
+from .channels.kappa_quadrature import node_rule
+from .convex_fixed_point import solve_convex_srf
+from .convex_groups import solve_convex_groups
+from .engine import NODE_LADDER
+from .fixed_point_groups import solve_srf_groups
+from .square_solve import _solve_at
+from .spectral.priors import make_spectrum
+from .state import NODES_REFUSE, ConvergenceError, climb_nodes
+
+__all__ = ["ridge", "ridge_mpmath", "ridge_groups", "convex", "convex_groups"]
+
+
+def ridge(problem, prior, options, start):
+    """The square loss with the uniform readout in double precision."""
+    p, (r, c, gamma) = problem, (float(v) for v in prior.params)
+    spec = prior.spec
+    # large r: the rule cut at the student's transitions, nodes counted over the pieces
+    cuts, ladder = node_rule(p.student, [r], [c], NODE_LADDER)
+
+    def solve_at(K, prev=None):
+        return _solve_at(p.student, p.teacher, r, c, gamma, p.lam, p.alpha, p.beta, spec, K,
+                         options.tol, options.method, None, start, options.max_iter, cuts)
+    if options.nodes == "auto":
+        res = climb_nodes(solve_at, ladder, "solve_srf")
+    else:
+        res = solve_at(int(options.nodes))
+    res.spectrum = p.spectrum if isinstance(p.spectrum, str) else type(p.spectrum).__name__
+    res._cuts = cuts
+    return res
+
+
+ridge.label = "ridge"
+
+
+def ridge_mpmath(problem, prior, options, start):
+    """The double-precision solve, then the mpmath solve at ``dps`` digits from it: the kappa
+    nodes raised until two counts agree to ``dps - 3`` digits; above 1000 nodes it stops with
+    a note when they agree to 1e-6 relative, and raises :class:`ConvergenceError` if not."""
+    p, dps = problem, int(problem.dps)
+    res = ridge(problem, prior, options, start)
+    r_mp, c_mp, g_mp = (v if isinstance(v, (str, mpmath.mpf)) else repr(float(v))
+                        for v in prior.params)
+    spec_mp = (make_spectrum(p.spectrum, beta=str(p.beta), c=c_mp, d=p.d, seed=p.seed,
+                             gamma=float(g_mp))
+               if isinstance(p.spectrum, str) and p.spectrum == "mp" and p.bulk == "isotropic"
+               else prior.spec)
+    K, prev = max(res.nodes, _mp_nodes(dps)), None
+    while True:
+        mp_res = _solve_at(p.student, p.teacher, r_mp, c_mp, g_mp, str(p.lam), str(p.alpha),
+                           p.beta, spec_mp, K, options.tol, "structured", dps, res.state,
+                           options.max_iter, res._cuts)
+        if prev is not None:
+            change = abs(mp_res.mp_test_error - prev.mp_test_error)
+            if change < mpmath.mpf(10) ** (-(dps - 3)):
+                break
+            if K > 1000:
+                _mp_ladder_end(mp_res, change, K, dps)
+                break
+        prev = mp_res
+        K = int(K * 1.5)
+    mp_res.node_error = float(change)
+    from .spectrum import SampledSpectrum
+    if isinstance(spec_mp, SampledSpectrum):
+        mp_res.notes.append(
+            f"{type(spec_mp).__name__}: the sampled matrix's eigen-data are double precision; "
+            f"the {dps}-digit value is exact for those data, but describes the sampled "
+            "matrix itself only to ~1e-12 relative")
+    mp_res.spectrum = res.spectrum
+    return mp_res
+
+
+ridge_mpmath.label = "ridge (mpmath)"
+
+
+def _mp_ladder_end(mp_res, change, K, dps):
+    rel = float(change / max(abs(mp_res.mp_test_error), mpmath.mpf(10) ** -300))
+    if not rel <= NODES_REFUSE:
+        raise ConvergenceError(
+            f"solve_srf at {dps} digits: the kappa quadrature did not converge: "
+            f"the test error at {K} nodes and at the count before differ by "
+            f"{mpmath.nstr(change, 2)} ({rel:.1e} relative, above {NODES_REFUSE:g});"
+            " the double-precision result (no dps) may still be available",
+            residual=float(change))
+    mp_res.notes.append(
+        f"kappa quadrature at {dps} digits: two node counts agree to "
+        f"{mpmath.nstr(change, 2)} only; trust the test error to that level")
+
+
+def _mp_nodes(dps):
+    return int(60 + 4 * dps)
+
+
+def ridge_groups(problem, prior, options, start):
+    """The square loss with a readout vocabulary (K groups), double precision."""
+    p = problem
+    spec = prior.spec
+    if options.method != "structured":
+        raise ValueError(f"the {spec.name} step bulk with a vocabulary is solved in double "
+                         "precision (no dps) by the structured method" if spec is not None else
+                         "with a readout vocabulary the fixed point is solved with the "
+                         "deterministic spectrum ('mp'), in double precision (no dps), by the "
+                         "structured method")
+    voc = p.vocabulary if p.vocabulary is not None else spec.vocabulary
+    return solve_srf_groups(p.student, p.teacher, *prior.params, p.lam, p.alpha, p.beta,
+                            vocabulary=voc, nodes=options.nodes, tol=options.tol, start=start,
+                            max_iter=options.max_iter, spectrum=spec)
+
+
+ridge_groups.label = "ridge, K groups"
+
+
+def _convex_args(problem, options):
+    p = problem
+    return dict(loss=p.loss, noise=p.noise, bias=p.bias, label_rule=p.label_rule,
+                nodes=120 if options.nodes == "auto" else options.nodes, tol=options.tol,
+                method="anderson" if options.method == "structured" else options.method)
+
+
+def convex(problem, prior, options, start, context=None, nodes_u=16):
+    """A convex loss (or noise, a bias, Bernoulli labels) with the uniform readout
+    (``context``: shared by the points of a grid; ``nodes_u``: the inner integrals' nodes)."""
+    p = problem
+    named = isinstance(p.spectrum, str) and p.bulk == "isotropic"
+    return solve_convex_srf(p.student, p.teacher, *prior.params, p.lam, p.alpha, p.beta,
+                            p.spectrum if named else prior.spec, start=start,
+                            max_iter=options.max_iter, d=p.d, seed=p.seed, context=context,
+                            nodes_u=nodes_u, **_convex_args(p, options))
+
+
+convex.label = "convex"
+
+
+def convex_groups(problem, prior, options, start):
+    """A convex loss with a readout vocabulary (K groups), double precision."""
+    p, spec = problem, prior.spec
+    voc = p.vocabulary if p.vocabulary is not None else spec.vocabulary
+    return solve_convex_groups(p.student, p.teacher, *prior.params, p.lam, p.alpha, p.beta,
+                               vocabulary=voc, start=start,
+                               max_iter=min(options.max_iter, 1000), spectrum=spec,
+                               **_convex_args(p, options))
+
+
+convex_groups.label = "convex, K groups"
