@@ -71,3 +71,21 @@ def test_two_counts_giving_the_same_rule_are_not_a_convergence():
     args = ("relu", "sin", 1.9, 1.0, 0.8, 1e-3, 0.7)
     res = solve_srf(*args)
     assert abs(res.test_error - solve_srf(*args, nodes=1500).test_error) < 1e-10
+
+
+def test_a_certified_count_is_reused_for_the_same_point_with_the_same_answer(monkeypatch):
+    """``nodes="auto"`` climbs once per point; the same point again is one solve at the count
+    the climb certified, with the same numbers, node error and notes (no history: the count
+    is the one a new climb finds)."""
+    monkeypatch.setattr(solvers, "_CERTIFIED", {})
+    first = solve("tanh", "sin", 20, 3, 0.1, 1.0)
+    assert len(solvers._CERTIFIED) == 1
+
+    def no_climb(*args, **kwargs):
+        raise AssertionError("climbed again")
+    monkeypatch.setattr(solvers, "climb_nodes", no_climb)
+    again = solve("tanh", "sin", 20, 3, 0.1, 1.0)
+    assert (again.test_error, again.state, again.nodes, again.node_error, again.notes) == (
+        first.test_error, first.state, first.nodes, first.node_error, first.notes)
+    with pytest.raises(AssertionError, match="climbed again"):   # another point climbs
+        solve("tanh", "sin", 20, 3, 0.1, 1.5)

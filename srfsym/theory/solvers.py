@@ -23,6 +23,7 @@ True
 from __future__ import annotations
 
 import mpmath
+import numpy as np
 
 from .channels.kappa_quadrature import node_rule
 from .convex_fixed_point import solve_convex_srf
@@ -47,7 +48,7 @@ def ridge(problem, prior, options, start):
         return _solve_at(p.student, p.teacher, r, c, gamma, p.lam, p.alpha, p.beta, spec, K,
                          options.tol, options.method, None, start, options.max_iter, cuts)
     if options.nodes == "auto":
-        res = climb_nodes(solve_at, ladder, "solve_srf")
+        res = _certified(problem, prior, options, start, solve_at, ladder, cuts)
     else:
         res = solve_at(int(options.nodes))
     res.spectrum = p.spectrum if isinstance(p.spectrum, str) else type(p.spectrum).__name__
@@ -56,6 +57,51 @@ def ridge(problem, prior, options, start):
 
 
 ridge.label = "ridge"
+
+#: The node counts certified by climbing the ladder, per point (:func:`_node_key`): the
+#: count ``nodes="auto"`` picks, its node error and the ladder's notes.  The climb is a
+#: function of the point alone, so a count found here is the count a new climb would find
+#: (the answer never depends on earlier calls); a point not seen before climbs.
+_CERTIFIED: dict = {}
+_CERTIFIED_SIZE = 4096
+
+
+def _node_key(problem, prior, options, ladder, cuts):
+    """The arguments the climb depends on (the point, the options, the ladder and the rule's
+    cuts), or ``None`` when one of them cannot be a key (a spectrum object given by the
+    caller)."""
+    p = problem
+    if not isinstance(p.spectrum, str):
+        return None
+    try:
+        key = (p.student, p.teacher, *(float(v) for v in prior.params), float(p.lam),
+               float(p.alpha), float(p.beta), p.spectrum, p.bulk, p.d, p.seed, p.alpha0,
+               p.eta, p.mu0_correction, options.tol, options.method, options.max_iter,
+               tuple(ladder), tuple(float(x) for x in np.ravel(cuts)))
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _certified(problem, prior, options, start, solve_at, ladder, cuts):
+    """``climb_nodes`` up the ladder, or one solve at the count it certified for this very
+    point before (same count, same numbers; the node error and notes reported again)."""
+    key = None if start is not None else _node_key(problem, prior, options, ladder, cuts)
+    hit = _CERTIFIED.get(key) if key is not None else None
+    if hit is not None:
+        nodes, node_error, notes = hit
+        res = solve_at(nodes)
+        res.node_error = node_error
+        res.notes.extend(notes)
+        return res
+    res = climb_nodes(solve_at, ladder, "solve_srf")
+    if key is not None:
+        if len(_CERTIFIED) >= _CERTIFIED_SIZE:
+            _CERTIFIED.pop(next(iter(_CERTIFIED)))
+        _CERTIFIED[key] = (res.nodes, res.node_error,
+                           [n for n in res.notes if n.startswith("kappa quadrature")])
+    return res
 
 
 def ridge_mpmath(problem, prior, options, start):
