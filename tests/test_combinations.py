@@ -34,7 +34,7 @@ def test_the_table_is_what_solve_problem_refuses():
 
 
 @pytest.mark.parametrize("kw", [dict(vocabulary=[1, -1]),
-                                dict(loss="logistic", teacher="sign", bulk="exact")])
+                                dict(loss="logistic", teacher="sign", bulk="step", d=100)])
 def test_the_grid_takes_what_the_single_solve_takes(kw):
     """Cells the grid refused before (a vocabulary; a loss with a non-isotropic bulk): point
     by point, each entry the single solve's value."""
@@ -45,7 +45,8 @@ def test_the_grid_takes_what_the_single_solve_takes(kw):
     for i, a in enumerate(g.alphas):
         one = solve_problem(Problem("tanh", teacher, 0.1, float(a), alpha0=2, eta=2, **kw),
                             Options(**opts))
-        assert abs(g.test_error[i, 0] - one.test_error) <= 1e-12 * abs(one.test_error)
+        # the grid continues along alpha (a warm start): the same fixed point, verified to tol
+        assert abs(g.test_error[i, 0] - one.test_error) <= 1e-9 * abs(one.test_error)
     if "vocabulary" in kw:
         assert np.isnan(g.q1).all() and g.results[1][0].state.V1.shape == (2, 2)
     else:

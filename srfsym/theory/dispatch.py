@@ -172,8 +172,8 @@ def _optimal_lambda_refuses(key):
 
 
 def _sweep_refuses(key):
-    return ("a sweep description has no dps key: sweeps are tables of double-precision "
-            "values; solve the points wanted at dps with solve(dps=)"
+    return ("not offered (no mathematical reason): a sweep description has no dps key; "
+            "solve_grid(dps=) or solve(dps=) solve such points"
             if key[3] == "mpmath" else None)
 
 
