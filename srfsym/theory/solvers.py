@@ -32,13 +32,17 @@ from .engine import NODE_LADDER
 from .fixed_point_groups import solve_srf_groups
 from .square_solve import _solve_at
 from .spectral.priors import make_spectrum
-from .state import NODES_REFUSE, ConvergenceError, climb_nodes
+from .spectral.exact_bulk_groups import exact_group_bulk
+from .state import NODES_REFUSE, ConvergenceError, Hats, State, climb_nodes
 
 __all__ = ["ridge", "ridge_mpmath", "ridge_groups", "convex", "convex_groups"]
 
 
 def ridge(problem, prior, options, start):
-    """The square loss with the uniform readout in double precision."""
+    """The square loss with the uniform readout in double precision (with the exact bulk of
+    a moving step and an odd student: on the exact law's contour rule, :func:`_ridge_contour`)."""
+    if _on_contour(problem, prior, options):
+        return _ridge_contour(problem, prior, options, start)
     p, (r, c, gamma) = problem, (float(v) for v in prior.params)
     spec = prior.spec
     # large r: the rule cut at the student's transitions, nodes counted over the pieces
@@ -57,6 +61,37 @@ def ridge(problem, prior, options, start):
 
 
 ridge.label = "ridge"
+
+
+def _on_contour(problem, prior, options):
+    """``bulk="exact"`` whose law has a contour rule: an odd student (``a = 0``) and a step
+    that moves the bulk (``b > 0``), the structured method."""
+    law = prior.spec
+    return (problem.bulk == "exact" and options.method == "structured"
+            and getattr(law, "a", None) == 0.0 and getattr(law, "b", 0.0) > 0.0)
+
+
+def _ridge_contour(problem, prior, options, start):
+    """The uniform readout on the exact bulk, solved as the one-letter vocabulary ``[1]`` of
+    docs/theory.md (g.5.2): the same law (K = 1 is the uniform law, to ~1e-14), its sums by
+    the step batch's contour rule, built once per step (:func:`exact_group_bulk`), instead of
+    a Stieltjes solve per sweep.  The result is the uniform readout's (scalars)."""
+    p = problem
+    spec = exact_group_bulk(p.student, p.teacher, float(p.alpha0), float(p.eta), [1])
+    if start is not None:
+        q1, q2, V1, V2, th, ps, m = (float(np.ravel(v)[0]) for v in start)
+        start = State(np.array([[q1]]), np.array([q2]), np.array([[V1]]), np.array([V2]),
+                      np.array([th]), np.array([ps]), np.array([m]))
+    res = solve_srf_groups(p.student, p.teacher, *prior.params, p.lam, p.alpha, p.beta,
+                           vocabulary=[1], nodes=options.nodes, tol=options.tol, start=start,
+                           max_iter=options.max_iter, spectrum=spec)
+    res.state = State(*(float(np.ravel(v)[0]) for v in res.state))
+    res.hats = Hats(*(float(np.ravel(v)[0]) for v in res.hats))
+    res.vocabulary, res.groups = None, None
+    res.method = "structured"
+    res.notes.append(f"the exact law's sums on its contour rule ({spec.rule.nodes} nodes, "
+                     f"rule error {spec.rule.error:.1e}; docs/theory.md (g.5.2) with K = 1)")
+    return res
 
 #: The node counts certified by climbing the ladder, per point (:func:`_node_key`): the
 #: count ``nodes="auto"`` picks, its node error and the ladder's notes.  The climb is a
