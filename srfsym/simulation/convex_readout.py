@@ -18,11 +18,6 @@ minimises srfsym's objective exactly,
 
 scikit-learn's estimators were not used: their penalty conventions (``C``, an intercept that
 some solvers penalise) would have to be translated, and they are not a dependency.
-
->>> res = simulate_convex("tanh", "sign", 1.2, 1.1, 0.8, lam=0.05, alpha=2.0, d=200,
-...                       loss="logistic", seeds=1, n_test=2000)
->>> 0.1 < res["classification_error"] < 0.4
-True
 """
 from __future__ import annotations
 

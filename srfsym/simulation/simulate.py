@@ -436,7 +436,13 @@ def simulate_convex(student, teacher, r, c, gamma, lam, alpha, d, beta=1.0, *,
     label, or the clean real target), the training loss (penalty excluded), ``q2 =
     ||a||^2/p``, ``m = <1, a>/sqrt(p)`` and the bias, and ``rows``, one dict per seed with the
     solver's diagnostics.  (Before it was a wrapper it drew its own samples: other draws, and
-    the noisy target as the test label of real labels.)"""
+    the noisy target as the test label of real labels.)
+
+    >>> res = simulate_convex("tanh", "sign", 1.2, 1.1, 0.8, lam=0.05, alpha=2.0, d=200,
+    ...                       loss="logistic", seeds=1, n_test=2000)
+    >>> 0.1 < res["classification_error"] < 0.4
+    True
+    """
     res = simulate(student, teacher, 0.0, 0.0, lam, [alpha], d, beta, seeds=seeds,
                    n_test=n_test, model="srf", r=r, c=c, gamma=gamma, seed=seed, workers=1,
                    loss=loss, noise=noise, bias=bias, label_rule=label_rule)
