@@ -47,7 +47,7 @@ def _ks(lam, fs, eps):
 
 
 def spectrum_table(ds, seeds):
-    from srfsym.step.realised import _children, network_first_layer
+    from srfsym.step.realised import seed_children, network_first_layer
     from srfsym.step.vocabulary import vocabulary
     from srfsym.theory.feature.spectrum import feature_spectrum
     from srfsym.theory.spectral.exact_bulk_groups import ExactGroupBulk
@@ -63,11 +63,11 @@ def spectrum_table(ds, seeds):
     for d in ds:
         S, ks_ex, ks_iso = [], [], []
         for s in range(seeds):
-            ss = _children(np.random.SeedSequence(s), 1)[0]
+            ss = seed_children(np.random.SeedSequence(s), 1)[0]
             p = int(round(beta * d))
             W0, W1 = network_first_layer(st, te, a0, eta, d, beta, seed=ss, workers=None,
                                          vocabulary=voc)
-            X = np.random.default_rng(_children(ss, 6)[5]).standard_normal((p, d))
+            X = np.random.default_rng(seed_children(ss, 6)[5]).standard_normal((p, d))
             Phi = np.tanh(X @ W1.T)
             lam = np.sort(np.linalg.eigvalsh(Phi.T @ Phi / p))[:p - voc.K]
             S.append([np.mean(1 / (lam - z)) for z in zs])

@@ -119,7 +119,7 @@ def _ks_bulk(eigs, fs, outliers):
 
 
 def spectrum_table(d, seeds):
-    from srfsym.step.realised import _children, network_first_layer
+    from srfsym.step.realised import seed_children, network_first_layer
     from srfsym.theory.feature.spectrum import feature_spectrum
     from srfsym.theory.spectral.step_bulk import StepEigenData
     c = CASE_SPECTRUM
@@ -128,7 +128,7 @@ def spectrum_table(d, seeds):
     rows = []
     for s in range(seeds):
         t0 = time.perf_counter()
-        ss = _children(np.random.SeedSequence(s), 1)[0]
+        ss = seed_children(np.random.SeedSequence(s), 1)[0]
         W0, W1 = network_first_layer(c["student"], c["teacher"], c["alpha0"], c["eta"], d,
                                      c["beta"], seed=ss, workers=None)
         data = StepEigenData.from_layers(W0, W1)
@@ -136,7 +136,7 @@ def spectrum_table(d, seeds):
         n = p
         # fresh inputs: a child of ss that network_first_layer does not use (it takes the first
         # five; ss.spawn(1)[0] would be the stream of W0 itself, so that x_i = |x_i| w0_i)
-        X = np.random.default_rng(_children(ss, 6)[5]).standard_normal((n, d))
+        X = np.random.default_rng(seed_children(ss, 6)[5]).standard_normal((n, d))
         Phi = np.tanh(X @ W1.T)
         del X
         lam = np.linalg.eigvalsh(Phi.T @ Phi / n)

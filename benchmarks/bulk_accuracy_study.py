@@ -38,7 +38,7 @@ import numpy as np
 from scipy.sparse.linalg import eigsh
 
 from srfsym.simulation.result import empirical_srf_parameters
-from srfsym.step.realised import (_as_seed_sequence, _children, network_first_layer,
+from srfsym.step.realised import (as_seed_sequence, seed_children, network_first_layer,
                                   one_stream_step)
 from srfsym.symbolic.activations import activation
 from srfsym.symbolic.cget import cget_coefficients
@@ -101,7 +101,7 @@ def features_study(ds, seeds, alpha0, eta, beta):
         rows = []
         for seed in range(seeds):
             t0 = time.perf_counter()
-            ss_layer, ss_data = _children(_children(_as_seed_sequence(seed), 1)[0], 2)
+            ss_layer, ss_data = seed_children(seed_children(as_seed_sequence(seed), 1)[0], 2)
             W0, W1 = network_first_layer(ST, TE, alpha0, eta, d, beta=beta, seed=ss_layer)
             W1 = W1.astype(float)
             p = W1.shape[0]
@@ -166,7 +166,7 @@ def error_study(d, layers, readouts, alpha0, eta, beta, lam, alpha, n_test, firs
     for L in range(first, first + layers):
         # the first layer of simulate(..., seed=L), as bulk="step" takes it
         W0, W1 = network_first_layer(ST, TE, alpha0, eta, d, beta=beta,
-                                     seed=_children(_as_seed_sequence(L), 1)[0])
+                                     seed=seed_children(as_seed_sequence(L), 1)[0])
         W1 = W1.astype(float)
         p = W1.shape[0]
         emp = empirical_srf_parameters(W0, W1, n_singular=1)
@@ -222,10 +222,10 @@ def spectrum_study(ds, seeds, alpha0, eta, beta):
     for d in ds:
         lams = []
         for seed in range(seeds):
-            ss = _children(_as_seed_sequence(100 + seed), 1)[0]
+            ss = seed_children(as_seed_sequence(100 + seed), 1)[0]
             W0, W1 = network_first_layer(ST, TE, alpha0, eta, d, beta=beta, seed=ss)
             p = W1.shape[0]
-            X = np.random.default_rng(_children(ss, 6)[5]).standard_normal((p, d))   # fresh inputs
+            X = np.random.default_rng(seed_children(ss, 6)[5]).standard_normal((p, d))   # fresh inputs
             Phi = sig(X @ W1.T.astype(float))
             lam = np.sort(np.linalg.eigvalsh(Phi.T @ Phi / p))[:-1]
             lams.append(lam)

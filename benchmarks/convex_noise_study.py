@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 import srfsym
-from srfsym.simulation.convex_readout import simulate_convex
+from srfsym.simulation.simulate import simulate_convex
 from srfsym.step.mapping import srf_mapping
 
 KEYS = ("classification_error", "train_loss", "q2", "m")

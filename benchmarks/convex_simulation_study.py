@@ -20,7 +20,7 @@ import math
 import time
 
 import srfsym
-from srfsym.simulation.convex_readout import simulate_convex
+from srfsym.simulation.simulate import simulate_convex
 from srfsym.step.mapping import srf_mapping
 
 CASES = [("logistic", 0.0), ("logistic", 0.25), ("hinge", 0.0)]

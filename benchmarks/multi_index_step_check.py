@@ -16,7 +16,7 @@ import numpy as np
 from scipy.sparse.linalg import svds
 
 from srfsym.step.multi_index import multi_index_mapping
-from srfsym.step.realised import _network_step, sphere_rows
+from srfsym.step.realised import network_step, sphere_rows
 from srfsym.symbolic.activations import activation
 from srfsym.symbolic.targets import multi_index_target
 
@@ -27,7 +27,7 @@ def one_seed(st, tg, d, alpha0, eta, seed):
     ss = np.random.SeedSequence([seed, d])
     s_init, s_step = ss.spawn(2)
     W0 = sphere_rows(np.random.default_rng(s_init), d, d)
-    W1 = _network_step(activation(st), tg, W0, int(alpha0 * d), eta, s_step, np.float32, 1)
+    W1 = network_step(activation(st), tg, W0, int(alpha0 * d), eta, s_step, np.float32, 1)
     D = W1 - W0
     mean = D.mean(axis=0)
     r = float(np.linalg.norm(mean))

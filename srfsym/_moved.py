@@ -47,7 +47,6 @@ OLD_TO_NEW = {
     "srfsym.theory.channel": "srfsym.theory.channels.kappa_quadrature",
     "srfsym.theory.square_channel": "srfsym.theory.channels.square",
     "srfsym.theory.convex_channel": "srfsym.theory.channels.convex",
-    "srfsym.theory.convex_groups": "srfsym.theory.channels.convex_groups",
     "srfsym.theory.losses": "srfsym.theory.channels.losses",
     "srfsym.theory.label_law": "srfsym.theory.channels.label_law",
     "srfsym.theory.step_bulk": "srfsym.theory.spectral.step_bulk",

@@ -81,3 +81,111 @@ def test_modules_and_functions_stay_readable():
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _code_lines(node) > 100:
                 big_functions.append((f"{path.relative_to(ROOT)}:{node.name}", _code_lines(node)))
     assert not big_modules and not big_functions, (big_modules, big_functions)
+
+
+def _module_graph():
+    """``{module: {imported srfsym modules}}`` from every import statement, those inside
+    functions included (``from X import name`` counts as an import of the submodule
+    ``X.name`` when that is a module, else of ``X``)."""
+    mods = {}
+    for path in (ROOT / "srfsym").rglob("*.py"):
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        is_pkg = parts[-1] == "__init__"
+        mods[".".join(parts[:-1] if is_pkg else parts)] = (path, is_pkg)
+    graph = {}
+    for mod, (path, is_pkg) in mods.items():
+        package = mod.split(".") if is_pkg else mod.split(".")[:-1]
+        edges = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                edges |= {a.name for a in node.names if a.name.startswith("srfsym")}
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package[:len(package) - node.level + 1]
+                    target = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    target = node.module or ""
+                if not target.startswith("srfsym"):
+                    continue
+                edges |= {f"{target}.{a.name}" if f"{target}.{a.name}" in mods else target
+                          for a in node.names}
+        graph[mod] = {e for e in edges if e in mods and e != mod}
+    return graph
+
+
+def _cycles(graph):
+    """The strongly connected components with more than one module (Tarjan)."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10000))
+    for v in graph:
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_import_circle_counting_imports_inside_functions():
+    """No two modules import each other, directly or around a circle, not even through an
+    import inside a function (``python -m pytest tests/test_architecture.py -k circle``)."""
+    graph = _module_graph()
+    assert "srfsym.theory.dispatch" in graph["srfsym.theory.fixed_point"]
+    assert _cycles(graph) == []
+    # the check sees a circle when there is one
+    graph["srfsym.core.values"] = graph["srfsym.core.values"] | {"srfsym.theory.fixed_point"}
+    assert _cycles(graph)
+
+
+def test_no_private_name_from_a_sibling_package():
+    """A name with a leading underscore is imported only inside its own package, or between a
+    package and the packages inside it; never from a sibling package (``srfsym.simulation``
+    from ``srfsym.step``, ``theory.channels`` from ``theory.spectral``, ...)."""
+    bad = []
+    for path in (ROOT / "srfsym").rglob("*.py"):
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        package = parts[:-1]
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            if node.level:
+                target = package[:len(package) - node.level + 1] + (
+                    node.module.split(".") if node.module else [])
+            elif (node.module or "").startswith("srfsym"):
+                target = node.module.split(".")
+            else:
+                continue
+            target_package = target if ROOT.joinpath(*target).is_dir() else target[:-1]
+            related = (target_package[:len(package)] == package
+                       or package[:len(target_package)] == target_package)
+            bad += [(".".join(parts), ".".join(target), a.name) for a in node.names
+                    if a.name.startswith("_") and not a.name.startswith("__") and not related]
+    assert bad == []
+
+
+def test_no_function_over_100_lines_with_its_docstring():
+    too_long = []
+    for path in (ROOT / "srfsym").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                    and node.end_lineno - node.lineno + 1 > 100:
+                too_long.append(f"{path.relative_to(ROOT)}:{node.name}")
+    assert too_long == []

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 import srfsym
-from srfsym.simulation.convex_readout import fit_convex_readout, simulate_convex
+from srfsym.simulation.convex_readout import fit_convex_readout
+from srfsym.simulation.simulate import simulate_convex
 from srfsym.step.mapping import srf_mapping
 
 

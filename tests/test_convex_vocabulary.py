@@ -1,5 +1,5 @@
 """A convex readout loss with a readout vocabulary (docs/theory.md (m.8)): the K-group channel
-of the engine (:mod:`srfsym.theory.channels.convex_groups`) against the ridge's K-group fixed point,
+of the engine (:mod:`srfsym.theory.convex_groups`) against the ridge's K-group fixed point,
 the uniform convex solve, the symmetric vocabulary and the network."""
 import math
 
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from srfsym.theory.convex_fixed_point import solve_convex_srf
-from srfsym.theory.channels.convex_groups import solve_convex_groups
+from srfsym.theory.convex_groups import solve_convex_groups
 from srfsym.theory.fixed_point import solve_srf
 from srfsym.theory.fixed_point_groups import solve_srf_groups
 from srfsym.theory.state import State

@@ -60,13 +60,15 @@ def test_curve_uses_the_exact_bulk():
 
 
 def test_grid_equals_single_points():
-    """solve_grid(bulk='exact') (ExactBulk.moments_array, all points at once) = solve."""
+    """solve_grid(bulk='exact') (ExactBulk.moments_array, all points at once) = solve (for
+    the odd tanh, on the law's contour rule: two evaluations of the same law, which differ by
+    up to 1.2e-10 relative at lambda = 1, alpha = 0.5 and by ~1e-13 elsewhere)."""
     g = solve_grid("tanh", "sin", 2.0, 3.0, [0.5, 2.0], [0.01, 1.0], bulk="exact", nodes=60)
     assert g.spectrum == "exact" and not g.failures
     for i, a in enumerate([0.5, 2.0]):
         for j, lam in enumerate([0.01, 1.0]):
             one = solve("tanh", "sin", 2.0, 3.0, lam, a, bulk="exact", nodes=60)
-            assert g.test_error[i, j] == pytest.approx(one.test_error, rel=1e-10)
+            assert g.test_error[i, j] == pytest.approx(one.test_error, rel=2e-10)
 
 
 def test_moments_array_equals_moments():

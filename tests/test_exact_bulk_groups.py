@@ -9,7 +9,7 @@ import pytest
 from cli_run import run_cli
 
 from srfsym.theory.state import Hats
-from srfsym.theory.channels.convex_groups import solve_convex_groups
+from srfsym.theory.convex_groups import solve_convex_groups
 from srfsym.theory.fixed_point import solve
 from srfsym.theory.fixed_point_groups import solve_srf_groups
 from srfsym.theory.spectral.block_wishart import BlockWishartPrior

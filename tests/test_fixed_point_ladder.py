@@ -8,7 +8,7 @@ the fixed point equals U at every gamma), computed by the projections, not by th
 import pytest
 import sympy
 
-from srfsym.theory import fixed_point, fixed_point_groups
+from srfsym.theory import fixed_point_groups, solvers
 from srfsym.theory.bounds import bounds
 from srfsym.theory.fixed_point import ConvergenceError, solve, solve_srf
 
@@ -32,7 +32,7 @@ def test_large_r_converges_in_the_nodes():
 
 def test_a_short_ladder_refuses_rather_than_returns_contradicted_digits(monkeypatch):
     # the plain Gauss-Hermite ladder of small r, stopped early: its last change is ~1e-2
-    monkeypatch.setattr(fixed_point, "node_rule", lambda student, rs, cs, ladder: ((), (48, 72)))
+    monkeypatch.setattr(solvers, "node_rule", lambda student, rs, cs, ladder: ((), (48, 72)))
     with pytest.raises(ConvergenceError, match=r"did not converge.*nodes=") as exc:
         solve_srf(*POINT, lam=0.1, alpha=2.0)
     assert exc.value.residual > 1e-6
@@ -71,3 +71,21 @@ def test_two_counts_giving_the_same_rule_are_not_a_convergence():
     args = ("relu", "sin", 1.9, 1.0, 0.8, 1e-3, 0.7)
     res = solve_srf(*args)
     assert abs(res.test_error - solve_srf(*args, nodes=1500).test_error) < 1e-10
+
+
+def test_a_certified_count_is_reused_for_the_same_point_with_the_same_answer(monkeypatch):
+    """``nodes="auto"`` climbs once per point; the same point again is one solve at the count
+    the climb certified, with the same numbers, node error and notes (no history: the count
+    is the one a new climb finds)."""
+    monkeypatch.setattr(solvers, "_CERTIFIED", {})
+    first = solve("tanh", "sin", 20, 3, 0.1, 1.0)
+    assert len(solvers._CERTIFIED) == 1
+
+    def no_climb(*args, **kwargs):
+        raise AssertionError("climbed again")
+    monkeypatch.setattr(solvers, "climb_nodes", no_climb)
+    again = solve("tanh", "sin", 20, 3, 0.1, 1.0)
+    assert (again.test_error, again.state, again.nodes, again.node_error, again.notes) == (
+        first.test_error, first.state, first.nodes, first.node_error, first.notes)
+    with pytest.raises(AssertionError, match="climbed again"):   # another point climbs
+        solve("tanh", "sin", 20, 3, 0.1, 1.5)

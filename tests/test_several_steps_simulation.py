@@ -4,7 +4,7 @@ import pytest
 
 from srfsym.simulation.simulate import simulate
 from srfsym.simulation.steps_measure import step_measurements
-from srfsym.step.realised import (BLOCK_ROWS, _as_seed_sequence, _children, giant_step,
+from srfsym.step.realised import (BLOCK_ROWS, as_seed_sequence, seed_children, giant_step,
                                   network_first_layer, step_streams)
 from srfsym.step.step_target import step_target
 from srfsym.step.vocabulary import vocabulary
@@ -12,7 +12,7 @@ from srfsym.step.vocabulary import vocabulary
 
 def _batch(ss, n0, d):
     """The step data of stream ``ss`` as the simulation draws it (blocks of BLOCK_ROWS)."""
-    blocks = _children(ss, -(-n0 // BLOCK_ROWS))
+    blocks = seed_children(ss, -(-n0 // BLOCK_ROWS))
     return np.vstack([np.random.default_rng(b).standard_normal(
         (min(BLOCK_ROWS, n0 - i * BLOCK_ROWS), d)) for i, b in enumerate(blocks)])
 
@@ -26,7 +26,7 @@ def test_three_steps_are_three_giant_steps_on_fresh_batches_with_the_full_residu
                                  step_dtype="float64", omega=omega)
     W = W0.copy()
     n0 = int(alpha0 * d)
-    for ss in step_streams(_as_seed_sequence(7), T):
+    for ss in step_streams(as_seed_sequence(7), T):
         X = _batch(ss, n0, d)
         W = giant_step("relu", W, X, target.labels(X), eta, omega=omega)  # f computed on W
     np.testing.assert_allclose(WT, W, rtol=0, atol=1e-12)

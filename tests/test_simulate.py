@@ -133,7 +133,7 @@ def test_blockwise_threaded_step_equals_plain_step(threads):
     d, p, alpha0, eta = 40, 30, 40, 2.0       # n0 = 1600: several blocks and several chunks
     n0 = int(alpha0 * d)
     ss = np.random.SeedSequence(99)
-    ss_init, ss_step = S._children(ss, 5)[:2]
+    ss_init, ss_step = S.seed_children(ss, 5)[:2]
     old = S._CHUNK_BYTES
     S._CHUNK_BYTES = 1          # force one block per chunk
     try:
@@ -142,7 +142,7 @@ def test_blockwise_threaded_step_equals_plain_step(threads):
     finally:
         S._CHUNK_BYTES = old
     assert np.array_equal(W0, S.sphere_rows(np.random.default_rng(ss_init), p, d))
-    blocks = S._children(ss_step, -(-n0 // S.BLOCK_ROWS))
+    blocks = S.seed_children(ss_step, -(-n0 // S.BLOCK_ROWS))
     X = np.vstack([np.random.default_rng(b).standard_normal(
         (min(S.BLOCK_ROWS, n0 - i * S.BLOCK_ROWS), d)) for i, b in enumerate(blocks)])
     assert X.shape == (n0, d)
@@ -222,7 +222,7 @@ def test_measured_parameters_match_mapping_tanh_tanh():
 def test_simulate_reports_the_same_measurements_as_first_layer():
     res = simulate("tanh", "tanh", 2, 1.0, 0.1, 1.0, d=60, seeds=2, n_test=100, seed=5,
                    workers=1)
-    for i, ss in enumerate(S._children(np.random.SeedSequence(5), 2)):
+    for i, ss in enumerate(S.seed_children(np.random.SeedSequence(5), 2)):
         e = empirical_srf_parameters(*network_first_layer("tanh", "tanh", 2, 1.0, 60, seed=ss))
         assert res.r_emp[i] == pytest.approx(e["r"], rel=1e-12)
         assert res.c_emp[i] == pytest.approx(e["c"], rel=1e-12)
@@ -333,14 +333,14 @@ def test_shared_first_layer_trains_seed_zeros_layer_once():
     assert shared.r_emp[0] == own.r_emp[0] and shared.c_emp[0] == own.c_emp[0]
     assert np.array_equal(shared.test_error_per_seed[0], own.test_error_per_seed[0])
     # seeds 1, 2: their own readout/test streams on seed 0's layer, rebuilt here by hand
-    W0, W1 = network_first_layer("tanh", "sin", 6.0, 2.0, d=48, seed=S._children(
+    W0, W1 = network_first_layer("tanh", "sin", 6.0, 2.0, d=48, seed=S.seed_children(
         np.random.SeedSequence(7), 1)[0], workers=1)
     assert np.isclose(empirical_srf_parameters(W0, W1)["r"], shared.r_emp[0], rtol=1e-12)
     for k in (1, 2):
         task = dict(model="network", student=S._portable(activation("tanh")),
                     teacher=S._portable(activation("sin")), d=48, p=48, n0=288, eta=2.0,
                     lam=0.05, ns=[24, 72], n_test=200, threads=1,
-                    seed_sequence=S._children(np.random.SeedSequence(7), 3)[k],
+                    seed_sequence=S.seed_children(np.random.SeedSequence(7), 3)[k],
                     first_layer=(W1, {"r": 0, "c": 0, "gamma": 0, "singular_values": 0}))
         assert np.allclose(S._run_seed(task)["test"], shared.test_error_per_seed[k],
                            rtol=1e-12)
@@ -359,7 +359,7 @@ def test_blas_threads_never_exceed_the_callers_setting(monkeypatch):
 
     def spy(fn):
         def wrapped(*args, **kw):
-            seen.append(S._current_blas_threads())
+            seen.append(S.current_blas_threads())
             return fn(*args, **kw)
         return wrapped
 
@@ -369,12 +369,12 @@ def test_blas_threads_never_exceed_the_callers_setting(monkeypatch):
     args = ("tanh", "sin", 2.0, 1.0, 0.1, [1.0])
     with threadpool_limits(limits=1, user_api="blas"):
         simulate(*args, d=40, seeds=2, n_test=50, workers=2)
-        assert S._current_blas_threads() == 1          # restored to the caller's value
+        assert S.current_blas_threads() == 1          # restored to the caller's value
     assert seen == [1, 1, 1, 1]
     seen.clear()
-    before = S._current_blas_threads()
+    before = S.current_blas_threads()
     simulate(*args, d=40, seeds=1, n_test=50, workers=2)
-    assert seen == [min(2, before)] * 2 and S._current_blas_threads() == before
+    assert seen == [min(2, before)] * 2 and S.current_blas_threads() == before
 
 
 def test_result_dict_and_summary(tmp_path):
@@ -404,7 +404,7 @@ def test_width_ratio():
 
 def test_memory_estimate_and_chunking_bounded():
     # d = 4000, alpha0 = 20 (n0 = 80000): the step never holds the whole 80000 x 4000 sample
-    assert S._chunk_rows(4000, 4000, 4) < 80000 // 8
+    assert S.step_chunk_rows(4000, 4000, 4) < 80000 // 8
     est = estimate_memory_gb("network", 20, [1.0], 4000, workers=2)
     assert 0.5 < est < 4.0
     # and the estimate grows with the problem

@@ -9,7 +9,7 @@ import pytest
 
 from srfsym.simulation.simulate import simulate
 from srfsym.simulation.spectrum_simulation import empirical_stieltjes
-from srfsym.step.realised import _children, network_first_layer
+from srfsym.step.realised import seed_children, network_first_layer
 from srfsym.theory.feature.spectrum import feature_spectrum
 from srfsym.theory.fixed_point import learning_curve, solve
 from srfsym.theory.grid import solve_grid
@@ -19,7 +19,7 @@ from srfsym.theory.spectral.step_bulk import (IsotropicBulkWarning, StepBulkSpec
 
 
 def _layers(d, beta=1.0, seed=3, alpha0=2.0, eta=3.0):
-    ss = _children(np.random.SeedSequence(seed), 1)[0]
+    ss = seed_children(np.random.SeedSequence(seed), 1)[0]
     return network_first_layer("tanh", "sin", alpha0, eta, d, beta, seed=ss, workers=1)
 
 

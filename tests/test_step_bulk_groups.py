@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from srfsym.step.realised import _children, network_first_layer
+from srfsym.step.realised import seed_children, network_first_layer
 from srfsym.theory.channels.kappa_quadrature import group_channel_data
 from srfsym.theory.fixed_point import solve, solve_srf
 from srfsym.theory.spectral.step_bulk import StepBulkSpectrum
@@ -18,7 +18,7 @@ CASE = ("tanh", "sin", 2.0, 3.0)
 
 
 def _layers(d, seed, vocabulary=None):
-    ss = _children(np.random.SeedSequence(seed), 1)[0]
+    ss = seed_children(np.random.SeedSequence(seed), 1)[0]
     return network_first_layer(*CASE, d, 1.0, seed=ss, workers=None, vocabulary=vocabulary)
 
 

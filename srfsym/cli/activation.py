@@ -131,6 +131,9 @@ def cmd_activation(args):
 
 def cmd_coefficients(args):
     from ..symbolic.cget import cget_coefficients, agreeing_digits, PrecisionWarning
+    from ..core.values import check_dps
+    if args.dps is not None:     # --dps 0 is refused as by every other command
+        check_dps(args.dps)
     co = cget_coefficients(args.act)
     names = co.names
     point = (args.kappa, args.r, args.c)

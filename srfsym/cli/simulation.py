@@ -6,6 +6,7 @@ import math
 from .common import (SHARED_HELP, CLIError, add_output, add_physics, emit_output,
                      non_negative_int, out, status, table_row, vocabulary_arg,
                      warn_if_isotropic_is_off)
+from .readout import _loss_kwargs, add_loss, check_readout_first
 from ..sweep.agreement import Z_LIMIT, agreement_warnings, z_score  # noqa: F401 (re-exported)
 
 
@@ -157,7 +158,6 @@ def _simulate_bulk(args):
 
 def cmd_simulate(args):
     from ..simulation.simulate import simulate
-    from .theory import _loss_kwargs, check_readout_first
     check_readout_first(args)
     bulk = _simulate_bulk(args)
     res = simulate(args.student, args.teacher, args.alpha0, args.eta, args.lam, args.alpha,
@@ -247,7 +247,6 @@ def register(sub):
                    help="giant steps T, each on a fresh batch of n0 = alpha0 d samples with the "
                         "full residual y - f_{t-1}(x) (docs/theory.md (p)); the teacher may then "
                         "be a multi-index target in z1..z4, e.g. 'z1 + z1*z2'")
-    from .theory import add_loss
     add_loss(p)
     p.add_argument("--bulk", choices=["isotropic", "step", "exact"], default="isotropic",
                    help="bulk of the theory compared with: 'isotropic' (c MP_beta, the papers' "

@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from ..symbolic.activations import Activation, activation
-from .first_layer import BLOCK_ROWS, _chunk_rows, _cores, _width
+from .first_layer import BLOCK_ROWS, step_chunk_rows, available_cores, layer_width
 from .readout import _FEATURE_CHUNK_ROWS
 
 __all__ = ["estimate_memory_gb", "MAX_STEP_FLOPS"]
@@ -35,7 +35,7 @@ def estimate_memory_gb(model: str, alpha0: float, alphas, d: int, beta: float = 
     >>> round(estimate_memory_gb("network", 20, [1.0], 2000), 2) < 2.0
     True
     """
-    p = _width(d, beta)
+    p = layer_width(d, beta)
     s = np.dtype(step_dtype).itemsize
     alphas = np.atleast_1d(np.asarray(alphas, dtype=float))
     n_max = int(math.floor(float(alphas.max()) * d)) if alphas.size else 0
@@ -44,7 +44,7 @@ def estimate_memory_gb(model: str, alpha0: float, alphas, d: int, beta: float = 
     procs = max(1, workers) if parallel == "seeds" else 1
     if model == "network" and alpha0 > 0:
         n0 = int(math.floor(alpha0 * d))
-        rows = min(_chunk_rows(d, p, s), -(-n0 // BLOCK_ROWS) * BLOCK_ROWS)
+        rows = min(step_chunk_rows(d, p, s), -(-n0 // BLOCK_ROWS) * BLOCK_ROWS)
         threads = min(threads, max(1, -(-n0 // rows)))
         per_thread = 8 * pd + s * pd + rows * (d + 5 * p) * max(s, 4)
         step = 8 * pd + s * pd + threads * per_thread + 8 * pd      # W0, W0^T copy, threads, W1
@@ -133,7 +133,7 @@ def _check_sizes(a: dict) -> None:
     beta = a["beta"] = _finite_real("beta", a["beta"])
     if beta <= 0:
         raise ValueError(f"beta must be > 0, got {beta}")
-    p = a["p"] = _width(d, beta)
+    p = a["p"] = layer_width(d, beta)
     if p < 1:
         raise ValueError(f"beta * d must give a width p >= 1, got beta={beta}, d={d}")
     alpha = a["alpha"]
@@ -151,7 +151,7 @@ def _check_sizes(a: dict) -> None:
     seed = a["seed"]
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    a["workers"] = _positive_int("workers", _cores() if a["workers"] is None else a["workers"], 1)
+    a["workers"] = _positive_int("workers", available_cores() if a["workers"] is None else a["workers"], 1)
     if a["parallel"] not in ("chunks", "seeds"):
         raise ValueError(f"parallel must be 'chunks' or 'seeds', got {a['parallel']!r}")
     if not isinstance(a["shared_first_layer"], (bool, np.bool_)):

@@ -3,7 +3,7 @@ r"""Convex readouts (logistic, hinge, any smooth convex loss) of the simulations
 them on the network or the sRF model (:func:`convex_readout_seed`; labels drawn by
 :func:`_draw_labels`, the one place they are drawn: ``sign`` with a probit flip of variance
 ``noise``, Bernoulli labels, or real labels with additive Gaussian noise), and
-:func:`simulate_convex` is its sRF-model case at one ``alpha`` as a dict.  The readout
+:func:`srfsym.simulation.simulate.simulate_convex` is its sRF-model case at one ``alpha`` as a dict.  The readout
 minimises srfsym's objective exactly,
 
     sum_i loss(y_i, a.phi_i / sqrt(p) + b) + lam ||a||^2     (b only with ``bias=True``),
@@ -18,11 +18,6 @@ minimises srfsym's objective exactly,
 
 scikit-learn's estimators were not used: their penalty conventions (``C``, an intercept that
 some solvers penalise) would have to be translated, and they are not a dependency.
-
->>> res = simulate_convex("tanh", "sign", 1.2, 1.1, 0.8, lam=0.05, alpha=2.0, d=200,
-...                       loss="logistic", seeds=1, n_test=2000)
->>> 0.1 < res["classification_error"] < 0.4
-True
 """
 from __future__ import annotations
 
@@ -35,10 +30,10 @@ from scipy.special import expit
 
 from ..symbolic.activations import activation  # noqa: F401 (check_readout's doctest)
 from ..theory.channels.losses import loss as make_loss
-from .first_layer import _children
+from .first_layer import seed_children
 from .readout import _features_and_labels, ridge_readout
 
-__all__ = ["fit_convex_readout", "simulate_convex", "check_readout", "convex_readout_seed",
+__all__ = ["fit_convex_readout", "check_readout", "convex_readout_seed",
            "convex_result_fields"]
 
 
@@ -114,40 +109,6 @@ def _hinge_dual(Phi, y, lam):
                     "iterations": sol.nit, "message": str(sol.message)}
 
 
-def simulate_convex(student, teacher, r, c, gamma, lam, alpha, d, beta=1.0, *,
-                    loss="logistic", noise=0.0, bias=False, seeds=3, n_test=20000, seed=0,
-                    label_rule="teacher"):
-    """The convex readout on the sRF model at one ``alpha``, as a dict: a thin wrapper of
-    :func:`srfsym.simulation.simulate.simulate` with ``model="srf"`` (the same first layer,
-    labels and readout; one process).  Returns the means and standard errors over ``seeds``
-    of the test classification error (labels +-1), ``test_mse`` (test labels: the noisy +-1
-    label, or the clean real target), the training loss (penalty excluded), ``q2 =
-    ||a||^2/p``, ``m = <1, a>/sqrt(p)`` and the bias, and ``rows``, one dict per seed with the
-    solver's diagnostics.  (Before it was a wrapper it drew its own samples: other draws, and
-    the noisy target as the test label of real labels.)"""
-    from .simulate import simulate
-    res = simulate(student, teacher, 0.0, 0.0, lam, [alpha], d, beta, seeds=seeds,
-                   n_test=n_test, model="srf", r=r, c=c, gamma=gamma, seed=seed, workers=1,
-                   loss=loss, noise=noise, bias=bias, label_rule=label_rule)
-    if res.convex_per_seed is None:
-        raise ValueError("simulate_convex fits a convex readout: the square loss without noise, "
-                         "bias or Bernoulli labels is the ridge, use simulate(model='srf')")
-    per_seed = {"classification_error": res.convex_per_seed["classification_error"],
-                "test_mse": res.test_error_per_seed, "train_loss": res.convex_per_seed["train_loss"],
-                "q2": res.convex_per_seed["q2"], "m": res.convex_per_seed["m"],
-                "bias": res.convex_per_seed["output_bias"]}
-    out = {"d": res.d, "p": res.p, "seeds": res.seeds, "loss": res.loss}
-    rows = [{k: float(v[i][0]) for k, v in per_seed.items()} for i in range(res.seeds)]
-    for row, diag in zip(rows, res.readout_diagnostics):
-        row.update(diag[0])
-    for k in per_seed:
-        v = np.array([row[k] for row in rows])
-        out[k] = float(v.mean())
-        out[k + "_sem"] = float(v.std(ddof=1) / math.sqrt(len(v))) if len(v) > 1 else float("nan")
-    out["rows"] = rows
-    return out
-
-
 # --------------------------------------------------------------------------------------
 # the convex readout of :func:`srfsym.simulation.simulate.simulate` (network or sRF model)
 
@@ -168,7 +129,7 @@ def check_readout(loss, noise, bias, label_rule, teacher, lam):
     >>> check_readout("logistic", 0.1, True, "teacher", activation("sign"), 0.1)["loss"]
     'logistic'
     """
-    from ..theory.channels.convex import _check_label_rule
+    from ..theory.channels.convex import check_label_rule
     lo = make_loss(loss)
     if isinstance(noise, bool) or not isinstance(noise, (int, float, np.floating)) \
             or not math.isfinite(noise) or noise < 0:
@@ -185,7 +146,7 @@ def check_readout(loss, noise, bias, label_rule, teacher, lam):
                              "for it")
         return {"loss": "square", "noise": float(noise), "bias": bool(bias),
                 "label_rule": label_rule, "pm1": False}
-    _check_label_rule(label_rule, teacher)
+    check_label_rule(label_rule, teacher)
     pm1 = str(teacher.expr) == "sign(x)" or label_rule == "bernoulli"
     if lo.margin and not pm1:
         raise ValueError(f"the {lo.name} loss needs labels +-1: use the teacher 'sign' or "
@@ -255,7 +216,7 @@ def convex_readout_seed(task, W1, student, teacher, ss_read, ss_test):
     lo = make_loss(ro["loss"])
     test, train = [], []
     extra = {k: [] for k in CONVEX_KEYS + ("diagnostics",)}
-    for n, ss_a in zip(task["ns"], _children(ss_read, len(task["ns"]))):
+    for n, ss_a in zip(task["ns"], seed_children(ss_read, len(task["ns"]))):
         phi, u = _features_and_labels(student.numpy, field, W1, ss_a, n, threads)
         y = _draw_labels(teacher, u, ro, ss_a, clean_real=False)
         if not (np.all(np.isfinite(phi)) and np.all(np.isfinite(y))

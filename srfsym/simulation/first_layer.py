@@ -14,9 +14,9 @@ import math
 
 import numpy as np
 
-from ..step.realised import (BLOCK_ROWS, _apply, _as_seed_sequence, _blas_threads,  # noqa: F401
-                             _children, _chunk_rows, _cores, _current_blas_threads,
-                             _network_step, _value_and_derivative, _width, giant_step,
+from ..step.realised import (BLOCK_ROWS, apply_activation, as_seed_sequence, limited_blas_threads,  # noqa: F401
+                             seed_children, step_chunk_rows, available_cores, current_blas_threads,
+                             network_step, value_and_derivative, layer_width, giant_step,
                              network_first_layer, sphere_rows)
 
 __all__ = ["BLOCK_ROWS", "sphere_rows", "giant_step", "network_first_layer", "srf_first_layer"]
@@ -37,8 +37,8 @@ def srf_first_layer(r: float, c: float, gamma: float, d: int, beta: float = 1.0,
     >>> round(float(v[0]), 12), round(float(np.linalg.norm(v)), 12)
     (0.8, 1.0)
     """
-    ss_init, _, _, _, ss_misc = _children(_as_seed_sequence(seed), 5)
-    p = _width(d, beta)
+    ss_init, _, _, _, ss_misc = seed_children(as_seed_sequence(seed), 5)
+    p = layer_width(d, beta)
     Wb = sphere_rows(np.random.default_rng(ss_init), p, d, radius=math.sqrt(c))
     e_perp = np.random.default_rng(ss_misc).standard_normal(d)
     e_perp[0] = 0.0

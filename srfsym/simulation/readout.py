@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import scipy.linalg as sla
 
-from .first_layer import _apply, _blas_threads, _children  # noqa: F401
+from .first_layer import apply_activation, limited_blas_threads, seed_children
 from ..step.realised import teacher_labels
 
 __all__ = ["ridge_readout"]
@@ -102,14 +102,14 @@ def _features_and_labels(sig, sig_star, W: np.ndarray, ss: np.random.SeedSequenc
     phi = np.empty((n, p))
     y = np.empty(n)
     starts = list(range(0, n, _FEATURE_CHUNK_ROWS))
-    seqs = _children(ss, len(starts))
+    seqs = seed_children(ss, len(starts))
 
     def work(indices):
         for i in indices:
             lo = starts[i]
             hi = min(n, lo + _FEATURE_CHUNK_ROWS)
             x = np.random.default_rng(seqs[i]).standard_normal((hi - lo, d))
-            phi[lo:hi] = _apply(sig, x @ wt)
+            phi[lo:hi] = apply_activation(sig, x @ wt)
             if hasattr(sig_star, "labels"):      # a several-steps target (StepTarget)
                 y[lo:hi] = sig_star.labels(x)
             else:                                # sigma_star(x_1), or g(x_1..x_k) (issue 28)
@@ -119,6 +119,6 @@ def _features_and_labels(sig, sig_star, W: np.ndarray, ss: np.random.SeedSequenc
     if threads == 1:
         work(range(len(starts)))
     else:
-        with _blas_threads(1), ThreadPoolExecutor(threads) as pool:
+        with limited_blas_threads(1), ThreadPoolExecutor(threads) as pool:
             list(pool.map(work, [range(t, len(starts), threads) for t in range(threads)]))
     return phi, y

@@ -57,7 +57,35 @@ fluctuations that the simulation measures.
 Parallelism: BLAS is single-threaded in both modes of ``parallel`` (OpenBLAS's own threads,
 spinning at every small call, doubled the wall time on a loaded 2-core machine).  Measured on a
 shared 2-core machine (d = 2000, 3 seeds, other jobs running): ``"chunks"`` and ``"seeds"`` were
-within 5-25 % of each other, ``"seeds"`` ahead.
+within 5-25 % of each other, ``"seeds"`` ahead.  ``parallel="chunks"`` (default): seeds one after another, the step's sample chunks and the
+feature blocks spread over ``workers`` threads (least memory).  ``"seeds"``: seeds in
+``min(workers, seeds)`` processes, one thread each (no serial part; wins when ``seeds`` is
+a multiple of ``workers``).  BLAS is single-threaded in both; both give the same numbers
+up to the order of float sums.
+
+Shared first layer: ``shared_first_layer=False`` (default): every seed draws its own ``W0`` and step data.  ``True``: one first
+layer (seed 0's: the same as seed 0 of the default mode, bit for bit with the same
+``parallel`` and ``workers``, else up to rounding) is trained once and every seed
+re-draws only the readout and test data -- the protocol of the reference notebook
+(``Simulations.ipynb``), ``seeds`` times cheaper in the step.  The standard errors then
+measure the readout/test sampling given that one ``W1``, not the first layer's
+fluctuations, and ``r_emp`` etc. have a single entry.
+
+Convex readouts: ``loss``, ``noise``, ``bias``, ``label_rule`` give the readout of
+docs/theory.md (m): ``loss`` ``"square"`` (the ridge), ``"logistic"``,
+``"hinge"`` or an expression in ``y``, ``yhat``; ``noise`` the label noise (variance
+of a Gaussian on real labels, of a probit flip for the teacher ``sign``, or added to
+the teacher's field of Bernoulli labels); ``bias`` an unpenalised output bias;
+``label_rule="bernoulli"``: labels +-1 with ``P(y = 1 | x) = (1 + sigma_star(x_1 +
+sqrt(noise) xi))/2`` (tanh-shaped labels for the teacher ``tanh``).  The step always
+sees the clean ``sigma_star(x_1)`` (as the mapping (c) does); only the readout's
+labels change.  The readout is :func:`~srfsym.simulation.convex_readout.fit_convex_readout`
+(scipy L-BFGS-B on the primal, the hinge on its dual); the result then also has
+``classification_error``, ``train_loss``, ``train_classification_error``,
+``output_bias``, ``q2``, ``m`` (means and ``*_sem`` over seeds, per alpha), and
+``test_error`` / ``train_error`` are the test / training MSE (test labels: the noisy
++-1 label, or the clean real target).  The square loss without noise, bias or
+Bernoulli labels is the ridge path itself.
 
 Examples
 --------
@@ -80,8 +108,8 @@ import numpy as np
 
 from ..symbolic.activations import Activation
 from ..step import realised as _realised_step
-from .first_layer import (BLOCK_ROWS, _blas_threads, _children, _chunk_rows,
-                          _current_blas_threads, _network_step, giant_step,
+from .first_layer import (BLOCK_ROWS, limited_blas_threads, seed_children, step_chunk_rows,
+                          current_blas_threads, network_step, giant_step,
                           network_first_layer, sphere_rows, srf_first_layer)
 from .readout import _features_and_labels, ridge_readout
 from .steps_measure import STEP_KEYS, step_measurements
@@ -93,7 +121,7 @@ from .arguments import (MAX_STEP_FLOPS, _check_cost, _check_model, _check_sizes,
 __all__ = [
     "SimulationResult", "simulate", "ridge_readout", "giant_step", "network_first_layer",
     "srf_first_layer", "empirical_srf_parameters", "estimate_memory_gb", "sphere_rows",
-    "BLOCK_ROWS",
+    "BLOCK_ROWS", "simulate_convex",
 ]
 
 #: Tunables that live in :mod:`srfsym.step.realised`; setting one here sets it there.
@@ -130,7 +158,7 @@ def _first_layer(task: dict, ss: np.random.SeedSequence, student: Activation,
     the seed's child ``3 + t`` (step 1 on child 1, as one step always did), and ``emp["steps"]``
     holds the measurements of :func:`~srfsym.simulation.steps_measure.step_measurements`
     after every step."""
-    ss_init = _children(ss, 1)[0]
+    ss_init = seed_children(ss, 1)[0]
     d, p = task["d"], task["p"]
     omega = task.get("omega")
     steps = task.get("steps", 1)
@@ -139,17 +167,17 @@ def _first_layer(task: dict, ss: np.random.SeedSequence, student: Activation,
         W0 = sphere_rows(np.random.default_rng(ss_init), p, d)
         W1 = W0
         for ss_t in _realised_step.step_streams(ss, steps):
-            W1 = _network_step(student, teacher, W1, task["n0"], task["eta"], ss_t,
-                               task["step_dtype"], task["threads"], task.get("tick"), omega)
+            W1 = network_step(student, teacher, W1, task["n0"], task["eta"], ss_t,
+                              task["step_dtype"], task["threads"], task.get("tick"), omega)
             if task.get("measure_steps"):
-                with _blas_threads(task.get("serial_blas_threads", 1)):
+                with limited_blas_threads(task.get("serial_blas_threads", 1)):
                     per_step.append(step_measurements(W0, W1, omega, task["k"]))
     else:
         W0, W1, _ = srf_first_layer(task["r"], task["c"], task["gamma"], d, p / d, ss, omega)
     if not np.all(np.isfinite(W1)):
         raise FloatingPointError("the trained first layer W1 is not finite (the step overflowed: "
                                  "eta too large for this activation/teacher?)")
-    with _blas_threads(task.get("serial_blas_threads", 1)):   # ARPACK: BLAS-2, memory bound
+    with limited_blas_threads(task.get("serial_blas_threads", 1)):   # ARPACK: BLAS-2, memory bound
         emp = empirical_srf_parameters(W0, W1)
         out = {k: emp[k] for k in ("r", "c", "gamma", "singular_values")}
         if omega is not None:
@@ -166,15 +194,15 @@ def _run_seed(task: dict) -> dict:
     student = _rebuild(task["student"])
     teacher = _rebuild(task["teacher"])
     ss = task["seed_sequence"]
-    _, _, ss_read, ss_test, _ = _children(ss, 5)
+    _, _, ss_read, ss_test, _ = seed_children(ss, 5)
     threads, tick = task["threads"], task.get("tick")
-    with _blas_threads(task.get("blas_threads")):
+    with limited_blas_threads(task.get("blas_threads")):
         if task.get("first_layer") is None:
             W1, emp = _first_layer(task, ss, student, teacher)
         else:
             W1, emp = task["first_layer"]
         if task.get("readout") is not None:      # a convex readout (docs/theory.md (m))
-            with _blas_threads(task.get("serial_blas_threads", 1)):
+            with limited_blas_threads(task.get("serial_blas_threads", 1)):
                 test, train, extra = convex_readout_seed(task, W1, student, teacher, ss_read,
                                                          ss_test)
             return {"test": test, "train": train, "r": emp["r"], "c": emp["c"],
@@ -186,7 +214,7 @@ def _run_seed(task: dict) -> dict:
                                                 task["n_test"], threads)
         sqp = math.sqrt(task["p"])
         test, train = [], []
-        for n, ss_a in zip(task["ns"], _children(ss_read, len(task["ns"]))):
+        for n, ss_a in zip(task["ns"], seed_children(ss_read, len(task["ns"]))):
             phi, y = _features_and_labels(student.numpy, labels, W1, ss_a, n, threads)
             for arr in (phi, y, phi_test, y_test):
                 if not np.all(np.isfinite(arr)):
@@ -195,7 +223,7 @@ def _run_seed(task: dict) -> dict:
                         "overflows float64): no readout can be fitted")
             # one big Gram product and Cholesky: BLAS threads, never more than the caller allowed
             # (serial_blas_threads = min(workers, BLAS threads when simulate was called))
-            with _blas_threads(task.get("serial_blas_threads", 1)):
+            with limited_blas_threads(task.get("serial_blas_threads", 1)):
                 a_hat = ridge_readout(phi, y, task["lam"])
             train.append(float(np.mean((y - phi @ a_hat / sqp) ** 2)))
             test.append(float(np.mean((y_test - phi_test @ a_hat / sqp) ** 2)))
@@ -231,7 +259,7 @@ def _progress_bar(a: dict):
     from tqdm.auto import tqdm
     if a["parallel"] != "chunks":
         return tqdm(total=a["seeds"], desc="simulate", unit="seed")
-    rows = _chunk_rows(a["d"], a["p"], np.dtype(a["step_dtype"]).itemsize)
+    rows = step_chunk_rows(a["d"], a["p"], np.dtype(a["step_dtype"]).itemsize)
     n0 = a["n0"]
     n_chunks = a["steps"] * (-(-n0 // rows)) if (a["model"] == "network" and n0 > 0) else 0
     layers = 1 if a["shared_first_layer"] else a["seeds"]
@@ -249,7 +277,7 @@ def _run_seeds(a: dict, base: dict, seed_seqs: list, bar) -> list:
 
     chunk_tick = tick if (bar is not None and a["parallel"] == "chunks") else None
     if a["shared_first_layer"]:
-        with _blas_threads(1):
+        with limited_blas_threads(1):
             base["first_layer"] = _first_layer(dict(base, threads=workers, tick=chunk_tick),
                                                seed_seqs[0], a["student_act"], a["teacher_act"])
     if a["parallel"] == "seeds" and workers > 1 and seeds > 1:
@@ -364,21 +392,13 @@ def simulate(student, teacher, alpha0: float, eta: float, lam: float, alpha, d: 
     max_memory_gb : float
         Refuse (``ValueError``) if :func:`estimate_memory_gb` exceeds this.
     parallel : {"chunks", "seeds"}
-        ``"chunks"`` (default): seeds one after another, the step's sample chunks and the
-        feature blocks spread over ``workers`` threads (least memory).  ``"seeds"``: seeds in
-        ``min(workers, seeds)`` processes, one thread each (no serial part; wins when ``seeds`` is
-        a multiple of ``workers``).  BLAS is single-threaded in both; both give the same numbers
-        up to the order of float sums (see the module doc for measured timings).
+        Seeds one after another with the step's chunks over ``workers`` threads (least
+        memory), or seeds in processes (see *Parallelism* in the module docstring).
     step_dtype : {"float32", "float64"}
         Floating type of the step's matrix products (accumulated in float64 either way).
     shared_first_layer : bool
-        ``False`` (default): every seed draws its own ``W0`` and step data.  ``True``: one first
-        layer (seed 0's: the same as seed 0 of the default mode, bit for bit with the same
-        ``parallel`` and ``workers``, else up to rounding) is trained once and every seed
-        re-draws only the readout and test data -- the protocol of the reference notebook
-        (``Simulations.ipynb``), ``seeds`` times cheaper in the step.  The standard errors then
-        measure the readout/test sampling given that one ``W1``, not the first layer's
-        fluctuations, and ``r_emp`` etc. have a single entry.
+        One first layer (seed 0's) for every seed (see *Shared first layer* in the module
+        docstring).
     vocabulary : None, list of letters or :class:`~srfsym.step.vocabulary.Vocabulary`
         Readout before the step ``a0_k = omega_k / sqrt(p)`` (docs/theory.md (k.1)); group j
         is a block of ``round(pi_j p)`` neurons (:meth:`Vocabulary.group_sizes`).  For
@@ -386,20 +406,8 @@ def simulate(student, teacher, alpha0: float, eta: float, lam: float, alpha, d: 
         (c - 1)`` with the given (uniform) ``r, c``.  ``r_emp_groups``, ``c_emp_groups`` are
         then measured per letter along the top singular direction of ``W1 - W0``.
     loss, noise, bias, label_rule
-        The readout of docs/theory.md (m): ``loss`` ``"square"`` (the ridge), ``"logistic"``,
-        ``"hinge"`` or an expression in ``y``, ``yhat``; ``noise`` the label noise (variance
-        of a Gaussian on real labels, of a probit flip for the teacher ``sign``, or added to
-        the teacher's field of Bernoulli labels); ``bias`` an unpenalised output bias;
-        ``label_rule="bernoulli"``: labels +-1 with ``P(y = 1 | x) = (1 + sigma_star(x_1 +
-        sqrt(noise) xi))/2`` (tanh-shaped labels for the teacher ``tanh``).  The step always
-        sees the clean ``sigma_star(x_1)`` (as the mapping (c) does); only the readout's
-        labels change.  The readout is :func:`~srfsym.simulation.convex_readout.fit_convex_readout`
-        (scipy L-BFGS-B on the primal, the hinge on its dual); the result then also has
-        ``classification_error``, ``train_loss``, ``train_classification_error``,
-        ``output_bias``, ``q2``, ``m`` (means and ``*_sem`` over seeds, per alpha), and
-        ``test_error`` / ``train_error`` are the test / training MSE (test labels: the noisy
-        +-1 label, or the clean real target).  The square loss without noise, bias or
-        Bernoulli labels is the ridge path itself.
+        The readout of docs/theory.md (m) (see *Convex readouts* in the module docstring);
+        the square loss without noise, bias or Bernoulli labels is the ridge path itself.
 
     Returns
     -------
@@ -428,21 +436,64 @@ def simulate(student, teacher, alpha0: float, eta: float, lam: float, alpha, d: 
     _check_model(a)
     a["readout"] = check_readout(loss, noise, bias, label_rule, a["teacher_act"], a["lam"])
     _check_cost(a)
-    # never raise BLAS above what the caller set (e.g. OPENBLAS_NUM_THREADS=1 on a shared node)
-    base = {"model": a["model"], "student": _portable(a["student_act"]),
-            "teacher": _portable(a["teacher_act"]), "d": a["d"], "p": a["p"], "n0": a["n0"],
-            "eta": a["eta"], "lam": a["lam"], "ns": [int(v) for v in a["ns"]],
-            "n_test": a["n_test"], "r": a["r"], "c": a["c"], "gamma": a["gamma"],
-            "step_dtype": np.dtype(a["step_dtype"]).name,
-            "serial_blas_threads": min(a["workers"], _current_blas_threads() or 1),
-            "omega": a["omega"], "readout": a["readout"], "steps": a["steps"],
-            "k": a["target"].k,
-            "measure_steps": a["model"] == "network" and (a["steps"] > 1
-                                                          or not a["target"].is_single_index)}
     bar = _progress_bar(a) if progress else None
     try:
-        out = _run_seeds(a, base, _children(np.random.SeedSequence(a["seed"]), a["seeds"]), bar)
+        out = _run_seeds(a, _base(a), seed_children(np.random.SeedSequence(a["seed"]), a["seeds"]), bar)
     finally:
         if bar is not None:
             bar.close()
     return _result(a, out, time.perf_counter() - t_start)
+
+
+def _base(a):
+    """What every seed's worker needs of the checked arguments ``a`` (picklable)."""
+    # never raise BLAS above what the caller set (e.g. OPENBLAS_NUM_THREADS=1 on a shared node)
+    return {"model": a["model"], "student": _portable(a["student_act"]),
+            "teacher": _portable(a["teacher_act"]), "d": a["d"], "p": a["p"], "n0": a["n0"],
+            "eta": a["eta"], "lam": a["lam"], "ns": [int(v) for v in a["ns"]],
+            "n_test": a["n_test"], "r": a["r"], "c": a["c"], "gamma": a["gamma"],
+            "step_dtype": np.dtype(a["step_dtype"]).name,
+            "serial_blas_threads": min(a["workers"], current_blas_threads() or 1),
+            "omega": a["omega"], "readout": a["readout"], "steps": a["steps"],
+            "k": a["target"].k,
+            "measure_steps": a["model"] == "network" and (a["steps"] > 1
+                                                          or not a["target"].is_single_index)}
+
+
+def simulate_convex(student, teacher, r, c, gamma, lam, alpha, d, beta=1.0, *,
+                    loss="logistic", noise=0.0, bias=False, seeds=3, n_test=20000, seed=0,
+                    label_rule="teacher"):
+    """The convex readout on the sRF model at one ``alpha``, as a dict: a thin wrapper of
+    :func:`srfsym.simulation.simulate.simulate` with ``model="srf"`` (the same first layer,
+    labels and readout; one process).  Returns the means and standard errors over ``seeds``
+    of the test classification error (labels +-1), ``test_mse`` (test labels: the noisy +-1
+    label, or the clean real target), the training loss (penalty excluded), ``q2 =
+    ||a||^2/p``, ``m = <1, a>/sqrt(p)`` and the bias, and ``rows``, one dict per seed with the
+    solver's diagnostics.  (Before it was a wrapper it drew its own samples: other draws, and
+    the noisy target as the test label of real labels.)
+
+    >>> res = simulate_convex("tanh", "sign", 1.2, 1.1, 0.8, lam=0.05, alpha=2.0, d=200,
+    ...                       loss="logistic", seeds=1, n_test=2000)
+    >>> 0.1 < res["classification_error"] < 0.4
+    True
+    """
+    res = simulate(student, teacher, 0.0, 0.0, lam, [alpha], d, beta, seeds=seeds,
+                   n_test=n_test, model="srf", r=r, c=c, gamma=gamma, seed=seed, workers=1,
+                   loss=loss, noise=noise, bias=bias, label_rule=label_rule)
+    if res.convex_per_seed is None:
+        raise ValueError("simulate_convex fits a convex readout: the square loss without noise, "
+                         "bias or Bernoulli labels is the ridge, use simulate(model='srf')")
+    per_seed = {"classification_error": res.convex_per_seed["classification_error"],
+                "test_mse": res.test_error_per_seed, "train_loss": res.convex_per_seed["train_loss"],
+                "q2": res.convex_per_seed["q2"], "m": res.convex_per_seed["m"],
+                "bias": res.convex_per_seed["output_bias"]}
+    out = {"d": res.d, "p": res.p, "seeds": res.seeds, "loss": res.loss}
+    rows = [{k: float(v[i][0]) for k, v in per_seed.items()} for i in range(res.seeds)]
+    for row, diag in zip(rows, res.readout_diagnostics):
+        row.update(diag[0])
+    for k in per_seed:
+        v = np.array([row[k] for row in rows])
+        out[k] = float(v.mean())
+        out[k + "_sem"] = float(v.std(ddof=1) / math.sqrt(len(v))) if len(v) > 1 else float("nan")
+    out["rows"] = rows
+    return out

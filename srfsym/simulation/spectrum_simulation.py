@@ -23,7 +23,7 @@ import numpy as np
 
 from ..symbolic.activations import activation
 from ..theory.feature.spectrum import FeatureSpectrum, feature_spectrum
-from .first_layer import _as_seed_sequence, _children, network_first_layer, srf_first_layer
+from .first_layer import as_seed_sequence, seed_children, network_first_layer, srf_first_layer
 from .result import empirical_group_parameters, empirical_srf_parameters
 from ..step.vocabulary import fit_uniform_parameters, vocabulary as make_vocabulary
 from ..step.mapping import srf_mapping
@@ -164,8 +164,8 @@ def simulate_feature_spectrum(student, teacher, alpha0, eta, d, beta=1.0, p_over
     omega = None if voc.is_uniform else voc.neuron_letters(p)
     eigs, S, top, pred, r_emp, c_emp = [], [], [], [], [], []
     outl, outl_pred = [], []
-    for ss in _children(_as_seed_sequence(seed), seeds):
-        ss_layer, ss_data = _children(ss, 2)
+    for ss in seed_children(as_seed_sequence(seed), seeds):
+        ss_layer, ss_data = seed_children(ss, 2)
         if model == "network":
             W0, W1 = network_first_layer(st, te, alpha0, eta, d, beta=p / d, seed=ss_layer,
                                          omega=omega)

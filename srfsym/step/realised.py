@@ -41,14 +41,14 @@ _CHUNK_BYTES = 192 * 2**20
 # --------------------------------------------------------------------------------------
 # small helpers
 
-def _cores() -> int:
+def available_cores() -> int:
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - not Linux
         return os.cpu_count() or 1
 
 
-def _apply(fn, z: np.ndarray) -> np.ndarray:
+def apply_activation(fn, z: np.ndarray) -> np.ndarray:
     """Evaluate a lambdified activation on ``z``: a fresh writeable array of z's shape and dtype.
 
     (Constant derivatives, e.g. of ``x``, lambdify to a Python scalar; the identity returns ``z``
@@ -69,7 +69,7 @@ def _as_array_like(out, z: np.ndarray) -> np.ndarray:
 _JOINT_CACHE: dict = {}
 
 
-def _value_and_derivative(act: Activation):
+def value_and_derivative(act: Activation):
     """Evaluator ``z -> (sigma(z), sigma'(z))`` sharing common subexpressions (tanh once, not twice).
 
     Dirac masses of sigma' are dropped, as in ``Activation.numpy_derivative``.
@@ -88,13 +88,13 @@ def _value_and_derivative(act: Activation):
     return _JOINT_CACHE[key]
 
 
-def _children(ss: np.random.SeedSequence, k: int) -> list:
+def seed_children(ss: np.random.SeedSequence, k: int) -> list:
     """The first ``k`` children of ``ss``, independent of how often ``ss`` was spawned before."""
     return [np.random.SeedSequence(ss.entropy, spawn_key=tuple(ss.spawn_key) + (i,),
                                    pool_size=ss.pool_size) for i in range(k)]
 
 
-def _as_seed_sequence(seed) -> np.random.SeedSequence:
+def as_seed_sequence(seed) -> np.random.SeedSequence:
     return seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
 
 
@@ -128,14 +128,14 @@ def _controller():
     return _CONTROLLER
 
 
-def _current_blas_threads() -> int | None:
+def current_blas_threads() -> int | None:
     """The smallest thread count of the loaded BLAS libraries now (``None`` if none found)."""
     counts = [lib["num_threads"] for lib in _controller().select(user_api="blas").info()]
     return min(counts) if counts else None
 
 
 @contextmanager
-def _blas_threads(n: int | None):
+def limited_blas_threads(n: int | None):
     """Temporarily set the BLAS thread pools of this process to ``n`` (no-op if ``None``).
 
     The setting is process-wide; nested uses on one thread restore correctly, but
@@ -152,7 +152,7 @@ def _blas_threads(n: int | None):
 
 # memory estimate
 
-def _width(d: int, beta: float) -> int:
+def layer_width(d: int, beta: float) -> int:
     return int(round(beta * d))
 
 
@@ -171,7 +171,7 @@ def teacher_labels(sig_star, x: np.ndarray) -> np.ndarray:
     k = getattr(sig_star, "columns", None)
     if k is not None:
         return sig_star(np.asarray(x[:, :k], dtype=float)).astype(x.dtype, copy=False)
-    return _apply(sig_star, np.ascontiguousarray(x[:, 0]))
+    return apply_activation(sig_star, np.ascontiguousarray(x[:, 0]))
 
 
 def _step_chunk(sig_dsig, sig_star, w0t: np.ndarray, x: np.ndarray, y: np.ndarray | None,
@@ -235,7 +235,7 @@ def giant_step(student, W0: np.ndarray, X: np.ndarray, y: np.ndarray, eta: float
     buf = np.empty_like(W0)
     om = None if omega is None else np.asarray(omega, dtype=float)
     for lo in range(0, n0, chunk_rows):
-        acc += _step_chunk(_value_and_derivative(act), None, w0t, X[lo:lo + chunk_rows],
+        acc += _step_chunk(value_and_derivative(act), None, w0t, X[lo:lo + chunk_rows],
                            y[lo:lo + chunk_rows], buf, om)
     acc *= eta / n0
     if om is not None:
@@ -255,12 +255,12 @@ def _labels_of(teacher):
     return lambda x: teacher_labels(fn, x)
 
 
-def _chunk_rows(d: int, p: int, itemsize: int) -> int:
+def step_chunk_rows(d: int, p: int, itemsize: int) -> int:
     per_row = (d + 5 * p) * itemsize
     return BLOCK_ROWS * max(1, int(_CHUNK_BYTES // (per_row * BLOCK_ROWS)))
 
 
-def _network_step(student: Activation, teacher: Activation, W0: np.ndarray, n0: int, eta: float,
+def network_step(student: Activation, teacher: Activation, W0: np.ndarray, n0: int, eta: float,
                   ss_step: np.random.SeedSequence, dtype, threads: int, tick=None,
                   omega=None) -> np.ndarray:
     """W1 from W0 with n0 fresh samples drawn blockwise from ``ss_step`` (threaded over chunks)."""
@@ -269,13 +269,13 @@ def _network_step(student: Activation, teacher: Activation, W0: np.ndarray, n0: 
     p, d = W0.shape
     dtype = np.dtype(dtype)
     n_blocks = -(-n0 // BLOCK_ROWS)
-    block_seqs = _children(ss_step, n_blocks)
-    rows = _chunk_rows(d, p, dtype.itemsize)
+    block_seqs = seed_children(ss_step, n_blocks)
+    rows = step_chunk_rows(d, p, dtype.itemsize)
     per_chunk = rows // BLOCK_ROWS
     chunks = [list(range(lo, min(lo + per_chunk, n_blocks))) for lo in range(0, n_blocks, per_chunk)]
     threads = max(1, min(threads, len(chunks)))
     w0t = np.ascontiguousarray(W0.T, dtype=dtype)
-    sig_dsig, sig_star = _value_and_derivative(student), _labels_of(teacher)
+    sig_dsig, sig_star = value_and_derivative(student), _labels_of(teacher)
 
     def work(my_chunks):
         acc = np.zeros((p, d))
@@ -296,7 +296,7 @@ def _network_step(student: Activation, teacher: Activation, W0: np.ndarray, n0: 
         acc = work(chunks)
     else:
         # static round-robin assignment: a fixed summation order for a fixed thread count
-        with _blas_threads(1), ThreadPoolExecutor(threads) as pool:
+        with limited_blas_threads(1), ThreadPoolExecutor(threads) as pool:
             parts = list(pool.map(work, [chunks[t::threads] for t in range(threads)]))
         acc = parts[0]
         for part in parts[1:]:
@@ -342,8 +342,8 @@ def network_first_layer(student, teacher, alpha0: float, eta: float, d: int, bet
     target = step_target(teacher)
     student = activation(student)
     teacher = target.activation if target.is_single_index else target
-    ss_init = _children(_as_seed_sequence(seed), 1)[0]
-    p = _width(d, beta)
+    ss_init = seed_children(as_seed_sequence(seed), 1)[0]
+    p = layer_width(d, beta)
     if vocabulary is not None:
         if omega is not None:
             raise ValueError("give the readout letters once: omega or vocabulary, not both")
@@ -355,10 +355,10 @@ def network_first_layer(student, teacher, alpha0: float, eta: float, d: int, bet
     if n0 > 0 and student.has_dirac_derivative:
         raise ValueError(f"student {student.name!r} has a Dirac mass in sigma' and cannot take a step")
     W1 = W0
-    with _blas_threads(1):        # parallel over sample chunks only, as in simulate
-        for ss_step in step_streams(_as_seed_sequence(seed), steps):
-            W1 = _network_step(student, teacher, W1, n0, eta, ss_step, step_dtype,
-                               workers or _cores(), omega=omega)
+    with limited_blas_threads(1):        # parallel over sample chunks only, as in simulate
+        for ss_step in step_streams(as_seed_sequence(seed), steps):
+            W1 = network_step(student, teacher, W1, n0, eta, ss_step, step_dtype,
+                              workers or available_cores(), omega=omega)
     return W0, W1
 
 
@@ -373,7 +373,7 @@ def step_streams(ss: np.random.SeedSequence, steps: int) -> list:
     """
     if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 1:
         raise ValueError(f"steps must be an integer >= 1, got {steps!r}")
-    kids = _children(ss, 4 + int(steps))
+    kids = seed_children(ss, 4 + int(steps))
     return [kids[1]] + kids[5:]
 
 

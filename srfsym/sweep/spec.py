@@ -74,6 +74,18 @@ def keys_help() -> str:
     return "\n".join(lines)
 
 
+def _number(v):
+    """A number given as a decimal string (``alpha0 = "20"``) read as the library reads it
+    (:class:`~srfsym.theory.problem.Problem` takes decimal strings everywhere); anything else
+    unchanged."""
+    if isinstance(v, str):
+        try:
+            return float(v)
+        except ValueError:
+            return v
+    return v
+
+
 def _type_ok(kind, v):
     if kind is _NUMBER:
         return isinstance(v, (int, float)) and not isinstance(v, bool)
@@ -223,6 +235,8 @@ def parse_spec(raw: dict) -> dict:
                 out[key] = values
                 continue
             values = v if isinstance(v, list) else [v]
+            if kind is _NUMBER:
+                values = [_number(x) for x in values]
             if not values:
                 raise SweepError(f"[{table}] {key} is an empty list: give at least one value")
             for x in values:
@@ -245,17 +259,14 @@ def parse_spec(raw: dict) -> dict:
 
 def _check_bulk(out):
     """``bulk = 'step'`` needs ``d`` (the realised first layer, docs/theory.md (g.4)); a bulk
-    other than the isotropic one is its own spectrum (``spectrum = 'mp'``) and takes the square
-    loss (docs/theory.md (g.5))."""
+    other than the isotropic one is its own spectrum (``spectrum = 'mp'``); it takes any loss,
+    as the single solve does."""
     if "step" in out["bulk"] and out["d"] == [None]:
         raise SweepError("[theory] bulk = 'step' needs d (the dimension of the realised first "
                          "layer, docs/theory.md (g.4))")
     if out["spectrum"] != ["mp"]:
         raise SweepError("[theory] bulk = 'step' or 'exact' is its own spectral back end: leave "
                          "spectrum at 'mp'")
-    if any(out[k] != [_THEORY_KEYS[k][1]] for k in _LOSS_KEYS):
-        raise SweepError("[theory] bulk = 'step' or 'exact' is solved with the square loss "
-                         "(no loss, noise, bias or label_rule keys)")
 
 
 def _check_d_used(out):

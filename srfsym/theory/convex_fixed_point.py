@@ -11,7 +11,7 @@ the domain fall back to the damped step, and runaway directions (separable data)
 reported as :class:`NoUniqueSolution`.  The answer is verified by one more sweep: every
 unknown moves by less than ``tol`` (relative above 1).  A readout vocabulary runs the same
 iteration and verification (:func:`_solve_engine`) with the K-group channel and prior of
-:mod:`srfsym.theory.channels.convex_groups` (docs/theory.md (m.8)).
+:mod:`srfsym.theory.convex_groups` (docs/theory.md (m.8)).
 
 >>> res = solve_convex_srf("tanh", "sign", 1.0, 1.1, 0.8, 0.05, 2.0, loss="logistic")
 >>> 0 < res.classification_error < 0.5, res.loss
@@ -35,6 +35,7 @@ from .state import ConvergenceError, State
 
 __all__ = ["ConvexResult", "solve_convex_srf", "convex_grid", "NoUniqueSolution",
            "GridContext"]
+# the (alpha, lambda) grid of any loss: srfsym.theory.grid_points.convex_solve_grid
 
 
 class NoUniqueSolution(ConvergenceError, ValueError):
@@ -496,95 +497,3 @@ def convex_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, *, loss="
                 out[k][i, j] = np.nan if v is None else v
     out.update(alphas=alphas, lams=lams, failures=failures, loss=make_loss(loss).name)
     return out
-
-
-def _convex_grid_result_class():
-    from .grid_result import GridResult
-
-    @dataclass
-    class ConvexGridResult(GridResult):
-        """A :class:`~srfsym.theory.grid.GridResult` with a convex loss: also
-        ``classification_error`` (labels +-1, else NaN), ``train_loss`` (penalty excluded) and
-        ``bias`` (the trained output bias, or None), arrays of the grid's shape."""
-
-        classification_error: np.ndarray = None
-        train_loss: np.ndarray = None
-        bias: np.ndarray | None = None
-        loss: str = "square"
-        noise: float = 0.0
-
-    return ConvexGridResult
-
-
-def convex_solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, spectrum="mp", *,
-                      loss="square", noise=0.0, bias=False, nodes=120, nodes_u=16, tol=1e-10,
-                      mu0_correction=True, on_failure="report", d=None, seed=0,
-                      label_rule="teacher"):
-    """:func:`srfsym.theory.grid.solve_grid` with a loss, label noise or a trained bias
-    (it calls this): :func:`solve_convex_srf` point by point, continued along ``alpha``
-    (:func:`_column_start`: extrapolation through the last points, inherited Anderson pairs).  Returns a :class:`ConvexGridResult`.
-
-    >>> g = convex_solve_grid("tanh", "sign", 2, 2, [1.0, 2.0], [0.05], loss="logistic",
-    ...                       nodes=60, nodes_u=12)
-    >>> g.classification_error.shape, bool(g.converged.all())
-    ((2, 1), True)
-    """
-    from ..step.mapping import srf_mapping
-    from .grid_result import _grid_axis
-    t0 = time.perf_counter()
-    if on_failure not in ("report", "raise"):
-        raise ValueError(f"on_failure must be 'report' or 'raise', got {on_failure!r}")
-    alphas = _grid_axis("alphas", alphas, 0.0, True)
-    lams = _grid_axis("lams", lams, 0.0, False)
-    mp = srf_mapping(student, teacher, eta, alpha0, mu0_correction=mu0_correction)
-    r, c, gamma = mp.spike_strength, mp.bulk_variance, mp.alignment
-    shape = (alphas.size, lams.size)
-    vals = {k: np.full(shape, np.nan) for k in (
-        "q1", "q2", "V1", "V2", "theta", "psi", "m", "test_error", "train_error",
-        "classification_error", "train_loss", "bias", "residual")}
-    ok = np.zeros(shape, bool)
-    method = np.full(shape, "failed", dtype=object)
-    failures, notes, iterations = [], list(mp.notes), 0
-    ctx, first = GridContext(train_classification=False), None
-    for j, lam in enumerate(lams):
-        done = []
-        for i, a in enumerate(alphas):
-            start = _column_start(ctx, first, done, i, a)
-            try:
-                res = solve_convex_srf(student, teacher, r, c, gamma, lam, a, beta, spectrum,
-                                       loss=loss, noise=noise, bias=bias, nodes=nodes,
-                                       nodes_u=nodes_u, tol=tol, start=start, d=d,
-                                       seed=seed, label_rule=label_rule, context=ctx)
-            except (ConvergenceError, ValueError, ArithmeticError) as exc:
-                last = getattr(exc, "residual", None)
-                failures.append({"alpha": float(a), "lam": float(lam),
-                                 "residual": np.nan if last is None else float(last),
-                                 "message": str(exc)})
-                done, ctx.pairs = [], []
-                continue
-            done = (done + [(float(a), _vector(res.state, res.bias or 0.0))])[-3:]
-            if i == 0:
-                first = (done[-1][1], list(ctx.pairs))
-            for k, v in zip(("q1", "q2", "V1", "V2", "theta", "psi", "m"), res.state):
-                vals[k][i, j] = v
-            for k in ("test_error", "train_error", "classification_error", "train_loss",
-                      "bias", "residual"):
-                v = getattr(res, k)
-                vals[k][i, j] = np.nan if v is None else v
-            ok[i, j], method[i, j] = True, f"single-point ({res.loss}, {res.channel})"
-            iterations = max(iterations, res.iterations)
-            notes += [n for n in res.notes if n not in notes]
-    if failures and on_failure == "raise":
-        raise ConvergenceError("grid points not solved: " + "; ".join(
-            f"(alpha={f['alpha']:g}, lambda={f['lam']:g}): {f['message']}" for f in failures),
-            residual=math.inf)
-    return _convex_grid_result_class()(
-        alphas=alphas, lams=lams, beta=float(beta), test_error=vals["test_error"],
-        train_error=vals["train_error"],
-        state=State(*(vals[k] for k in ("q1", "q2", "V1", "V2", "theta", "psi", "m"))),
-        residual=vals["residual"], converged=ok, method=method, r=float(r), c=float(c),
-        gamma=float(gamma), nodes=int(nodes), tol=tol, seconds=time.perf_counter() - t0,
-        iterations=iterations, failures=failures, notes=notes, mapping=mp,
-        spectrum=spectrum if spectrum == "mp" else f"sample (d = {int(d)}, seed = {seed})",
-        classification_error=vals["classification_error"], train_loss=vals["train_loss"],
-        bias=vals["bias"] if bias else None, loss=make_loss(loss).name, noise=float(noise))

@@ -34,13 +34,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .channels.kappa_quadrature import group_channel_data, node_rule
+from .dispatch import build_prior
 from .engine import (_NODE_LADDER, _START, Engine, MomentPrior, _complete_with_dets,
-                     _v_map_jacobian, _validate, _validate_solver)
-from .fixed_point import make_spectrum, solve_srf
+                     _v_map_jacobian)
+from .fixed_point import solve_srf
+from .grid_points import point_grid
 from .channels.square import SquareLossChannel
+from .problem import Options, Problem, check_readout_point
 from .state import ConvergenceError, State, climb_nodes
-from .fixed_point import _step_bulk
-from ..step.mapping import srf_mapping
 
 from .grid_result import GridResult, _grid_axis  # noqa: E402
 
@@ -260,12 +261,16 @@ def _single_point_fallback(student, teacher, r, c, gamma, beta, spec, K, tol, ma
 def solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, spectrum="mp", *,
                d=None, seed=0, nodes="auto", tol=1e-10, mu0_correction=True,
                on_failure="report", max_iter=20000, chunk=65536, bulk="isotropic",
-               loss="square", noise=0.0, bias=False, label_rule="teacher") -> GridResult:
+               loss="square", noise=0.0, bias=False, label_rule="teacher", vocabulary=None,
+               dps=None) -> GridResult:
     """Test and train error on every point of the grid ``alphas x lams`` at once.
 
     Same model and answer as :func:`srfsym.solve` (each entry equals the single-point
     solve to ~1e-13); the step (``alpha0``, ``eta``), the width ratio ``beta = p/d`` and
-    the spectrum are fixed over the grid.
+    the spectrum are fixed over the grid.  A thin wrapper: builds the
+    :class:`~srfsym.theory.problem.Problem` family over (alpha, lambda); the square loss with
+    the uniform readout in double precision is solved in one batch, every other problem
+    the single solve takes point by point (:func:`~srfsym.theory.grid_points.point_grid`).
 
     Parameters
     ----------
@@ -301,98 +306,115 @@ def solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, spectrum="
         vectorised Stieltjes solve per sweep of the grid).
     loss, noise, bias, label_rule :
         A readout loss, label noise, a trained bias, Bernoulli labels (docs/theory.md (m)):
-        the grid is then
-        solved point by point by the convex-loss fixed point
-        (:func:`~srfsym.theory.convex_fixed_point.convex_solve_grid`; ``nodes="auto"`` means
-        120 there), and the result also has ``classification_error`` and ``train_loss``.
+        the grid is then solved point by point by the convex-loss fixed point
+        (``nodes="auto"`` means 120 there), and the result also has
+        ``classification_error`` and ``train_loss``.
+    vocabulary, dps :
+        A readout vocabulary (docs/theory.md (k.7)) or mpmath precision: point by point.
 
     >>> g = solve_grid("tanh", "sin", 20, 3, [0.5, 1.0, 2.0], [0.1], beta=2.0)
     >>> bool(np.all(np.diff(g.test_error[:, 0]) < 0))
     True
     """
-    if (not (isinstance(loss, str) and loss.strip() == "square") or noise != 0 or bias
-            or label_rule != "teacher"):
-        from .convex_fixed_point import convex_solve_grid
-        if bulk != "isotropic":
-            raise ValueError("a loss, label noise or a bias is solved with the isotropic bulk "
-                             "only (bulk='isotropic')")
-        return convex_solve_grid(student, teacher, alpha0, eta, alphas, lams, beta, spectrum,
-                                 loss=loss, noise=noise, bias=bias, label_rule=label_rule,
-                                 tol=tol, d=d, seed=seed,
-                                 nodes=120 if nodes == "auto" else int(nodes),
-                                 mu0_correction=mu0_correction, on_failure=on_failure)
     t0 = time.perf_counter()
+    family = Problem(student, teacher, None, None, beta, alpha0=alpha0, eta=eta,
+                     spectrum=spectrum, d=d, seed=seed, bulk=bulk, loss=loss, noise=noise,
+                     bias=bias, label_rule=label_rule, vocabulary=vocabulary, dps=dps,
+                     mu0_correction=mu0_correction)
+    readout, loss_kind, _, precision = family.key
+    if (readout, loss_kind, precision) != ("uniform", "square", "double"):
+        convex = loss_kind == "convex"
+        options = Options(nodes=120 if convex and nodes == "auto" else nodes, tol=tol,
+                          method="anderson" if convex else "structured",
+                          max_iter=1000 if convex else max_iter)
+        return point_grid(family, alphas, lams, options, on_failure=on_failure, t0=t0)
+    return _batched_grid(family, alphas, lams, Options(nodes=nodes, tol=tol,
+                                                       max_iter=max_iter), on_failure, chunk,
+                         t0)
+
+
+def _batched_grid(family, alphas, lams, options, on_failure, chunk, t0):
+    """The square loss with the uniform readout in double precision, in one batch."""
     alphas = _grid_axis("alphas", alphas, 0.0, True)
     lams = _grid_axis("lams", lams, 0.0, False)
+    beta = float(family.beta)
     for a in (alphas.min(), alphas.max()):
         for lam in (lams.min(), lams.max()):
             # lambda = 0 below the interpolation threshold is a point that fails (reported in
             # `failures`), not an invalid grid
-            _validate(a, lam if lam > 0 else 1.0, beta)
-    _validate_solver(tol, max_iter)
+            check_readout_point(a, lam if lam > 0 else 1.0, beta)
     if isinstance(chunk, bool) or not isinstance(chunk, (int, np.integer)) or chunk < 1:
         raise ValueError(f"chunk must be a positive integer, got {chunk!r}")
     if on_failure not in ("report", "raise"):
         raise ValueError(f"on_failure must be 'report' or 'raise', got {on_failure!r}")
-    beta = float(beta)
-    mp = srf_mapping(student, teacher, eta, alpha0, mu0_correction=mu0_correction)
-    r, c, gamma = mp.spike_strength, mp.bulk_variance, mp.alignment
-    notes = list(mp.notes)
-    step = _step_bulk(student, teacher, alpha0, eta, beta, spectrum,
-                      {"bulk": bulk, "d": d, "seed": seed}, mp)
-    if step is not None:
-        (r, c, gamma), step_spec, note, bulk_name = step
-        notes.append(note)
-    node_error = None
+    mp = family.mapping()
+    prior = build_prior(family, mp)     # the bulk does not depend on (alpha, lambda)
+    (r, c, gamma), spec = prior.params, prior.spec
+    notes = list(mp.notes) + ([prior.note] if prior.note is not None else [])
+    node_error, nodes, tol = None, options.nodes, options.tol
     if nodes == "auto":
-        nodes, node_error, more = _choose_nodes(student, teacher, r, c, gamma, alphas, lams,
-                                                beta, tol)
+        nodes, node_error, more = _choose_nodes(family.student, family.teacher, r, c, gamma,
+                                                alphas, lams, beta, tol)
         notes += more
-    cuts, _ = node_rule(student, [float(r)], [float(c)], _NODE_LADDER)
-    ch = group_channel_data(student, teacher, r, c, gamma, nodes=nodes, extra_cuts=cuts).groups[0]
-    K = ch.nodes
-    A, L = np.meshgrid(alphas, lams, indexing="ij")
-    spec = step_spec if step is not None else make_spectrum(spectrum, beta=beta, c=float(c), d=d,
-                                                             seed=seed, gamma=float(gamma))
+    cuts, _ = node_rule(family.student, [float(r)], [float(c)], _NODE_LADDER)
+    ch = group_channel_data(family.student, family.teacher, r, c, gamma, nodes=nodes,
+                            extra_cuts=cuts).groups[0]
     if not hasattr(spec, "moments_array"):
-        raise ValueError(f"solve_grid needs spectrum 'mp' or 'sample', got {spectrum!r}")
-    P = _GridProblem(ch, spec, A.ravel(), L.ravel(), beta)
-    N = A.size
-
-    values = np.full((len(_FIELDS) + 2, N), np.nan)
-    residual = np.full(N, np.nan)
-    ok = np.zeros(N, bool)
-    iterations = 0
-    size = max(1, chunk // K)       # points per block: its (points, nodes) arrays stay in cache
-    for lo in range(0, N, size):
-        sl = slice(lo, min(N, lo + size))
-        it = _solve_block(P.take(np.arange(sl.start, sl.stop)), tol, values[:, sl],
-                          residual[sl], ok[sl])
-        iterations = max(iterations, it)
-    method = np.where(ok, "grid-newton", "").astype(object)
-
-    # 4. the points the batch did not settle: the single-point solver, else a failure
-    failures = _single_point_fallback(student, teacher, r, c, gamma, beta, spec, K, tol, max_iter,
-                                      A, L, values, residual, ok, method)
+        raise ValueError(f"solve_grid needs spectrum 'mp' or 'sample', got {family.spectrum!r}")
+    A, L = np.meshgrid(alphas, lams, indexing="ij")
+    values, residual, ok, method, iterations = _solve_batches(
+        _GridProblem(ch, spec, A.ravel(), L.ravel(), beta), tol, chunk, ch.nodes)
+    # the points the batch did not settle: the single-point solver, else a failure
+    failures = _single_point_fallback(family.student, family.teacher, r, c, gamma, beta, spec,
+                                      ch.nodes, tol, options.max_iter, A, L, values, residual,
+                                      ok, method)
     shape = A.shape
     out = GridResult(
         alphas=alphas, lams=lams, beta=beta,
         test_error=values[-2].reshape(shape), train_error=values[-1].reshape(shape),
         state=State(*(values[k].reshape(shape) for k in range(len(_FIELDS)))),
         residual=residual.reshape(shape), converged=ok.reshape(shape),
-        method=method.reshape(shape), r=float(r), c=float(c), gamma=float(gamma), nodes=K,
-        tol=tol, seconds=0.0, iterations=iterations, node_error=node_error,
-        failures=failures, notes=notes, mapping=mp,
-        spectrum=(("exact" if bulk_name == "exact" else f"step (d = {int(d)}, seed = {seed})")
-                  if step is not None else
-                  spectrum if spectrum == "mp" else f"sample (d = {int(d)}, seed = {seed})"))
+        method=method.reshape(shape), r=float(r), c=float(c), gamma=float(gamma),
+        nodes=ch.nodes, tol=tol, seconds=0.0, iterations=iterations, node_error=node_error,
+        failures=failures, notes=notes, mapping=mp, spectrum=_spectrum_name(family, prior))
     out.seconds = time.perf_counter() - t0
-    if failures:
-        where = ", ".join(f"(alpha={f['alpha']:g}, lambda={f['lam']:g}: last residual "
-                          f"{f['residual']:.3g})" for f in failures[:5])
-        more = f" and {len(failures) - 5} more" if len(failures) > 5 else ""
-        message = f"{len(failures)} grid point(s) not converged: {where}{more}"
-        if on_failure == "raise":
-            raise ConvergenceError(message, residual=max(f["residual"] for f in failures))
-        warnings.warn(message + "; their entries are NaN", RuntimeWarning, stacklevel=2)
+    _report_failures(failures, on_failure)
     return out
+
+
+def _spectrum_name(family, prior):
+    d, seed = family.d, family.seed
+    if prior.name == "exact":
+        return "exact"
+    if prior.name == "step":
+        return f"step (d = {int(d)}, seed = {seed})"
+    return family.spectrum if family.spectrum == "mp" else f"sample (d = {int(d)}, seed = {seed})"
+
+
+def _solve_batches(P, tol, chunk, K):
+    """Every point of the batch ``P`` in blocks (their ``(points, nodes)`` arrays stay in
+    cache): ``(values, residual, ok, method, iterations)``."""
+    N = P.alpha.shape[0]
+    values = np.full((len(_FIELDS) + 2, N), np.nan)
+    residual = np.full(N, np.nan)
+    ok = np.zeros(N, bool)
+    iterations = 0
+    size = max(1, chunk // K)
+    for lo in range(0, N, size):
+        sl = slice(lo, min(N, lo + size))
+        it = _solve_block(P.take(np.arange(sl.start, sl.stop)), tol, values[:, sl],
+                          residual[sl], ok[sl])
+        iterations = max(iterations, it)
+    return values, residual, ok, np.where(ok, "grid-newton", "").astype(object), iterations
+
+
+def _report_failures(failures, on_failure):
+    if not failures:
+        return
+    where = ", ".join(f"(alpha={f['alpha']:g}, lambda={f['lam']:g}: last residual "
+                      f"{f['residual']:.3g})" for f in failures[:5])
+    more = f" and {len(failures) - 5} more" if len(failures) > 5 else ""
+    message = f"{len(failures)} grid point(s) not converged: {where}{more}"
+    if on_failure == "raise":
+        raise ConvergenceError(message, residual=max(f["residual"] for f in failures))
+    warnings.warn(message + "; their entries are NaN", RuntimeWarning, stacklevel=4)

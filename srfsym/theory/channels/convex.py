@@ -80,7 +80,7 @@ def _leggauss(n):
 LABEL_RULES = ("teacher", "bernoulli")
 
 
-def _check_label_rule(rule, teacher):
+def check_label_rule(rule, teacher):
     """The label rule, checked: Bernoulli labels need a teacher with values in [-1, 1]."""
     if rule not in LABEL_RULES:
         raise ValueError(f"label_rule must be one of {LABEL_RULES}, got {rule!r}")
@@ -153,7 +153,7 @@ class ConvexChannel(Channel):
             raise ValueError(f"the label noise must be a number >= 0, got {noise!r}")
         act = activation(teacher)
         self.teacher = act
-        self.label_rule = _check_label_rule(label_rule, act)
+        self.label_rule = check_label_rule(label_rule, act)
         self.pm1 = str(act.expr) == "sign(x)" or self.label_rule == "bernoulli"
         # Bernoulli labels of a smooth teacher: P(y = 1 | h) = (1 + sigma*(h))/2 (a sign
         # teacher is the probit law below, with nothing random left at noise = 0)

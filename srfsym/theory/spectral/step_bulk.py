@@ -173,7 +173,7 @@ class StepEigenData:
 
 def _check_step_arguments(student, alpha0, d, beta):
     """Refuse arguments without a realisable step (before any work); returns the student."""
-    from ...step.realised import _width
+    from ...step.realised import layer_width
     from ...symbolic.activations import activation
     if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 2:
         raise ValueError(f"the step bulk needs an integer dimension d >= 2, got {d!r}")
@@ -183,7 +183,7 @@ def _check_step_arguments(student, alpha0, d, beta):
     if math.floor(alpha0 * d) < 1:
         raise ValueError(f"alpha0 * d must be >= 1 (n0 = floor(alpha0 d) step samples), got "
                          f"alpha0={alpha0}, d={d}")
-    if _width(int(d), float(beta)) < 1:
+    if layer_width(int(d), float(beta)) < 1:
         raise ValueError(f"beta * d must give a width p >= 1, got beta={beta}, d={d}")
     student_act = activation(student)
     if student_act.has_dirac_derivative:
@@ -209,14 +209,14 @@ def step_eigen_data(student, teacher, alpha0, eta, d, beta=1.0, seed=0, *,
     (60, True)
     """
     from ...core.checks import check_memory
-    from ...step.realised import _children, _width, network_first_layer
+    from ...step.realised import seed_children, layer_width, network_first_layer
     student_act = _check_step_arguments(student, alpha0, d, beta)
-    p = _width(int(d), float(beta))
+    p = layer_width(int(d), float(beta))
     # W0, W1, their transposed float32 copy, the chunk buffers; then p x p Omega, U, workspace
     check_memory(8.0 * (3 * p * d + 3 * p * p) + 4.0 * 8192 * (d + 5 * p),
                  f"the step bulk at d = {d}, p = {p}")
     ss = seed if isinstance(seed, np.random.SeedSequence) else \
-        _children(np.random.SeedSequence(seed), 1)[0]
+        seed_children(np.random.SeedSequence(seed), 1)[0]
     t0 = time.perf_counter()
     W0, W1 = network_first_layer(student, teacher, float(alpha0), float(eta), int(d),
                                  float(beta), seed=ss, step_dtype=step_dtype, workers=workers)

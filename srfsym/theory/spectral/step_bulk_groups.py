@@ -302,16 +302,16 @@ def step_group_data(student, teacher, alpha0, eta, d, beta=1.0, seed=0, vocabula
     ((20, 20), True)
     """
     from ...core.checks import check_memory
-    from ...step.realised import _children, _width, network_first_layer
+    from ...step.realised import seed_children, layer_width, network_first_layer
     from ...step.vocabulary import vocabulary as make_vocabulary
     from .step_bulk import _check_step_arguments
     voc = make_vocabulary(vocabulary)
     _check_step_arguments(student, alpha0, d, beta)
-    p = _width(int(d), float(beta))
+    p = layer_width(int(d), float(beta))
     check_memory(8.0 * (3 * p * d + (voc.K + 4) * p * p) + 4.0 * 8192 * (d + 5 * p),
                  f"the step bulk with a vocabulary at d = {d}, p = {p}")
     ss = seed if isinstance(seed, np.random.SeedSequence) else \
-        _children(np.random.SeedSequence(seed), 1)[0]
+        seed_children(np.random.SeedSequence(seed), 1)[0]
     t0 = time.perf_counter()
     W0, W1 = network_first_layer(student, teacher, float(alpha0), float(eta), int(d),
                                  float(beta), seed=ss, step_dtype=step_dtype, workers=workers,

@@ -1,0 +1,267 @@
+r"""The dispatch table: a :class:`~srfsym.theory.problem.Problem` to its prior and its solver.
+
+:func:`solve_problem` reads the problem's key ``(readout, loss, bulk, precision)``
+(:attr:`Problem.key <srfsym.theory.problem.Problem.key>`) off three tables, with no chain of
+``if`` branches:
+
+- :data:`REFUSALS`: the combinations that are refused, each with its reason (a pattern over
+  the key, ``None`` matching anything);
+- :data:`PRIORS`: the bulk to the spectral side (``(r, c, gamma)`` on the channel side and
+  the spectrum object, docs/theory.md (f), (g.4), (g.5));
+- :data:`SOLVERS`: ``(readout, loss, precision)`` to the solver running the engine
+  (:mod:`srfsym.theory.engine`) with that channel (square or convex, uniform or K groups).
+
+Adding an axis is adding a field to the problem, a component to its key and rows to these
+tables (:func:`register_solver`, :func:`register_prior`, :func:`register_refusal`).
+:func:`combinations` lists every cell with what runs it or why it is refused
+(docs/combinations.md is generated from it).
+
+>>> from srfsym.theory.problem import Problem
+>>> res = solve_problem(Problem("tanh", "sin", 0.1, 1.0, alpha0=20, eta=3))
+>>> round(res.test_error, 6)
+0.041604
+>>> refusal(Problem("tanh", "sign", 0.1, 1.0, alpha0=2, eta=3, loss="logistic", dps=30))
+... # doctest: +ELLIPSIS
+'a loss other than the plain square loss ... drop dps (docs/theory.md (m))'
+"""
+from __future__ import annotations
+
+import time
+from . import solvers
+from .problem import Options, Prior, Problem, check_readout_point
+from .spectral import priors
+
+__all__ = ["Prior", "solve_problem", "build_prior", "refusal", "combinations",
+           "combinations_markdown", "ENTRY_POINTS", "SOLVERS",
+           "PRIORS", "REFUSALS", "register_solver", "register_prior", "register_refusal",
+           "READOUTS", "LOSSES", "BULK_KINDS", "PRECISIONS"]
+
+READOUTS = ("uniform", "groups")
+LOSSES = ("square", "convex")
+BULK_KINDS = ("mp", "sample", "step", "exact")
+PRECISIONS = ("double", "mpmath")
+
+
+#: (pattern over (readout, loss, bulk, precision), reason); the first match refuses.
+REFUSALS: list = []
+#: bulk kind -> ``builder(problem, mapping) -> Prior``
+PRIORS: dict = {}
+#: (readout, loss, precision) -> ``solver(problem, prior, options, start) -> result``
+SOLVERS: dict = {}
+
+
+def register_refusal(pattern, reason):
+    """Refuse the keys matching ``pattern`` (a tuple over the key, ``None`` for any value;
+    ``reason`` a string, or a callable of the problem giving it)."""
+    REFUSALS.append((tuple(pattern), reason))
+
+
+def register_prior(bulk, builder):
+    """``builder(problem, mapping) -> Prior`` for the bulk kind ``bulk``."""
+    PRIORS[bulk] = builder
+
+
+def register_solver(readout, loss, precision, solver):
+    """``solver(problem, prior, options, start) -> result`` for that row of the table."""
+    SOLVERS[(readout, loss, precision)] = solver
+
+
+def _matches(pattern, key):
+    return all(p is None or (v in p if isinstance(p, tuple) else v == p)
+               for p, v in zip(pattern, key))
+
+
+def refusal(problem: Problem, options: Options | None = None):
+    """The reason the problem is refused, or ``None`` if a solver runs it."""
+    key = problem.key
+    for pattern, reason in REFUSALS:
+        if _matches(pattern, key):
+            return reason(problem, options) if callable(reason) else reason
+    if (key[0], key[1], key[3]) not in SOLVERS:
+        return f"no solver for readout {key[0]}, loss {key[1]}, precision {key[3]}"
+    return None
+
+
+def build_prior(problem: Problem, mapping=None) -> Prior:
+    """The spectral side of ``problem`` (the step's mapping computed if not given)."""
+    if mapping is None:
+        mapping = problem.mapping()
+    kind = problem.bulk_kind if isinstance(problem.spectrum, str) else "given"
+    return PRIORS[kind](problem, mapping)
+
+
+def solve_problem(problem: Problem, options: Options | None = None, *, start=None,
+                  prior: Prior | None = None, mapping=None):
+    """Solve ``problem`` (``options``: how; ``start``: a warm start that does not change the
+    answer; ``prior``/``mapping``: reused from an earlier point of the same family)."""
+    options = Options() if options is None else options
+    if problem.alpha is None or problem.lam is None:    # a family: one point is solved
+        check_readout_point(problem.alpha, problem.lam, problem.beta)
+    reason = refusal(problem, options)
+    if reason is not None:
+        raise ValueError(reason)
+    t0 = time.perf_counter()
+    if mapping is None and problem.alpha0 is not None:
+        mapping = problem.mapping()
+    if prior is None:
+        prior = build_prior(problem, mapping)
+    key = problem.key
+    res = SOLVERS[(key[0], key[1], key[3])](problem, prior, options, start)
+    if mapping is not None:
+        res.mapping = mapping
+        res.notes.extend(mapping.notes)
+    if prior.note is not None:
+        res.notes.append(prior.note)
+    if prior.name is not None:
+        res.spectrum = prior.name
+    if key[:2] == ("uniform", "square"):
+        res.seconds = time.perf_counter() - t0
+    return res
+
+
+_MP_ONLY = ("with a readout vocabulary the fixed point is solved with the deterministic "
+            "spectrum ('mp'), in double precision (no dps), by the structured method")
+
+
+def _group_side_precision(problem, options=None):
+    """the K-group channel and the block-Wishart (or split-bulk) prior are written with
+    double-precision linear algebra (eigh, inverse, solve)"""
+    from .interfaces import GroupSpectralSide
+    if isinstance(problem.spectrum, GroupSpectralSide) or problem.bulk != "isotropic":
+        name = problem.spectrum.name if problem.bulk == "isotropic" else problem.bulk
+        return (f"the {name} step bulk with a vocabulary is solved in double precision "
+                "(no dps) by the structured method")
+    return _MP_ONLY
+
+
+# ---- the tables --------------------------------------------------------------------------
+register_refusal((None, "convex", None, "mpmath"),
+                 "a loss other than the plain square loss (or label noise, or a bias) is solved "
+                 "in double precision (numerical proximal step): drop dps (docs/theory.md (m))")
+register_refusal((None, None, "exact", "mpmath"),
+                 "bulk='exact' is solved in double precision only (its law comes from a "
+                 "numerical fixed point): drop dps")
+register_refusal(("groups", None, ("sample", "given"), None),
+                 "with a readout vocabulary the fixed point is solved with the deterministic "
+                 "spectrum ('mp'), the realised step bulk (bulk='step') or its exact law "
+                 "(bulk='exact'): the K-group prior needs the bulk split by letter, which a "
+                 "sampled isotropic spectrum does not carry")
+register_refusal(("groups", None, None, "mpmath"), _group_side_precision)
+
+for _bulk in ("mp", "sample", "given"):
+    register_prior(_bulk, priors.isotropic_prior)
+register_prior("step", priors.step_prior)
+register_prior("exact", priors.exact_prior)
+
+register_solver("uniform", "square", "double", solvers.ridge)
+register_solver("uniform", "square", "mpmath", solvers.ridge_mpmath)
+register_solver("groups", "square", "double", solvers.ridge_groups)
+register_solver("uniform", "convex", "double", solvers.convex)
+register_solver("groups", "convex", "double", solvers.convex_groups)
+
+
+#: entry points beyond the single solve: name -> (how it runs a cell, refusal of a cell or None)
+def _grid_how(key, solver):
+    return "batch" if (key[0], key[1], key[3]) == ("uniform", "square", "double") else \
+        "point by point"
+
+
+def _optimal_lambda_refuses(key):
+    return ("it minimises the ridge's test error over lambda (square loss); for other losses "
+            "scan lambda with solve_grid" if key[1] == "convex" else None)
+
+
+def _sweep_refuses(key):
+    return ("not offered (no mathematical reason): a sweep description has no dps key; "
+            "solve_grid(dps=) or solve(dps=) solve such points"
+            if key[3] == "mpmath" else None)
+
+
+ENTRY_POINTS = {
+    "solve": (lambda key, solver: solver, lambda key: None),
+    "solve_grid": (_grid_how, lambda key: None),
+    "learning_curve": (lambda key, solver: "point by point", lambda key: None),
+    "optimal_lambda": (lambda key, solver: "point by point", _optimal_lambda_refuses),
+    "sweep": (_grid_how, _sweep_refuses),
+}
+
+
+def combinations():
+    """Every cell ``(readout, loss, bulk, precision)`` with its solver or its reason, and
+    what each entry point does with it.
+
+    >>> cells = combinations()
+    >>> cells[("uniform", "square", "mp", "double")]["solver"]
+    'ridge'
+    >>> cells[("uniform", "square", "mp", "double")]["solve_grid"]
+    'batch'
+    """
+    out = {}
+    for readout in READOUTS:
+        for loss in LOSSES:
+            for bulk in BULK_KINDS:
+                for precision in PRECISIONS:
+                    key = (readout, loss, bulk, precision)
+                    out[key] = _cell(key)
+    return out
+
+
+def _cell(key):
+    reason = next((r for p, r in REFUSALS if _matches(p, key)), None)
+    if callable(reason):
+        reason = " ".join(reason.__doc__.split())
+    solver = SOLVERS.get((key[0], key[1], key[3]))
+    label = getattr(solver, "label", None) if reason is None else None
+    cell = {"solver": label, "reason": reason}
+    for name, (how, refuses) in ENTRY_POINTS.items():
+        why = reason or refuses(key)
+        cell[name] = how(key, label) if why is None else None
+        cell[name + "_reason"] = why
+    return cell
+
+
+def combinations_markdown() -> str:
+    """The combination table as the text of docs/combinations.md (generated; a test keeps
+    the file current)."""
+    lines = [
+        "# Combinations",
+        "",
+        "Generated from the dispatch table (`srfsym.theory.dispatch.combinations`); "
+        "`tests/test_combinations.py` fails when this page is stale.  Regenerate with",
+        "",
+        "```",
+        "python -c \"from srfsym.theory.dispatch import combinations_markdown as m; "
+        "open('docs/combinations.md', 'w').write(m())\"",
+        "```",
+        "",
+        "A problem's key is (readout, loss, bulk, precision): readout `uniform` or `groups` (a "
+        "vocabulary with K > 1); loss `square` (the plain ridge) or `convex` (any other loss, "
+        "label noise, a bias or Bernoulli labels); bulk `mp` (isotropic, Marchenko-Pastur), "
+        "`sample` (isotropic, one finite-d sample), `step` (the realised first layer), "
+        "`exact` (its d -> infinity law); precision `double` or `mpmath` (`dps`).  Each cell "
+        "says which solver runs it and how each entry point runs it (`batch`: one vectorised "
+        "solve of the whole grid; `point by point`: the single solve at each point, the "
+        "bulk built once), or the reason it is refused (numbered below the table).  The "
+        "command line runs the same cells: `error` as `solve`, `curve` as `learning_curve` "
+        "(or `optimal_lambda` with `--optimize-lambda`), `grid` as `solve_grid`, `sweep` as "
+        "`sweep`.",
+        "",
+        "| readout | loss | bulk | precision | solve | solve_grid | learning_curve | "
+        "optimal_lambda | sweep |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    reasons = []
+    for key, cell in combinations().items():
+        row = list(key)
+        for name in ENTRY_POINTS:
+            if cell[name] is not None:
+                row.append(cell[name] if name != "solve" else cell["solver"])
+                continue
+            why = cell[name + "_reason"]
+            if why not in reasons:
+                reasons.append(why)
+            row.append(f"refused ({reasons.index(why) + 1})")
+        lines.append("| " + " | ".join(row) + " |")
+    lines += ["", "Reasons:", ""]
+    lines += [f"{i + 1}. {why}" for i, why in enumerate(reasons)]
+    return "\n".join(lines) + "\n"
