@@ -44,6 +44,7 @@ from srfsym.theory.bounds import bounds
 from srfsym.theory.channels.kappa_quadrature import group_channel_data
 from srfsym.core.derive_tools import is_zero, print_step
 from srfsym.theory.fixed_point import State, solve_srf
+from srfsym.theory.channels.square import GroupSquareLossChannel
 from srfsym.theory.fixed_point_groups import _GroupProblem, solve_srf_groups
 from srfsym.theory.spectral.block_wishart import BlockWishartPrior
 from srfsym.step.mapping import srf_mapping
@@ -123,8 +124,9 @@ def conditional_error(n):
 
 
 def _bind(P):
-    """Give a plain namespace the methods of _GroupProblem it needs (mean_part)."""
+    """Give a plain namespace the methods of _GroupProblem it needs (mean_part, overlap_term)."""
     P.mean_part = lambda m, theta: _GroupProblem.mean_part(P, m, theta)
+    P.overlap_term = lambda psi: GroupSquareLossChannel.overlap_term(P, psi)
     return P
 
 

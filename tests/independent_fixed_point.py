@@ -38,7 +38,7 @@ SQRT2PI = math.sqrt(2.0 * math.pi)
 
 
 @lru_cache(maxsize=None)
-def _gauss_hermite(n):
+def gauss_hermite_rule(n):
     """Nodes and weights of E f(z), z ~ N(0, 1) (weights sum to 1)."""
     x, w = hermegauss(n)
     if not np.all(np.isfinite(w)):  # numpy's rule overflows above ~350 nodes
@@ -61,19 +61,19 @@ class _Smooth:
 
     def moments(self, a, s, n_inner=300):
         """(E sigma(a + s xi), E sigma'(a + s xi), E sigma(a + s xi)^2) for an array a."""
-        x, w = _gauss_hermite(n_inner)
+        x, w = gauss_hermite_rule(n_inner)
         u = np.asarray(a, dtype=float)[..., None] + s * x
         fu = self.f(u)
         return fu @ w, self.df(u) @ w, (fu * fu) @ w
 
     def mean_dsq(self, n_inner=300):
         """E sigma'(z)^2."""
-        x, w = _gauss_hermite(n_inner)
+        x, w = gauss_hermite_rule(n_inner)
         return (self.df(x) ** 2) @ w
 
     def mean_he2(self, n_inner=300):
         """E[sigma(z) (z^2 - 1)] = E sigma''(z)."""
-        x, w = _gauss_hermite(n_inner)
+        x, w = gauss_hermite_rule(n_inner)
         return self.d2f(x) @ w
 
 
@@ -215,7 +215,7 @@ class Result:
 def solve(student, teacher, r, c, gamma, lam, alpha, beta=1.0, *, n_kappa=240, n_inner=300,
           mp_panel=40, tol=1e-13, dampings=(0.5, 0.1, 0.02), max_sweeps=50000):
     """Ridge fixed point of the sRF model (f) with deterministic MP sums (g)."""
-    kap, wk = _gauss_hermite(n_kappa)
+    kap, wk = gauss_hermite_rule(n_kappa)
     st, te = ACTIVATIONS[student], ACTIVATIONS[teacher]
     mu0, mu1, m2 = st.moments(r * kap, math.sqrt(c), n_inner)
     mus2 = m2 - mu0 * mu0 - c * mu1 * mu1

@@ -64,7 +64,7 @@ def test_cli_curve_logistic_plot(tmp_path, capsys):
         plt.Figure.savefig = orig
     rows = json.loads(capsys.readouterr().out)["rows"]
     assert path.stat().st_size > 0 and len(figs) == 1
-    line = figs[0].axes[1].get_lines()[0]
+    line = figs[0].axes[0].get_lines()[0]      # the classification panel leads (issue 31)
     assert np.allclose(line.get_ydata(), [r["classification_error"] for r in rows], rtol=0,
                        atol=1e-15)
     m = srf_mapping("tanh", "sign", 2, 2)

@@ -126,7 +126,7 @@ def _evaluator(expectation, c: float, divide_by_s: bool = False):
     return tabulated
 
 
-def _gauss_hermite(r: int, n: int):
+def gauss_hermite_rule(r: int, n: int):
     """Tensor Gauss-Hermite rule for N(0, I_r): points (N, r) and weights (N,)."""
     x, w = np.polynomial.hermite_e.hermegauss(n)
     w = w / w.sum()
@@ -218,7 +218,7 @@ def _outer_moment(Q, Y, weights, scale):
     return scale * (inside + float(np.sum(weights)) * P_out)
 
 
-def _rule_size(nodes: int, r: int, shrink: int = 0) -> int:
+def hermite_rule_size(nodes: int, r: int, shrink: int = 0) -> int:
     """Gauss-Hermite nodes per dimension of an r-dimensional rule (8 times more in one
     dimension, at most :data:`MAX_POINTS` points), minus ``shrink`` (the node-error twin)."""
     n = 8 * nodes if r == 1 else max(8 + shrink, min(nodes, int(MAX_POINTS ** (1 / r))))
@@ -234,7 +234,7 @@ def _one_step(state: StepState, fns, g, eta, alpha0, nodes, t, shrink=0):
     U, sv, _ = np.linalg.svd(A, full_matrices=False)
     Q = U[:, sv > 1e-12 * sv.max()]                      # basis of span(theta, m_omega)
     r = Q.shape[1]
-    Y, w = _gauss_hermite(r, _rule_size(nodes, r, shrink))
+    Y, w = gauss_hermite_rule(r, hermite_rule_size(nodes, r, shrink))
     z = Y @ Q[:state.k].T                                # target variables
     u = Y @ (Q.T @ spikes.T)                             # u_omega = m_omega . zeta
     S = [{key: _evaluator(fns[key], cj, key == "S2_times_s") for key in fns} for cj in c]

@@ -191,10 +191,9 @@ def combinations():
     what each entry point does with it.
 
     >>> cells = combinations()
-    >>> cells[("uniform", "square", "mp", "double")]["solver"]
-    'ridge'
-    >>> cells[("uniform", "square", "mp", "double")]["solve_grid"]
-    'batch'
+    >>> cell = cells[("uniform", "square", "mp", "double")]
+    >>> cell["solver"], cell["solve_grid"]
+    ('ridge', 'batch')
     """
     out = {}
     for readout in READOUTS:

@@ -80,6 +80,11 @@ def solve_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp"
         Ridge penalty (sum loss), readout samples per dimension n/d, width ratio p/d.
     spectrum : "mp", "sample" or a spectrum object
         Deterministic Marchenko-Pastur back end, or a finite-d sample (needs ``d``, ``seed``).
+    **kwargs
+        The keywords below (the fields of the problem and the options of the solve).
+
+    Other Parameters
+    ----------------
     nodes : int or "auto"
         kappa quadrature nodes; "auto" raises the count until the test error moves
         by less than 1e-11 and reports the node error.
@@ -89,7 +94,7 @@ def solve_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp"
         Exact reduction (default), Anderson-accelerated or plain damped iteration (0.5).
     dps : int or None
         Solve in mpmath at ``dps`` digits (structured method only).
-    start, max_iter :
+    start, max_iter : State or None, int
         A warm start (it does not change the answer) and the iteration cap.
     vocabulary : None, list of letters or :class:`~srfsym.step.vocabulary.Vocabulary`
         Readout vocabulary (docs/theory.md (k.7)).  ``None`` or ``[1]`` is the uniform
@@ -98,7 +103,7 @@ def solve_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp"
         precision, structured method; odd students only), with per-group order parameters
         (``V1``, ``q1`` K x K, the others K-vectors) and the totals ``test_error``,
         ``train_error``.
-    loss, noise, bias, label_rule :
+    loss, noise, bias, label_rule : str, float, bool, str
         Readout loss (``"square"``, ``"logistic"``, ``"hinge"`` or an expression in ``y``
         and ``yhat``), label noise, a trained output bias and the label rule (``"teacher"``
         or ``"bernoulli"``: labels +-1 with ``P(y = 1) = (1 + teacher(h))/2``;

@@ -71,7 +71,7 @@ def subspace_channel_data(student, state, target, nodes: int = 24,
     ``shrink`` (the node-error twin).
     """
     from ...symbolic.cget import cget_coefficients
-    from ...step.several_steps import _gauss_hermite, _rule_size
+    from ...step.several_steps import gauss_hermite_rule, hermite_rule_size
     from ...step.step_target import Z, step_target
     from ...step.vocabulary import vocabulary
     from ...symbolic.activations import lambdify_numpy
@@ -82,8 +82,8 @@ def subspace_channel_data(student, state, target, nodes: int = 24,
     U, sv, _ = np.linalg.svd(A, full_matrices=False)
     Q = U[:, sv > 1e-12 * sv.max()]
     r = Q.shape[1]
-    n = _rule_size(int(nodes), r, shrink) if r > 1 else int(nodes) - shrink
-    Y, w = _gauss_hermite(r, n)
+    n = hermite_rule_size(int(nodes), r, shrink) if r > 1 else int(nodes) - shrink
+    Y, w = gauss_hermite_rule(r, n)
     z = Y @ Q[:state.k].T
     u = Y @ (Q.T @ spikes.T)                                  # (N, K)
     co = cget_coefficients(student).numpy()
