@@ -126,3 +126,18 @@ def test_paths_without_the_multi_index_theory_refuse_naming_why():
     with pytest.raises(ValueError, match="square loss only"):
         simulate("tanh", "z1*z2", 2, 1, LAM, [1.0], d=50, seeds=2, loss="logistic",
                  label_rule="bernoulli")
+
+
+def test_a_target_with_no_linear_part_learns_no_direction():
+    """z1*z2 with gamma = 0 (c1 = 0: the step learns nothing): h1 = 0, so the learned direction
+    is zero (not round-off noise) and the error equals that of the single-index teacher with the
+    same conditional data h = 0, h1 = 0, E g^2 = 1: (x^2 - 1)/sqrt(2)."""
+    import numpy as np
+    from srfsym.theory.fixed_point import solve_srf
+    from srfsym.theory.multi_index import solve_multi_index_srf
+    res = solve_multi_index_srf("tanh", "z1*z2", 0.8, 1.1, (0.0, 0.0), 0.1, 1.0)
+    assert res.learned_direction == (0.0, 0.0)
+    assert "no linear part" in res.notes[-1]
+    one = solve_srf("tanh", "(x**2 - 1)/sqrt(2)", 0.8, 1.1, 0.0, 0.1, 1.0)
+    assert abs(res.test_error - one.test_error) < 1e-9 * one.test_error
+    assert np.isfinite(res.test_error)

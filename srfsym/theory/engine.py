@@ -46,6 +46,7 @@ import numpy as np
 
 from .interfaces import Channel
 from .channels.square import SquareLossChannel
+from .problem import check_readout_point
 from .state import ConvergenceError, Hats, State
 from ..core.precision import workdps
 
@@ -497,25 +498,8 @@ def solve_general(engine: Engine, start: State, tol=1e-11, max_iter=2000, b0=0.0
     return State(*x[:7]), float(x[7]), it
 
 
-def _validate(alpha, lam, beta):
-    from ..core.checks import real_scalar
-    for name, v in (("alpha", alpha), ("lambda", lam), ("beta", beta)):
-        real_scalar(name, v, allow_str=True)    # a real number: not a symbol, NaN or inf
-    if float(alpha) <= 0:
-        raise ValueError(f"alpha (readout samples per dimension) must be > 0, got {alpha}")
-    if float(lam) < 0:
-        raise ValueError(f"lambda (ridge penalty) must be >= 0, got {lam}")
-    if float(beta) <= 0:
-        raise ValueError(f"beta = p/d must be > 0, got {beta}")
-    if float(lam) == 0 and float(alpha) < float(beta):
-        raise ValueError(f"lambda = 0 with alpha = {alpha} < beta = {beta}: fewer samples than "
-                         "features, the ridgeless readout interpolates and the fixed point has no "
-                         "unique solution; use lambda > 0 (or alpha > beta)")
-    # beyond these the double-precision spectral formulas overflow
-    for name, v, lo, hi in (("alpha", alpha, 1e-100, 1e100), ("lambda", lam, 0.0, 1e100),
-                            ("beta", beta, 1e-100, 1e100)):
-        if not lo <= float(v) <= hi:
-            raise ValueError(f"{name} = {v} is outside the supported range [{lo:g}, {hi:g}]")
+#: the readout point's checks (alpha, lambda, beta), written once in the problem value
+_validate = check_readout_point
 
 
 def _validate_solver(tol, max_iter):

@@ -84,6 +84,10 @@ def solve_multi_index_srf(student, target, r, c, gamma, lam, alpha, beta=1.0, sp
                                              gamma=norm))
     u = _direction(ch0, h1v, first.state.V1, first.state.V2)
     unorm = float(np.linalg.norm(u))
+    # below round-off (e.g. z1*z2 after a step that learned nothing: h1 = 0) the bulk has no
+    # linear part to learn; its direction would be noise (h2 keeps the teacher's whole energy)
+    if unorm <= 1e-12 * max(1.0, float(np.sqrt(np.max(h2)))):
+        unorm = 0.0
     e = u / unorm if unorm > 0 else np.zeros_like(u)
     res = _solve_at(*args, channel=replace(ch0, h=h, h1=h1v @ e, h2=h2, gamma=norm))
     u2 = _direction(ch0, h1v, res.state.V1, res.state.V2)
@@ -96,9 +100,11 @@ def solve_multi_index_srf(student, target, r, c, gamma, lam, alpha, beta=1.0, sp
     res.learned_direction = tuple(float(x) for x in e)
     res.teacher_quadrature_error = qerr
     res.notes = list(res.notes) + [
-        f"multi-index target {tg.name} (k = {tg.k}): the bulk learns the linear part along "
-        f"e = {np.round(e, 6).tolist()} only (docs/theory.md (n)); teacher quadrature error "
-        f"{qerr:.1e}"]
+        f"multi-index target {tg.name} (k = {tg.k}): "
+        + (f"the bulk learns the linear part along e = {np.round(e, 6).tolist()} only"
+           if unorm > 0 else "the teacher has no linear part orthogonal to the spike that the "
+           "bulk could learn (E[mu1 w h1] = 0)")
+        + f" (docs/theory.md (n)); teacher quadrature error {qerr:.1e}"]
     return res
 
 

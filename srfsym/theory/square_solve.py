@@ -23,35 +23,11 @@ from .channels.kappa_quadrature import channel_data, group_channel_data
 from .engine import (_START, _Problem, _anderson, _complete, _residual, _solve_v_iterate,  # noqa: F401
                      _solve_v_newton, _v_map, _validate, _validate_solver)
 from .result import FixedPointResult
+from .spectral.priors import make_spectrum  # noqa: F401 (the one spectral back-end factory)
 from .state import ConvergenceError, State
 from ..core.precision import workdps
 
 __all__ = ["make_spectrum"]
-
-
-def make_spectrum(spectrum="mp", beta=1.0, c=1.0, d=None, seed=0, gamma=None):
-    """The spectral back end: ``"mp"`` (deterministic) or ``"sample"`` (finite d, seeded)."""
-    from . import spectrum as spec  # the back ends' public names
-    if not isinstance(spectrum, str):
-        return spectrum
-    if spectrum == "mp":
-        return spec.MarchenkoPastur(beta=beta, c=c)
-    if spectrum == "sample":
-        if d is None:
-            raise ValueError("spectrum='sample' needs the dimension d")
-        from ..core.checks import check_memory, scalar_like
-        d = scalar_like("d", d)
-        if isinstance(d, float) and d.is_integer():
-            d = int(d)
-        if not isinstance(d, (int, np.integer)) or d < 2:
-            raise ValueError(f"the sampled spectrum needs an integer dimension d >= 2, got {d!r}")
-        p = max(1, round(float(beta) * d))
-        # Gaussian p x d rows, the d x d Gram matrix and its eigenvectors, workspace
-        check_memory(8.0 * (2 * p * d + 3 * max(p, d) ** 2),
-                     f"the sampled spectrum at d = {d}, p = {p}")
-        return spec.SampledSpectrum(d=int(d), beta=beta, c=c, seed=seed,
-                                    **({"zeta": "e1"} if gamma == 0 else {}))
-    raise ValueError(f"unknown spectrum {spectrum!r}: use 'mp' or 'sample'")
 
 
 def _solve_at(student, teacher, r, c, gamma, lam, alpha, beta, spec, K, tol, method, dps,
