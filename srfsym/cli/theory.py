@@ -256,11 +256,22 @@ def cmd_curve(args):
     spacing = np.geomspace if args.log_alpha else np.linspace
     alphas = np.asarray(args.alpha if args.alpha else
                         spacing(args.alpha_min, args.alpha_max, args.points))
-    check_readout_first(args)
+    if args.optimize_lambda and args.simulate:
+        raise CLIError("--optimize-lambda has its own lambda at each alpha: simulate one "
+                       "alpha at its optimal lambda (the lam column) with 'srfsym simulate "
+                       "--lam', or drop --simulate")
+    if args.lam is None and not args.optimize_lambda:
+        raise CLIError("give --lam, or --optimize-lambda for the curve of the test error "
+                       "minimised over lambda")
+    check_readout_first(args)        # (--optimize-lambda: the ridge's square loss only)
     warn_if_isotropic_is_off(args)
-    lc = learning_curve(args.student, args.teacher, args.alpha0, args.eta, args.lam, alphas,
-                        beta=args.beta, progress=not (args.json or args.csv or args.quiet),
-                        **_solve_kwargs(args))
+    if args.optimize_lambda:
+        lc = optimal_curve(args, alphas)
+    else:
+        lc = learning_curve(args.student, args.teacher, args.alpha0, args.eta, args.lam,
+                            alphas, beta=args.beta,
+                            progress=not (args.json or args.csv or args.quiet),
+                            **_solve_kwargs(args))
     mp = lc.results[0].mapping
     voc = vocabulary_arg(args)
     b = bounds(args.student, args.teacher, mp.r, mp.c, mp.gamma, vocabulary=voc,
@@ -299,9 +310,11 @@ def cmd_curve(args):
                 out(line)
         else:
             out(f"bounds: lower {b.lower:.8g}, upper {b.upper:.8g}, kernel {b.kernel:.8g}")
-            out(f"{'alpha':>10s} {'test error':>14s} {'train error':>14s}")
+            lam = f" {'optimal lambda':>14s}" if args.optimize_lambda else ""
+            out(f"{'alpha':>10s}{lam} {'test error':>14s} {'train error':>14s}")
             for res in lc.results:
-                out(f"{res.alpha:10.4g} {res.test_error:14.8g} {res.train_error:14.8g}")
+                lam = f" {res.lam:14.6g}" if args.optimize_lambda else ""
+                out(f"{res.alpha:10.4g}{lam} {res.test_error:14.8g} {res.train_error:14.8g}")
         if sim is not None:
             from .simulation import simulation_table, warning_lines
             out(sim.summary())
@@ -313,6 +326,24 @@ def cmd_curve(args):
         if draw(lambda: curve_figure(args, lc, b, sim, warns, base), args.plot) and not (
                 args.json or args.csv):
             out(f"plot written to {args.plot}")
+
+
+def optimal_curve(args, alphas):
+    """The learning curve with lambda minimising the test error at each alpha
+    (``curve --optimize-lambda``): the ridge's optimally regularised curve, the one the upper
+    bound bounds (docs/theory.md (l.4))."""
+    from ..theory.fixed_point import LearningCurve, optimal_lambda
+    results = []
+    for i, a in enumerate(alphas):
+        with status(f"minimising the test error over lambda at alpha = {a:g} "
+                    f"({i + 1}/{len(alphas)})"):
+            try:
+                results.append(optimal_lambda(args.student, args.teacher, args.alpha0,
+                                              args.eta, float(a), beta=args.beta,
+                                              **_solve_kwargs(args))[1])
+            except ValueError as exc:
+                raise CLIError(f"--optimize-lambda: {exc}") from None
+    return LearningCurve(np.asarray(alphas), results)
 
 
 def compared_theory(args):
@@ -362,7 +393,8 @@ def curve_title(args, mapping, voc=None):
     """Title of a learning-curve figure: the pair, the step, lambda and the readout."""
     title = (f"{mapping.student.name} student, {mapping.teacher.name} teacher, "
              f"$\\alpha_0$ = {args.alpha0:g}, $\\tilde\\eta$ = {args.eta:g}, "
-             f"$\\lambda$ = {args.lam:g}")
+             + ("$\\lambda$ minimising the test error" if getattr(args, "optimize_lambda", False)
+                else f"$\\lambda$ = {args.lam:g}"))
     if voc is not None and not voc.is_uniform:
         title += ("\nreadout letters $\\omega$ = {" + ", ".join(f"{w:g}" for w in voc.letters)
                   + "}, $\\pi$ = {" + ", ".join(f"{p:.3g}" for p in voc.weights) + "}")
@@ -385,8 +417,10 @@ def curve_figure(args, lc, b, sim, warns=(), base=None):
             "network simulation", args.d_sim, args.seeds, extra))
     else:
         fig, ax = plt.subplots(figsize=(6, 3.8))
+    lam_label = ("optimal $\\lambda$ at each $\\alpha$" if args.optimize_lambda
+                 else f"$\\lambda$ = {args.lam:g}")
     ax.plot(lc.alphas, lc.test_error, color="C0", lw=2,
-            label=f"sRF theory, $\\lambda$ = {args.lam:g}"
+            label=f"sRF theory, {lam_label}"
             + ("" if loss == "square" else f" ({loss} loss, test MSE)")
             + ("" if getattr(args, "bulk", "isotropic") == "isotropic"
                else f"\n{args.bulk} bulk of the step (docs/theory.md (g))"))
@@ -423,8 +457,8 @@ def curve_figure(args, lc, b, sim, warns=(), base=None):
     else:
         ax.set_title(title, fontsize=10)
         legend_right(ax)
-    caption(fig, ([] if sampled or not ridge else curve_notes(lc.alphas, lc.test_error, b,
-                                                              args.lam))
+    caption(fig, ([] if sampled or not ridge or args.optimize_lambda
+                  else curve_notes(lc.alphas, lc.test_error, b, args.lam))
             + [w[0].upper() + w[1:] + "." for w in warns])
     return fig
 
@@ -477,7 +511,12 @@ def register(sub):
                        description="Test error against alpha = n/d with the bounds and the "
                        "kernel baseline (docs/theory.md (f), (l.4)); optionally a figure and "
                        "simulation points.")
-    add_physics(p, alpha_nargs="*")
+    add_physics(p, need_lam=False, alpha_nargs="*")
+    p.add_argument("--lam", type=float, help="ridge penalty lambda (sum loss); or "
+                   "--optimize-lambda")
+    p.add_argument("--optimize-lambda", action="store_true",
+                   help="the optimally regularised curve: lambda minimising the test error at "
+                   "each alpha (square loss; the upper bound bounds this curve)")
     add_spectrum(p)
     add_loss(p)
     add_bulk(p)

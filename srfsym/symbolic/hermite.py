@@ -56,8 +56,38 @@ def _at_standard(exp_: Expectation, name: str) -> Value:
     if _is_zero(weighted.subs(X, -X) + weighted):     # only once the integral exists
         return Value(name, "exact", expr=sp.S.Zero,
                      how=f"parity: z^{exp_.k} ({exp_.integrand}) is odd in z")
+    by_symmetry = _even_part_value(name, weighted)
+    if by_symmetry is not None:
+        return by_symmetry
     return Value(name, "numeric", how="mpmath tanh-sinh quadrature, two subdivisions",
                  compute=lambda dps, e=exp_: e.certified(0, 1, dps=dps))
+
+
+def _even_part_value(name, weighted, seconds=2.0):
+    """``E[w(z)]`` for a standard Gaussian z from the even part ``(w(z) + w(-z))/2`` of
+    ``w``, when that part simplifies to a form with a checked closed form (the odd part
+    integrates to 0): softplus has ``E[z softplus(z)] = E[z^2/2] = 1/2``.  ``None`` when the
+    even part is not simpler or has no closed form either.
+
+    >>> from srfsym.symbolic.activations import X
+    >>> _even_part_value("mu1", X * sp.log(1 + sp.exp(X))).expr
+    1/2
+    """
+    from ..core.budget import simplify_limited
+    even = simplify_limited((weighted + weighted.subs(X, -X)) / 2, seconds,
+                            measure=sp.count_ops)
+    if sp.count_ops(even) >= sp.count_ops(weighted):
+        return None            # no simpler: the rule table already had its chance
+    try:
+        e = gaussian_expectation(even, 0)
+    except DivergentExpectationError:
+        return None
+    if not e.is_exact:
+        return None
+    value = _at_standard(e, name)
+    return Value(name, "exact", expr=value.expr,
+                 how=f"symmetry: the odd part of {weighted} integrates to 0, its even part is "
+                 f"{even} ({value.how})")
 
 
 def _infinite(name, exc):

@@ -20,6 +20,8 @@ __all__ = ["tidy"]
 
 #: Above this many operations the final ``simplify`` attempt is skipped.
 SIMPLIFY_OPS = 80
+#: Above this many operations terms sharing an exponential are not merged.
+COLLECT_OPS = 300
 
 
 def _canonical_arg(u):
@@ -57,9 +59,33 @@ def tidy(expr, seconds: float = 1.0):
         out = expr
     if sp.count_ops(out) > sp.count_ops(expr):
         out = expr
+    if sp.count_ops(out) <= COLLECT_OPS:
+        try:
+            merged = limited(lambda: _collect_exponentials(out), 2.0)
+        except Exception:  # noqa: BLE001 - LimitReached, or sympy on odd input: keep out
+            merged = out
+        if sp.count_ops(merged) < sp.count_ops(out):
+            out = merged
     if sp.count_ops(out) <= SIMPLIFY_OPS:
         out = simplify_limited(out, seconds, measure=sp.count_ops)
     return out
+
+
+def _collect_exponentials(expr):
+    """Terms that share an exponential merged, their coefficients over one fraction and
+    factored: ``2 A e - 4 c A e/(2c + 1)`` (A = kappa r/sqrt(2c + 1), e an exponential) is
+    ``2 A e/(2c + 1)``.
+
+    >>> k, c = sp.symbols("kappa c", positive=True)
+    >>> e = sp.exp(-k**2/(2*c + 1))
+    >>> _collect_exponentials(2*k*e/sp.sqrt(2*c + 1) - 4*c*k*e/(2*c + 1)**sp.Rational(3, 2))
+    2*kappa*exp(-kappa**2/(2*c + 1))/(2*c + 1)**(3/2)
+    """
+    exps = sorted(expr.atoms(sp.exp), key=sp.default_sort_key)
+    if not exps:
+        return expr
+    return sp.collect(sp.expand(expr, deep=False), exps,
+                      func=lambda t: sp.factor(sp.together(t)))
 
 
 def _pipeline(expr):
