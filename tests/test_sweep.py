@@ -186,7 +186,7 @@ def test_failed_theory_points_are_rows_with_their_reason(tmp_path):
     assert np.isfinite(float(rows[("2.0", "0.0")]["test_error"]))
 
 
-def test_plot_heat_map_optimal_lambda_and_error_bars(tmp_path, capsys):
+def test_plot_curves_optimal_lambda_and_error_bars(tmp_path, capsys):
     import statistics
 
     import matplotlib.pyplot as plt
@@ -202,11 +202,12 @@ def test_plot_heat_map_optimal_lambda_and_error_bars(tmp_path, capsys):
     assert png.stat().st_size > 20000
     rows = read_results(out)
     fig = plot_sweep(rows)
-    heat, curve = fig.axes[0], fig.axes[1]            # (axes[2] is the colour bar)
-    line = heat.lines[0].get_xydata()
+    by_lam, curve = fig.axes[0], fig.axes[1]    # one curve per alpha over lambda (few alphas)
     g = solve_grid("tanh", "sin", 20, 3, [0.5, 1.0, 3.0], [0.01, 0.1, 1.0, 10.0])
-    assert line[:, 0].tolist() == [0.5, 1.0, 3.0]
-    assert line[:, 1].tolist() == g.optimal_lambda()[0].tolist()
+    stars = [line.get_xydata()[0] for line in by_lam.lines
+             if line.get_marker() == "*" and len(line.get_xydata())]
+    assert [s[0] for s in stars] == g.optimal_lambda()[0].tolist()   # each curve's minimum
+    assert [s[1] for s in stars] == g.optimal_lambda()[1].tolist()
     sims = [r for r in rows if r["source"] == "simulation"]
     for a, mean, sem, n in simulation_means(sims, "alpha"):
         errs = [float(r["test_error"]) for r in sims if float(r["alpha"]) == a]

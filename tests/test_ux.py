@@ -267,8 +267,8 @@ def test_sweep_figure_titles_eta_tilde_and_legend_outside(tmp_path):
     run_sweep(spec, out, workers=1, progress=False)
     rows = read_results(out)
     fig = plot_sweep(rows)
-    heat = fig.axes[0]
-    assert heat.get_ylabel() == r"$\tilde\eta$"                       # eta-tilde, as elsewhere
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert r"theory, $\tilde\eta$ = 2" in labels                     # eta-tilde, as elsewhere
     _figure_checks(fig, ["tanh student, sin teacher", r"$\alpha_0$ = 20", r"$\lambda$ = 0.1",
                          r"$\tilde\eta$ swept", r"simulations and theory at $\tilde\eta$ = 3"])
     png = tmp_path / "s.png"

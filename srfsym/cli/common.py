@@ -374,11 +374,17 @@ def step(n, title):
 
 
 
-def add_physics(p, need_lam=True, alpha_nargs="+"):
+def add_physics(p, need_lam=True, alpha_nargs="+", several=False):
+    """The physics options; ``several``: ``--alpha0`` and ``--eta`` take lists (one curve
+    per value, ``curve``)."""
+    more = {"nargs": "+"} if several else {}
+    each = " (several: one curve per value)" if several else ""
     p.add_argument("--student", required=True, help="student activation (name or expression in x)")
     p.add_argument("--teacher", required=True, help="teacher activation")
-    p.add_argument("--alpha0", type=float, required=True, help="step samples per dimension n0/d")
-    p.add_argument("--eta", type=float, required=True, help="learning rate eta-tilde")
+    p.add_argument("--alpha0", type=float, required=True, **more,
+                   help="step samples per dimension n0/d" + each)
+    p.add_argument("--eta", type=float, required=True, **more,
+                   help="learning rate eta-tilde" + each)
     if need_lam:
         p.add_argument("--lam", type=float, required=True, help="ridge penalty lambda (sum loss)")
     if alpha_nargs:
@@ -399,11 +405,12 @@ def add_spectrum(p):
                    help="random seed of the sampled spectrum")
 
 
-def add_bulk(p):
+def add_bulk(p, several=False):
     """``--bulk isotropic|step|exact``: the bulk of the trained first layer (docs/theory.md (g),
-    (g.4), (g.5))."""
+    (g.4), (g.5)); ``several``: a list of them (one curve each, ``curve``)."""
     p.add_argument("--bulk", choices=["isotropic", "step", "exact"], default="isotropic",
-                   help="bulk of the trained first layer: 'isotropic' (c MP_beta, the papers' "
+                   **({"nargs": "+"} if several else {}),
+                   help=("several: one curve each; " if several else "") + "bulk of the trained first layer: 'isotropic' (c MP_beta, the papers' "
                    "model; default), 'step' (the first layer realised at dimension --d, seed "
                    "--seed: the network of 'srfsym simulate --seed S --seeds 1') or 'exact' "
                    "(its d -> infinity law, docs/theory.md (g.5))")

@@ -240,9 +240,9 @@ def cmd_bounds(args):
             out(f"  note: {note}")
 
 
-def cmd_curve(args):
-    from ..theory.bounds import bounds
-    from ..theory.fixed_point import learning_curve
+def curve_alphas(args):
+    """The alphas of ``curve``: ``--alpha``, or ``--points`` from ``--alpha-min`` to
+    ``--alpha-max`` (checked)."""
     if not args.alpha:
         if args.points < 1:
             raise CLIError(f"--points must be >= 1, got {args.points} (no alphas)")
@@ -254,8 +254,14 @@ def cmd_curve(args):
                        "computes (each point is a fixed point kept in memory): use fewer, or "
                        "'srfsym sweep' for a large grid")
     spacing = np.geomspace if args.log_alpha else np.linspace
-    alphas = np.asarray(args.alpha if args.alpha else
-                        spacing(args.alpha_min, args.alpha_max, args.points))
+    return np.asarray(args.alpha if args.alpha else
+                      spacing(args.alpha_min, args.alpha_max, args.points))
+
+
+def cmd_curve(args):
+    from .curves import several_curves, varied_parameter
+    varied = varied_parameter(args)      # lists of one value become that value
+    alphas = curve_alphas(args)
     if args.optimize_lambda and args.simulate:
         raise CLIError("--optimize-lambda has its own lambda at each alpha: simulate one "
                        "alpha at its optimal lambda (the lam column) with 'srfsym simulate "
@@ -263,8 +269,30 @@ def cmd_curve(args):
     if args.lam is None and not args.optimize_lambda:
         raise CLIError("give --lam, or --optimize-lambda for the curve of the test error "
                        "minimised over lambda")
+    if varied is not None:               # several curves on one figure
+        return several_curves(args, alphas, *varied)
     check_readout_first(args)        # (--optimize-lambda: the ridge's square loss only)
     warn_if_isotropic_is_off(args)
+    cr = curve_results(args, alphas)
+    if not emit_output(args, cr.rows + cr.sim_rows, notes=cr.notes, warnings=cr.warns,
+                       details=None if cr.sim is None else {"simulation": cr.sim.to_dict()}):
+        for line in curve_text(args, cr):
+            out(line)
+    if args.plot:       # after the results: a figure that fails costs only the figure
+        from .figures import draw
+        if draw(lambda: curve_figure(args, cr.lc, cr.b, cr.sim, cr.warns, cr.base),
+                args.plot) and not (args.json or args.csv):
+            out(f"plot written to {args.plot}")
+
+
+def curve_results(args, alphas, sim=None):
+    """One learning curve of ``curve``: the fixed points (``lc``), the bounds (``b``), the
+    simulation (``sim``: run here with ``--simulate`` unless given), the output rows of both,
+    the classification baselines (``base``) of a classifier, the warnings and notes."""
+    from types import SimpleNamespace
+
+    from ..theory.bounds import bounds
+    from ..theory.fixed_point import learning_curve
     if args.optimize_lambda:
         lc = optimal_curve(args, alphas)
     else:
@@ -276,8 +304,7 @@ def cmd_curve(args):
     voc = vocabulary_arg(args)
     b = bounds(args.student, args.teacher, mp.r, mp.c, mp.gamma, vocabulary=voc,
                bias=bool(getattr(args, "bias", False)))
-    sim = None
-    if args.simulate:
+    if args.simulate and sim is None:
         from ..simulation.simulate import simulate
         sim = simulate(args.student, args.teacher, args.alpha0, args.eta, args.lam,
                        list(np.asarray(args.sim_alpha or alphas[:: max(1, len(alphas) // 6)])),
@@ -300,32 +327,32 @@ def cmd_curve(args):
         sim_rows = [lead_with_classification(row) for row in sim_rows]
     warns = agreement_warnings(sim_rows, model_caveat(shown))
     notes = [n for res in lc.results for n in res.notes]
-    if not emit_output(args, rows + sim_rows, notes=notes, warnings=warns,
-                       details=None if sim is None else {"simulation": sim.to_dict()}):
-        out(srf_header(mp, voc, 8))
-        if args.bulk != "isotropic":
-            out(f"theory on the {lc.results[0].notes[-1]}")
-        if base is not None:
-            for line in classification_lines(lc, base, lc.results[0].loss, b):
-                out(line)
-        else:
-            out(f"bounds: lower {b.lower:.8g}, upper {b.upper:.8g}, kernel {b.kernel:.8g}")
-            lam = f" {'optimal lambda':>14s}" if args.optimize_lambda else ""
-            out(f"{'alpha':>10s}{lam} {'test error':>14s} {'train error':>14s}")
-            for res in lc.results:
-                lam = f" {res.lam:14.6g}" if args.optimize_lambda else ""
-                out(f"{res.alpha:10.4g}{lam} {res.test_error:14.8g} {res.train_error:14.8g}")
-        if sim is not None:
-            from .simulation import simulation_table, warning_lines
-            out(sim.summary())
-            out(simulation_table(sim_rows, sim.seeds, theory_label(shown)))
-            for line in warning_lines(warns):
-                out(line)
-    if args.plot:       # after the results: a figure that fails costs only the figure
-        from .figures import draw
-        if draw(lambda: curve_figure(args, lc, b, sim, warns, base), args.plot) and not (
-                args.json or args.csv):
-            out(f"plot written to {args.plot}")
+    return SimpleNamespace(lc=lc, b=b, sim=sim, rows=rows, sim_rows=sim_rows, base=base,
+                           warns=warns, notes=notes, shown=shown)
+
+
+def curve_text(args, cr):
+    """The text report of one curve (:func:`curve_results`), as lines."""
+    lc, b = cr.lc, cr.b
+    lines = [srf_header(lc.results[0].mapping, vocabulary_arg(args), 8)]
+    if args.bulk != "isotropic":
+        lines.append(f"theory on the {lc.results[0].notes[-1]}")
+    if cr.base is not None:
+        lines += list(classification_lines(lc, cr.base, lc.results[0].loss, b))
+    else:
+        lines.append(f"bounds: lower {b.lower:.8g}, upper {b.upper:.8g}, kernel {b.kernel:.8g}")
+        lam = f" {'optimal lambda':>14s}" if args.optimize_lambda else ""
+        lines.append(f"{'alpha':>10s}{lam} {'test error':>14s} {'train error':>14s}")
+        for res in lc.results:
+            lam = f" {res.lam:14.6g}" if args.optimize_lambda else ""
+            lines.append(f"{res.alpha:10.4g}{lam} {res.test_error:14.8g} "
+                         f"{res.train_error:14.8g}")
+    if cr.sim is not None:
+        from .simulation import simulation_table, warning_lines
+        lines.append(cr.sim.summary())
+        lines.append(simulation_table(cr.sim_rows, cr.sim.seeds, theory_label(cr.shown)))
+        lines += warning_lines(cr.warns)
+    return lines
 
 
 def optimal_curve(args, alphas):
@@ -511,15 +538,15 @@ def register(sub):
                        description="Test error against alpha = n/d with the bounds and the "
                        "kernel baseline (docs/theory.md (f), (l.4)); optionally a figure and "
                        "simulation points.")
-    add_physics(p, need_lam=False, alpha_nargs="*")
-    p.add_argument("--lam", type=float, help="ridge penalty lambda (sum loss); or "
-                   "--optimize-lambda")
+    add_physics(p, need_lam=False, alpha_nargs="*", several=True)
+    p.add_argument("--lam", type=float, nargs="+", help="ridge penalty lambda (sum loss; "
+                   "several: one curve per value); or --optimize-lambda")
     p.add_argument("--optimize-lambda", action="store_true",
                    help="the optimally regularised curve: lambda minimising the test error at "
                    "each alpha (square loss; the upper bound bounds this curve)")
     add_spectrum(p)
     add_loss(p)
-    add_bulk(p)
+    add_bulk(p, several=True)
     p.add_argument("--alpha-min", type=float, default=0.1, help="first alpha (without --alpha)")
     p.add_argument("--alpha-max", type=float, default=4.0, help="last alpha (without --alpha)")
     p.add_argument("--points", type=int, default=50,

@@ -3,8 +3,10 @@
 :func:`plot_sweep` looks at which parameters vary among the theory rows and among the
 simulation rows (the seed aside):
 
-* theory over two parameters: a heat map of the test error (log colour scale); when one of
-  them is ``lam``, the line of the optimal lambda (the grid's minimum per value of the other);
+* theory over two parameters: one curve per value of the parameter with few values (at most
+  :data:`MAX_CURVES`, or a categorical one) over the other; a heat map of the test error (log
+  colour scale) when both have many values, and when one of them is ``lam``, the line of the
+  optimal lambda (the grid's minimum per value of the other);
 * theory over one parameter: a curve;
 * simulations over one parameter: the mean over seeds with the standard error of the mean
   as error bars, on the same axes as the theory curve when the theory has that parameter
@@ -143,15 +145,48 @@ def _curve(ax, theory, sims, x):
     _legend_below(ax)
 
 
+#: a swept parameter with at most this many values is drawn as one curve per value (over
+#: the other parameter) rather than as an axis of a heat map
+MAX_CURVES = 8
+
+
+def _two_parameter_panel(theory, sw):
+    """How to draw theory rows over two parameters: one curve per value of a categorical
+    parameter (loss, bias, student, ...) or of the number with fewer values (at most
+    :data:`MAX_CURVES`) over the other, the continuous axis (alpha on a tie); a heat map when
+    both have more values.
+
+    >>> rows = [{"alpha": str(a), "eta": str(e)} for a in (0.5, 1, 2, 4) for e in (1, 3)]
+    >>> _two_parameter_panel(rows, ["eta", "alpha"])
+    ('curves', ('eta', 'alpha'))
+    """
+    cat = [p for p in sw if p not in _NUMERIC]
+    if cat:
+        return "curves", (cat[0], next((p for p in sw if p != cat[0]), cat[0]))
+    count = {p: len({_value(r, p) for r in theory}) for p in sw}
+    x = max(sw, key=lambda p: (count[p], p == "alpha"))
+    by = next(p for p in sw if p != x)
+    return ("curves", (by, x)) if count[by] <= MAX_CURVES else ("heat", sw)
+
+
 def _curves_by(ax, theory, by, x):
-    """Theory rows over ``x``, one curve per value of the categorical parameter ``by``."""
+    """Theory rows over ``x``, one curve per value of the parameter ``by``; over lambda, the
+    optimal lambda of each curve (the grid's minimum) marked."""
     if x == by:
         raise SweepError(f"--plot cannot draw a theory table that sweeps {by} and no number")
     for k, value in enumerate(sorted({_value(r, by) for r in theory})):
         pts = sorted((_value(r, x), float(r["test_error"])) for r in theory
                      if _value(r, by) == value)
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], "-", color=f"C{k}",
-                label=f"theory, {by} = {value}")
+        name = (f"{_SYMBOLS.get(by, by)} = {value:g}" if isinstance(value, float)
+                else f"{by} = {value}")
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], "-o", ms=3, color=f"C{k % 10}",
+                label=f"theory, {name}")
+        finite = [p for p in pts if np.isfinite(p[1])]
+        if x == "lam" and finite:
+            best = min(finite, key=lambda p: p[1])
+            ax.plot(*best, "*", ms=10, color=f"C{k % 10}", mec="k")
+    if x == "lam":
+        ax.plot([], [], "*", ms=10, color="w", mec="k", label=r"optimal $\lambda$ (grid minimum)")
     _axis(ax, x, "x")
     ax.set_ylabel("test error" + (" (MSE)" if by == "loss" else ""))
     _legend_below(ax)
@@ -305,10 +340,7 @@ def plot_sweep(rows, path=None):
                              f"{', '.join(sw)}: plot subsets of the CSV yourself")
     panels = []
     if len(sw_t) == 2:
-        # a categorical parameter (loss, bias, student, ...) is drawn as one curve per value
-        cat = [p for p in sw_t if p not in _NUMERIC]
-        panels.append(("heat", sw_t) if not cat else ("curves", (cat[0], next(
-            (p for p in sw_t if p != cat[0]), cat[0]))))
+        panels.append(_two_parameter_panel(theory, sw_t))
     x_sim = sw_s[0] if sw_s else (sw_t[0] if len(sw_t) == 1 else "alpha")
     if sims:
         panels.append(("curve", x_sim))
