@@ -96,7 +96,9 @@ def several_curves(args, alphas, name, values):
                 row["bulk"] = value
         curves.append(cr)
     rows = [row for cr in curves for row in cr.rows + cr.sim_rows]
-    warns = list(dict.fromkeys(w for cr in curves for w in cr.warns))
+    common = set.intersection(*(set(cr.warns) for cr in curves))   # said once, unlabelled
+    warns = list(dict.fromkeys(w if w in common else f"{label(name, v, tex=False)}: {w}"
+                               for v, cr in zip(values, curves) for w in cr.warns))
     notes = [n for cr in curves for n in cr.notes]
     details = {"varied": name, "values": values}
     if curves[0].sim is not None:
@@ -132,7 +134,9 @@ def several_figure(args, name, values, variants, curves, warns):
     shared = {k: len({getattr(cr.b, k) for cr in curves}) == 1 for k in lines}
     for i, (value, cr) in enumerate(zip(values, curves)):
         color = f"C{i % 10}"
-        ax.plot(cr.lc.alphas, cr.lc.test_error, color=color, lw=2,
+        # markers and thinner lines on top: curves that coincide stay visible
+        ax.plot(cr.lc.alphas, cr.lc.test_error, color=color, lw=max(2.8 - 0.6 * i, 1.0),
+                marker="os^vD<>ph*"[i % 10], ms=4, markevery=max(1, len(cr.lc.alphas) // 12),
                 label=f"sRF theory, {label(name, value)}")
         for key, (ls, _) in lines.items():
             if not shared[key]:
@@ -164,5 +168,6 @@ def several_figure(args, name, values, variants, curves, warns):
                 getattr(cr.lc.results[0], "loss", "square") == "square":
             notes += [f"{label(name, value, tex=False)}: {n}"
                       for n in curve_notes(cr.lc.alphas, cr.lc.test_error, cr.b, one.lam)]
-    caption(fig, notes + [w[0].upper() + w[1:] + "." for w in warns])
+    caption(fig, notes + [w[0].upper() + w[1:] + "." if w[0].islower() else w + "."
+                          for w in warns])
     return fig
