@@ -293,7 +293,7 @@ def curve_results(args, alphas, sim=None):
 
     from ..theory.bounds import bounds
     from ..theory.fixed_point import learning_curve
-    if args.optimize_lambda:
+    if getattr(args, "optimize_lambda", False):
         lc = optimal_curve(args, alphas)
     else:
         lc = learning_curve(args.student, args.teacher, args.alpha0, args.eta, args.lam,
@@ -341,10 +341,10 @@ def curve_text(args, cr):
         lines += list(classification_lines(lc, cr.base, lc.results[0].loss, b))
     else:
         lines.append(f"bounds: lower {b.lower:.8g}, upper {b.upper:.8g}, kernel {b.kernel:.8g}")
-        lam = f" {'optimal lambda':>14s}" if args.optimize_lambda else ""
+        lam = f" {'optimal lambda':>14s}" if getattr(args, "optimize_lambda", False) else ""
         lines.append(f"{'alpha':>10s}{lam} {'test error':>14s} {'train error':>14s}")
         for res in lc.results:
-            lam = f" {res.lam:14.6g}" if args.optimize_lambda else ""
+            lam = f" {res.lam:14.6g}" if getattr(args, "optimize_lambda", False) else ""
             lines.append(f"{res.alpha:10.4g}{lam} {res.test_error:14.8g} "
                          f"{res.train_error:14.8g}")
     if cr.sim is not None:
@@ -444,7 +444,8 @@ def curve_figure(args, lc, b, sim, warns=(), base=None):
             "network simulation", args.d_sim, args.seeds, extra))
     else:
         fig, ax = plt.subplots(figsize=(6, 3.8))
-    lam_label = ("optimal $\\lambda$ at each $\\alpha$" if args.optimize_lambda
+    optimal = getattr(args, "optimize_lambda", False)
+    lam_label = ("optimal $\\lambda$ at each $\\alpha$" if optimal
                  else f"$\\lambda$ = {args.lam:g}")
     ax.plot(lc.alphas, lc.test_error, color="C0", lw=2,
             label=f"sRF theory, {lam_label}"
@@ -484,7 +485,7 @@ def curve_figure(args, lc, b, sim, warns=(), base=None):
     else:
         ax.set_title(title, fontsize=10)
         legend_right(ax)
-    caption(fig, ([] if sampled or not ridge or args.optimize_lambda
+    caption(fig, ([] if sampled or not ridge or optimal
                   else curve_notes(lc.alphas, lc.test_error, b, args.lam))
             + [w[0].upper() + w[1:] + "." for w in warns])
     return fig

@@ -74,6 +74,8 @@ def _even_part_value(name, weighted, seconds=2.0):
     1/2
     """
     from ..core.budget import simplify_limited
+    if weighted.subs(X, -X) == weighted:   # already even (x tanh x): nothing to gain
+        return None
     even = simplify_limited((weighted + weighted.subs(X, -X)) / 2, seconds,
                             measure=sp.count_ops)
     if sp.count_ops(even) >= sp.count_ops(weighted):
