@@ -126,3 +126,19 @@ def test_coefficients_over_a_kappa_grid(capsys):
 def test_kappa_grid_refusals(capsys, argv, message):
     code, _, err = run(capsys, "coefficients", "erf", "--r", "1", "--c", "1", *argv)
     assert code == 2 and message in err, err
+
+
+def test_merging_exponentials_keeps_the_value():
+    """Terms sharing exp(-kappa^2) are merged, the rest untouched (``sympy.collect`` on exp
+    atoms had read 1/sqrt(pi) as a power of exp(-1)): the value at 30 digits is unchanged."""
+    from srfsym.symbolic.tidy import tidy
+    k, c = sp.symbols("kappa c", positive=True)
+    e = sp.exp(-k**2)
+    expr = (4 * sp.exp(-1) / sp.sqrt(sp.pi) + k * e / sp.sqrt(sp.pi)
+            - 2 * c * k * e / (sp.sqrt(sp.pi) * (c + 1)) + sp.erf(k))
+    short = tidy(expr)
+    assert len([t for t in sp.Add.make_args(short) if t.has(e)]) == 1, short
+    point = {k: sp.Rational(7, 10), c: sp.Rational(13, 10)}
+    assert abs(sp.N((short - expr).subs(point), 40)) < 1e-35
+    assert tidy(-(-sp.sqrt(sp.pi) - 4 * sp.exp(-1) + 2 * sp.sqrt(sp.pi) * sp.erf(1))
+                / sp.sqrt(sp.pi)).equals(1 + 4 * sp.exp(-1) / sp.sqrt(sp.pi) - 2 * sp.erf(1))

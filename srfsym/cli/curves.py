@@ -87,11 +87,10 @@ def several_curves(args, alphas, name, values):
     curves, sim = [], None
     for i, (one, value) in enumerate(zip(variants, values)):
         warn_if_isotropic_is_off(one)
-        with status(f"curve {i + 1}/{len(values)}: {label(name, value)}"):
+        with status(f"curve {i + 1}/{len(values)}: {label(name, value, tex=False)}"):
             cr = curve_results(one, alphas, sim=sim)
         if name == "bulk":           # one network: the bulks are models of the same step
             sim = cr.sim
-        if name == "bulk":
             for row in cr.rows + cr.sim_rows:
                 row["bulk"] = value
         curves.append(cr)
@@ -106,8 +105,9 @@ def several_curves(args, alphas, name, values):
                                  else curves[0].sim.to_dict())
     if not emit_output(args, rows, notes=notes, warnings=warns, details=details):
         for i, (one, value, cr) in enumerate(zip(variants, values, curves)):
-            out(f"{'' if i == 0 else chr(10)}curve {i + 1}/{len(values)}: "
-                f"{label(name, value, tex=False)}")
+            if i:
+                out("")
+            out(f"curve {i + 1}/{len(values)}: {label(name, value, tex=False)}")
             for line in curve_text(one, cr):
                 out(line)
     if args.plot:

@@ -81,11 +81,19 @@ def _collect_exponentials(expr):
     >>> _collect_exponentials(2*k*e/sp.sqrt(2*c + 1) - 4*c*k*e/(2*c + 1)**sp.Rational(3, 2))
     2*kappa*exp(-kappa**2/(2*c + 1))/(2*c + 1)**(3/2)
     """
-    exps = sorted(expr.atoms(sp.exp), key=sp.default_sort_key)
-    if not exps:
-        return expr
-    return sp.collect(sp.expand(expr, deep=False), exps,
-                      func=lambda t: sp.factor(sp.together(t)))
+    # grouped by hand: each term is (its exponentials) x (the rest), so the sum is unchanged
+    # (``sympy.collect`` on exp atoms also matched 1/sqrt(pi) as a power of exp(-1))
+    groups = {}
+    for term in sp.Add.make_args(sp.expand(expr, deep=False)):
+        exps = tuple(sorted((f for f in sp.Mul.make_args(term)
+                             if isinstance(f, sp.exp) and f.args[0].free_symbols),
+                            key=sp.default_sort_key))
+        groups.setdefault(exps, []).append(term / sp.Mul(*exps))
+    if all(len(rest) == 1 for exps, rest in groups.items() if exps):
+        return expr                                      # no two terms share an exponential
+    return sp.Add(*(sp.Mul(*exps) * (sp.factor(sp.together(sp.Add(*rest))) if exps
+                                     else sp.Add(*rest))
+                    for exps, rest in groups.items()))
 
 
 def _pipeline(expr):
