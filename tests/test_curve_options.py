@@ -40,6 +40,23 @@ def test_curve_optimize_lambda_is_the_minimum_and_within_the_bounds(capsys, tmp_
     assert code == 0 and "optimal lambda" in out
 
 
+def test_curve_optimize_lambda_with_a_vocabulary(capsys):
+    """Two readout letters: the optimum is the vocabulary's fixed point at its lambda, no
+    larger at lambda * (1 +- 10 %) (independent solves with the same vocabulary)."""
+    from srfsym.step.vocabulary import vocabulary
+    code, out, _ = run(capsys, "curve", *PAIR, "--alpha", "1", "--optimize-lambda",
+                       "--vocabulary", "1", "2", "--json")
+    assert code == 0
+    row = json.loads(out)["rows"][0]
+    voc = vocabulary([1, 2])
+    lam, err = row["lam"], row["test_error"]
+    assert solve("tanh", "sin", 20, 3, lam, 1.0, vocabulary=voc).test_error == pytest.approx(
+        err, rel=1e-8)
+    for other in (0.9 * lam, 1.1 * lam):
+        assert solve("tanh", "sin", 20, 3, other, 1.0, vocabulary=voc).test_error >= err - 1e-10
+    assert row["lower_bound"] <= err <= row["upper_bound"]
+
+
 @pytest.mark.parametrize("extra, message", [
     (["--loss", "logistic"], "minimises the ridge's test error"),
     (["--simulate"], "its own lambda at each alpha"),
