@@ -11,7 +11,9 @@ engine (:mod:`srfsym.theory.engine`) with its channel:
 - :func:`convex`: any convex loss, label noise, a bias or Bernoulli labels
   (:mod:`srfsym.theory.convex_fixed_point`, docs/theory.md (m));
 - :func:`convex_groups`: the same with a vocabulary (:mod:`srfsym.theory.convex_groups`,
-  docs/theory.md (m.8)).
+  docs/theory.md (m.8));
+- :func:`multi_index_ridge`, :func:`multi_index_groups`, :func:`multi_index_noisy`: a
+  multi-index target (:mod:`srfsym.theory.multi_index`, docs/theory.md (n)).
 
 >>> from srfsym.theory.problem import Options, Problem
 >>> from srfsym.theory.spectral.priors import isotropic_prior
@@ -30,12 +32,14 @@ from .convex_fixed_point import solve_convex_srf
 from .convex_groups import solve_convex_groups
 from .engine import NODE_LADDER
 from .fixed_point_groups import solve_srf_groups
+from .multi_index import solve_multi_index_groups, solve_multi_index_noisy, solve_multi_index_srf
 from .square_solve import _solve_at, small_spike_branch
 from .spectral.priors import make_spectrum
 from .spectral.exact_bulk_groups import exact_group_bulk
 from .state import NODES_REFUSE, ConvergenceError, Hats, State, climb_nodes
 
-__all__ = ["ridge", "ridge_mpmath", "ridge_groups", "convex", "convex_groups"]
+__all__ = ["ridge", "ridge_mpmath", "ridge_groups", "convex", "convex_groups",
+           "multi_index_ridge", "multi_index_groups", "multi_index_noisy"]
 
 
 def ridge(problem, prior, options, start):
@@ -264,3 +268,51 @@ def convex_groups(problem, prior, options, start):
 
 
 convex_groups.label = "convex, K groups"
+
+
+# ---- multi-index targets (docs/theory.md (n)): the alignment vector in prior.params[2] ------
+def _multi_index_options(options):
+    """The multi-index solvers' keywords from the options (``nodes="auto"``: their fixed
+    rule, :data:`~srfsym.theory.multi_index.MULTI_INDEX_NODES`)."""
+    if options.method != "structured":
+        raise ValueError("a multi-index target is solved by the structured method (Newton on "
+                         f"(V1, V2), docs/theory.md (n.4)), got method = {options.method!r}")
+    return dict(tol=options.tol, **({} if options.nodes == "auto" else
+                                    {"nodes": int(options.nodes)}))
+
+
+def multi_index_ridge(problem, prior, options, start):
+    """The square loss with the uniform readout for a multi-index target
+    (:func:`~srfsym.theory.multi_index.solve_multi_index_srf`; ``start`` is not used)."""
+    p = problem
+    return solve_multi_index_srf(p.student, p.teacher, *prior.params, p.lam, p.alpha, p.beta,
+                                 p.spectrum, max_iter=options.max_iter, d=p.d, seed=p.seed,
+                                 **_multi_index_options(options))
+
+
+multi_index_ridge.label = "multi-index ridge"
+
+
+def multi_index_groups(problem, prior, options, start):
+    """The square loss with a readout vocabulary for a multi-index target
+    (:func:`~srfsym.theory.multi_index.solve_multi_index_groups`, docs/theory.md (n.7))."""
+    p = problem
+    return solve_multi_index_groups(p.student, p.teacher, *prior.params, p.lam, p.alpha,
+                                    p.beta, vocabulary=p.vocabulary, max_iter=options.max_iter,
+                                    **_multi_index_options(options))
+
+
+multi_index_groups.label = "multi-index ridge, K groups"
+
+
+def multi_index_noisy(problem, prior, options, start):
+    """The square loss with label noise or a trained bias for a multi-index target
+    (:func:`~srfsym.theory.multi_index.solve_multi_index_noisy`, docs/theory.md (n.8))."""
+    p = problem
+    return solve_multi_index_noisy(p.student, p.teacher, *prior.params, p.lam, p.alpha, p.beta,
+                                   p.spectrum, noise=p.noise, bias=p.bias,
+                                   max_iter=min(options.max_iter, 1000), d=p.d, seed=p.seed,
+                                   **_multi_index_options(options))
+
+
+multi_index_noisy.label = "multi-index, noise / bias"
