@@ -459,8 +459,9 @@ def _complete_full(P: Engine, V1, V2, check=True):
     return State(q1, q2, V1, V2, theta, psi, m), det_mt, det, frozen
 
 
-def _residual(P: _Problem, s: State):
-    new = P.sweep(s)
+def _residual(P: _Problem, s: State, new=None):
+    """The largest relative move of one sweep from ``s`` (``new``: that sweep, if formed)."""
+    new = P.sweep(s) if new is None else new
     return max(abs(float(a - b)) / max(1.0, abs(float(b))) for a, b in zip(new, s)), new
 
 
