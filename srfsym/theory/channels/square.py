@@ -87,6 +87,7 @@ class SquareLossChannel(Channel):
             self.mus2_mus2 = self.mus2 * self.mus2
             self.two_mu1 = 2 * self.mu1
             self.mu1_h1 = self.mu1 * self.h1
+            self.mu0sq = self.mu0 * self.mu0
             self.E_h2 = self.E(self.h2)
             self._set_alpha(self.alpha)
 
@@ -129,7 +130,7 @@ class SquareLossChannel(Channel):
     # --- means and the other conjugates -----------------------------------------------
     def m_update(self, theta, w):
         """m from E[mu0 (h - b) w] = 0 (0 when mu0 vanishes: no signal along 1)."""
-        den = self.E(self.mu0 * self.mu0 * w)
+        den = self.E(self.mu0sq * w)
         vanishing = den <= 1e-24 * (self.E_h2 + 1)
         if vanishing is True or (vanishing is not False and np.all(vanishing)):  # (batch: grid.py)
             return 0 * den
@@ -147,6 +148,15 @@ class SquareLossChannel(Channel):
         """``(Hats, w)`` at the state ``s``."""
         hat, w, _ = self.hats_and_eps(s)
         return hat, w
+
+    def mean_hats(self, s: State):
+        """``(Hats, w)`` without the second-moment conjugates (``q1hat = q2hat = 0``): the
+        mean conjugates, as the affine completion in (m, theta) reads them."""
+        V1hat, V2hat, w = self.v_hats(s.V1, s.V2)
+        b = self.mu0 * s.m + self.kmu1 * s.theta
+        return Hats(0 * V1hat, 0 * V1hat, V1hat, V2hat,
+                    self.a_sb * self.E(self.kmu1 * (self.h - b) * w),
+                    self.a_sb * self.E(self.mu1_h1 * w)), w
 
     def hats_and_eps(self, s: State):
         """``(Hats, w, eps)``: :meth:`hats` and the conditional error it is built from."""
@@ -183,7 +193,7 @@ class SquareLossChannel(Channel):
 
     def mean_vanishes(self):
         """No signal along the mean direction (``E mu0^2 = 0``): m is 0."""
-        return self.E(self.mu0 * self.mu0) == 0
+        return self.E(self.mu0sq) == 0
 
     # --- the Channel interface ---------------------------------------------------------
     def conjugates(self, state, b0=None):
