@@ -292,6 +292,8 @@ def _solve_v_newton(P: _Problem, start, tol, max_iter=60):
     except ConvergenceError as exc:
         exc.iterate = np.exp(exc.iterate)
         raise
+    if it == 1:      # the start solves the equations (to 1e-15): it is the answer, as given
+        return np.asarray(start, dtype=float), it
     return np.exp(u), it
 
 

@@ -30,7 +30,7 @@ import numpy as np
 from .channels.kappa_quadrature import node_rule
 from .convex_fixed_point import solve_convex_srf
 from .convex_groups import solve_convex_groups
-from .engine import NODE_LADDER
+from .engine import _START, NODE_LADDER
 from .fixed_point_groups import solve_srf_groups
 from .multi_index import solve_multi_index_groups, solve_multi_index_noisy, solve_multi_index_srf
 from .square_solve import _solve_at, small_spike_branch
@@ -61,9 +61,10 @@ def ridge(problem, prior, options, start):
     # large r: the rule cut at the student's transitions, nodes counted over the pieces
     cuts, ladder = node_rule(p.student, [r], [c], NODE_LADDER)
 
-    def solve_at(K, prev=None):
+    def solve_at(K, prev=None, warm=None):
         return _solve_at(p.student, p.teacher, r, c, gamma, p.lam, p.alpha, p.beta, spec, K,
-                         options.tol, options.method, None, start, options.max_iter, cuts)
+                         options.tol, options.method, None, start if warm is None else warm,
+                         options.max_iter, cuts)
     if options.nodes == "auto":
         res = _certified(problem, prior, options, start, solve_at, ladder, cuts)
     else:
@@ -114,9 +115,14 @@ def _ridge_contour(problem, prior, options, start):
     return res
 
 #: The node counts certified by climbing the ladder, per point (:func:`_node_key`): the
-#: count ``nodes="auto"`` picks, its node error and the ladder's notes.  The climb is a
-#: function of the point alone, so a count found here is the count a new climb would find
-#: (the answer never depends on earlier calls); a point not seen before climbs.
+#: count ``nodes="auto"`` picks, its node error, the ladder's notes and the certified
+#: solution's (V1, V2).  The climb is a function of the point alone, so a count found here
+#: is the count a new climb would find; a point not seen before climbs.  The one solve at
+#: the remembered count starts Newton at the remembered (V1, V2): where they still solve
+#: the (V1, V2) equations to 1e-15 (always, but for a solve that ended on Newton's looser
+#: acceptance) Newton takes no step and returns them as they are, so the answer is the
+#: first call's, bit for bit (the answer never depends on earlier calls); the solution is
+#: verified by the final sweep as every solve is.
 _CERTIFIED: dict = {}
 _CERTIFIED_SIZE = 4096
 
@@ -145,8 +151,8 @@ def _certified(problem, prior, options, start, solve_at, ladder, cuts):
     key = None if start is not None else _node_key(problem, prior, options, ladder, cuts)
     hit = _CERTIFIED.get(key) if key is not None else None
     if hit is not None:
-        nodes, node_error, notes = hit
-        res = solve_at(nodes)
+        nodes, node_error, notes, V = hit
+        res = solve_at(nodes, warm=None if V is None else _START._replace(V1=V[0], V2=V[1]))
         res.node_error = node_error
         res.notes.extend(notes)
         return res
@@ -155,7 +161,9 @@ def _certified(problem, prior, options, start, solve_at, ladder, cuts):
         if len(_CERTIFIED) >= _CERTIFIED_SIZE:
             _CERTIFIED.pop(next(iter(_CERTIFIED)))
         _CERTIFIED[key] = (res.nodes, res.node_error,
-                           [n for n in res.notes if n.startswith("kappa quadrature")])
+                           [n for n in res.notes if n.startswith("kappa quadrature")],
+                           (res.state.V1, res.state.V2) if options.method == "structured"
+                           else None)
     return res
 
 
