@@ -55,6 +55,11 @@ def register_refusal(pattern, reason):
     """Refuse the keys matching ``pattern`` (a tuple over the key, ``None`` for any value;
     ``reason`` a string, or a callable of the problem giving it)."""
     REFUSALS.append((tuple(pattern), reason))
+    _MATCHING.clear()
+
+
+#: key -> the reasons of REFUSALS whose pattern matches it, in order (filled on use)
+_MATCHING: dict = {}
 
 
 def register_prior(bulk, builder):
@@ -83,11 +88,13 @@ def refusal(problem: Problem, options: Options | None = None):
     a callable may return ``None``: that row does not refuse this problem (the table's cell
     runs only some problems, :func:`combinations` names the others)."""
     key = problem.key
-    for pattern, reason in REFUSALS:
-        if _matches(pattern, key):
-            why = reason(problem, options) if callable(reason) else reason
-            if why is not None:
-                return why
+    matching = _MATCHING.get(key)
+    if matching is None:
+        matching = _MATCHING[key] = [r for p, r in REFUSALS if _matches(p, key)]
+    for reason in matching:
+        why = reason(problem, options) if callable(reason) else reason
+        if why is not None:
+            return why
     if _solver_key(key) not in SOLVERS:
         return f"no solver for readout {key[0]}, loss {key[1]}, precision {key[3]}, " \
                f"target {key[4]}"
