@@ -1,6 +1,6 @@
 r"""The dispatch table: a :class:`~srfsym.theory.problem.Problem` to its prior and its solver.
 
-:func:`solve_problem` reads the problem's key ``(readout, loss, bulk, precision)``
+:func:`solve_problem` reads the problem's key ``(readout, loss, bulk, precision, target)``
 (:attr:`Problem.key <srfsym.theory.problem.Problem.key>`) off three tables, with no chain of
 ``if`` branches:
 
@@ -8,8 +8,9 @@ r"""The dispatch table: a :class:`~srfsym.theory.problem.Problem` to its prior a
   the key, ``None`` matching anything);
 - :data:`PRIORS`: the bulk to the spectral side (``(r, c, gamma)`` on the channel side and
   the spectrum object, docs/theory.md (f), (g.4), (g.5));
-- :data:`SOLVERS`: ``(readout, loss, precision)`` to the solver running the engine
-  (:mod:`srfsym.theory.engine`) with that channel (square or convex, uniform or K groups).
+- :data:`SOLVERS`: ``(readout, loss, precision, target)`` to the solver running the engine
+  (:mod:`srfsym.theory.engine`) with that channel (square or convex, uniform or K groups; a
+  single-index teacher or a multi-index target, docs/theory.md (n)).
 
 Adding an axis is adding a field to the problem, a component to its key and rows to these
 tables (:func:`register_solver`, :func:`register_prior`, :func:`register_refusal`).
@@ -43,7 +44,10 @@ PRECISIONS = ("double", "mpmath")
 TARGETS = ("single", "multi")
 
 
-#: (pattern over (readout, loss, bulk, precision), reason); the first match refuses.
+#: (pattern over (readout, loss, bulk, precision, target), reason); the first match refuses
+#: (a shorter pattern matches any value of the components it does not name; a callable reason
+#: may return None: that problem is not refused by the row).  Add rows with
+#: :func:`register_refusal` (it keeps the per-key lookup current).
 REFUSALS: list = []
 #: bulk kind -> ``builder(problem, mapping) -> Prior``
 PRIORS: dict = {}
