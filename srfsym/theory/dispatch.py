@@ -193,14 +193,14 @@ register_refusal((None, None, None, "mpmath", "multi"),
                  "drop dps")
 register_refusal(("groups", "convex", None, None, "multi"),
                  "a multi-index target with a readout vocabulary: label noise, a bias or "
-                 "another loss are not derived (the learned direction of each letter moves "
-                 "with the labels' proximal step; docs/theory.md (n.7), (n.8))")
+                 "another loss are not implemented (the K-group multi-index solver of "
+                 "docs/theory.md (n.7) has the plain square loss only; (n.8))")
 
 
 def _multi_index_loss(problem, options=None):
-    """other losses than the square one (with label noise or a bias) and Bernoulli labels:
-    the learned direction then depends on the proximal step, not derived for a multi-index
-    target (docs/theory.md (n.8))"""
+    """a loss other than the square one (which takes label noise or a bias) or Bernoulli
+    labels: not derived for a multi-index target (with another loss the learned direction
+    depends on the labels through the proximal step, docs/theory.md (n.8))"""
     p = problem
     if isinstance(p.loss, str) and p.loss.strip() == "square" and p.label_rule == "teacher":
         return None
