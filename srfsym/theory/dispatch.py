@@ -204,9 +204,8 @@ def _multi_index_loss(problem, options=None):
     p = problem
     if isinstance(p.loss, str) and p.loss.strip() == "square" and p.label_rule == "teacher":
         return None
-    return (f"multi-index target {getattr(p.teacher, 'name', p.teacher)!r}: loss = {p.loss!r}"
-            f" with label_rule = {p.label_rule!r} is not derived: " + " ".join(
-                _multi_index_loss.__doc__.split()))
+    return (f"multi-index target {getattr(p.teacher, 'name', p.teacher)!r}, loss = {p.loss!r}"
+            f", label_rule = {p.label_rule!r}: " + " ".join(_multi_index_loss.__doc__.split()))
 
 
 _multi_index_loss.partial = True
