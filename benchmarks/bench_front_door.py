@@ -14,7 +14,9 @@ process per code base, the two alternating, and prints
   ``--no-exact``;
 
 with the largest relative difference of the answers between the two code bases (the numbers
-must not change).  Timings depend on the machine's load: the load average is printed.
+must not change).  Each figure is given as wall time and as the process's CPU time
+(``time.process_time``): on a loaded machine the wall time also counts the time the
+process waits for a core, the CPU time does not (the load average is printed).
 
     python benchmarks/bench_front_door.py [--base d16b8e8] [--calls 300] [--grid 20]
 """
@@ -37,20 +39,22 @@ what, arg = sys.argv[1], json.loads(sys.argv[2])
 warnings.simplefilter("ignore")
 
 def best(f, repeat):
-    ts, out = [], None
+    ts, cpu, out = [], [], None
     for _ in range(repeat):
-        t = time.perf_counter(); out = f(); ts.append(time.perf_counter() - t)
-    return min(ts), out
+        c = time.process_time(); t = time.perf_counter(); out = f()
+        ts.append(time.perf_counter() - t); cpu.append(time.process_time() - c)
+    return (min(ts), min(cpu)), out
 
 if what == "single":
     f = lambda: srfsym.solve("tanh", "sin", alpha0=20, eta=3, lam=0.1, alpha=1.0)
     for _ in range(5):
         res = f()
-    ts = []
+    ts, cpu = [], []
     for _ in range(arg):
-        t = time.perf_counter(); res = f(); ts.append(time.perf_counter() - t)
-    out = {"seconds": statistics.median(ts), "values": [res.test_error, *res.state],
-           "nodes": res.nodes}
+        c = time.process_time(); t = time.perf_counter(); res = f()
+        ts.append(time.perf_counter() - t); cpu.append(time.process_time() - c)
+    out = {"seconds": (statistics.median(ts), statistics.median(cpu)),
+           "values": [res.test_error, *res.state], "nodes": res.nodes}
 elif what == "ridge_grid":
     A, L = np.linspace(0.2, 4, 40), np.geomspace(1e-3, 10, 40)
     K = solve_grid("tanh", "sin", 20, 3, A[:2], L[:2]).nodes
@@ -105,14 +109,15 @@ def main():
                  ("logistic_grid", a.grid, f"{a.grid} x {a.grid} logistic grid", 1, "s")]
         if not a.no_exact:
             cases.append(("exact", None, "bulk='exact' solve", 1, "s"))
-        print(f"{'':24s} {'before':>10s} {'after':>10s}  ratio  max rel. diff  nodes")
+        print(f"{'':24s} {'before':>10s} {'after':>10s}  ratio   {'CPU before':>10s} "
+              f"{'after':>10s}  ratio  max rel. diff  nodes")
         for what, arg, name, scale, unit in cases:
             before = run(base, what, arg)
             after = run(ROOT, what, arg)
-            print(f"{name:24s} {before['seconds'] * scale:8.3g} {unit:2s}"
-                  f"{after['seconds'] * scale:8.3g} {unit:2s} "
-                  f"{before['seconds'] / after['seconds']:5.2f}x  "
-                  f"{rel_diff(after['values'], before['values']):12.1e}  "
+            (wb, cb), (wa, ca) = before["seconds"], after["seconds"]
+            print(f"{name:24s} {wb * scale:8.3g} {unit:2s}{wa * scale:8.3g} {unit:2s} "
+                  f"{wb / wa:5.2f}x  {cb * scale:8.3g} {unit:2s}{ca * scale:8.3g} {unit:2s} "
+                  f"{cb / ca:5.2f}x  {rel_diff(after['values'], before['values']):12.1e}  "
                   f"{before['nodes']} -> {after['nodes']}")
 
 

@@ -1,4 +1,4 @@
-"""The combination table: every (readout, loss, bulk, precision) cell is run by a solver or
+"""The combination table: every (readout, loss, bulk, precision, target) cell is run by a solver or
 refused with its reason, docs/combinations.md is the table the code generates, and the
 cells the table says run do run (small problems, each against the single solve)."""
 import pathlib
@@ -27,10 +27,35 @@ def test_every_cell_is_run_or_says_why():
 
 def test_the_table_is_what_solve_problem_refuses():
     p = Problem("tanh", "sign", 0.1, 1.0, alpha0=2, eta=3, loss="logistic", dps=30)
-    assert p.key == ("uniform", "convex", "mp", "mpmath")
+    assert p.key == ("uniform", "convex", "mp", "mpmath", "single")
     assert refusal(p) == combinations()[p.key]["reason"]
     with pytest.raises(ValueError, match="numerical proximal step"):
         solve_problem(p)
+    q = Problem("tanh", "z1 + z1*z2", 0.1, 1.0, alpha0=4, eta=2, bulk="step", d=100)
+    assert q.key == ("uniform", "square", "step", "double", "multi")
+    assert refusal(q) == combinations()[q.key]["reason"] and "isotropic bulk" in refusal(q)
+
+
+def test_a_multi_index_target_runs_through_the_table():
+    """The target is an axis of the key: a multi-index target is solved by the table's
+    multi-index rows (the alignment vector of its own mapping), in every entry point; a cell
+    that runs some of its problems names the others (a loss with a multi-index target)."""
+    from srfsym.step.multi_index import multi_index_mapping
+    from srfsym.theory.multi_index import solve_multi_index_srf
+    t = "z1 + z1*z2"
+    p = Problem("tanh", t, 0.1, 2.0, alpha0=4, eta=2)
+    assert p.target == "multi" and p.k == 2
+    m = multi_index_mapping("tanh", t, 2, 4)
+    direct = solve_multi_index_srf("tanh", t, m.r, m.c, tuple(float(g) for g in
+                                                              m.alignment_vector), 0.1, 2.0)
+    res = solve_problem(p)
+    assert res.test_error == direct.test_error and res.mapping.alignment_vector
+    g = solve_grid("tanh", t, 4, 2, [1.0, 2.0], [0.1])
+    assert g.test_error[1, 0] == direct.test_error and g.gamma == pytest.approx(m.alignment)
+    cell = combinations()[("uniform", "convex", "mp", "double", "multi")]
+    assert cell["solver"] and "Bernoulli labels" in cell["partial"]
+    with pytest.raises(ValueError, match="loss = 'hinge'"):
+        solve_problem(p.at(loss="hinge"))
 
 
 @pytest.mark.parametrize("kw", [dict(vocabulary=[1, -1]),
@@ -57,9 +82,11 @@ def test_one_validation_for_every_door():
     """Decimal strings are numbers everywhere (alpha, noise, the sweep's alpha0); dps 0 is
     refused everywhere (the API, and ``coefficients --dps 0`` on the command line)."""
     a = Problem("tanh", "sign", "0.1", "1", alpha0="2", eta=3, loss="logistic", noise="0.1")
-    assert a.noise == 0.1 and a.key == ("uniform", "convex", "mp", "double")
+    assert a.noise == 0.1 and a.key == ("uniform", "convex", "mp", "double", "single")
     with pytest.raises(ValueError, match="label noise must be a finite number"):
         Problem("tanh", "sign", 0.1, 1, alpha0=2, eta=3, noise="lots")
+    with pytest.raises(ValueError, match="unknown spectrum 'empirical'"):   # was a KeyError
+        Problem("tanh", "sin", 0.1, 1, alpha0=2, eta=3, spectrum="empirical")
     from srfsym.sweep.spec import parse_spec
     spec = parse_spec({"theory": {"student": "tanh", "teacher": "sin", "alpha0": "20",
                                   "eta": 3, "lam": 0.1, "alpha": 1}})

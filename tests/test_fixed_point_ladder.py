@@ -75,8 +75,8 @@ def test_two_counts_giving_the_same_rule_are_not_a_convergence():
 
 def test_a_certified_count_is_reused_for_the_same_point_with_the_same_answer(monkeypatch):
     """``nodes="auto"`` climbs once per point; the same point again is one solve at the count
-    the climb certified, with the same numbers, node error and notes (no history: the count
-    is the one a new climb finds)."""
+    the climb certified, from its (V1, V2), with the same numbers, node error and notes (no
+    history: the count is the one a new climb finds, the numbers those of a solve at it)."""
     monkeypatch.setattr(solvers, "_CERTIFIED", {})
     first = solve("tanh", "sin", 20, 3, 0.1, 1.0)
     assert len(solvers._CERTIFIED) == 1
@@ -87,5 +87,9 @@ def test_a_certified_count_is_reused_for_the_same_point_with_the_same_answer(mon
     again = solve("tanh", "sin", 20, 3, 0.1, 1.0)
     assert (again.test_error, again.state, again.nodes, again.node_error, again.notes) == (
         first.test_error, first.state, first.nodes, first.node_error, first.notes)
+    # the one solve starts Newton at the certified (V1, V2): no step, the same numbers as a
+    # solve at that count from the usual start (no history)
+    assert again.iterations == 1 < first.iterations
+    assert solve("tanh", "sin", 20, 3, 0.1, 1.0, nodes=first.nodes).state == again.state
     with pytest.raises(AssertionError, match="climbed again"):   # another point climbs
         solve("tanh", "sin", 20, 3, 0.1, 1.5)

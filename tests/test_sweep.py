@@ -356,6 +356,39 @@ def test_bulk_is_a_swept_parameter(tmp_path):
         parse_spec({"theory": {**th, "bulk": "exact", "spectrum": "sample"}})
 
 
+def test_dps_is_a_sweep_key(tmp_path):
+    """[theory] dps = 10: the rows are the mpmath solve's (each against solve(dps=10), which
+    differs from the double-precision value at 1e-13 or so), the method says the digits;
+    the default keeps an older sweep's id; one value per sweep, checked like solve's."""
+    th = {"student": "tanh", "teacher": "sin", "alpha0": 20, "eta": 3, "lam": 0.1,
+          "alpha": [1.0]}
+    assert grid_id(parse_spec({"theory": th})) == "4942ba62ab58a1b4"     # as before dps
+    spec = parse_spec({"theory": {**th, "dps": 10}})
+    run_sweep(spec, tmp_path / "p.csv", workers=1, progress=False)
+    (row,) = read_results(tmp_path / "p.csv")
+    ref = solve("tanh", "sin", 20, 3, 0.1, 1.0, dps=10)
+    assert float(row["test_error"]) == float(ref.mp_test_error)
+    assert "10 digits" in row["method"]
+    with pytest.raises(SweepError, match="dps takes one value"):
+        parse_spec({"theory": {**th, "dps": [20, 30]}})
+    with pytest.raises(SweepError, match="from 5 to 300"):
+        parse_spec({"theory": {**th, "dps": 0}})
+
+
+def test_a_multi_index_target_is_a_theory_sweep(tmp_path):
+    """[theory] teacher = 'z1 + z1*z2' (docs/theory.md (n)): the rows are solve's, through the
+    dispatch table's multi-index rows (with and without a vocabulary)."""
+    th = {"student": "tanh", "teacher": "z1 + z1*z2", "alpha0": 4, "eta": 2, "lam": 0.1,
+          "alpha": [1.0], "vocabulary": [[1], [1, 2]]}
+    run_sweep(parse_spec({"theory": th}), tmp_path / "m.csv", workers=1, progress=False)
+    rows = {r["vocabulary"]: r for r in read_results(tmp_path / "m.csv")}
+    for text, voc in (("1.0", None), ("1.0,2.0", [1, 2])):
+        ref = solve("tanh", "z1 + z1*z2", 4, 2, 0.1, 1.0, vocabulary=voc)
+        assert float(rows[text]["test_error"]) == ref.test_error
+    with pytest.raises(SweepError, match="unknown name 'z1'"):    # simulations: single-index
+        parse_spec({"simulation": {**SIMULATION, "teacher": "z1*z2"}})
+
+
 def test_a_readout_the_sweep_cannot_run_is_refused_before_any_work(tmp_path, capsys):
     # hinge + bias in [simulation], a margin loss on real labels in [theory]: refused up front
     # (before: every point ran and came back as a failed row of NaN)

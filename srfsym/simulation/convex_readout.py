@@ -25,7 +25,6 @@ import math
 from types import SimpleNamespace
 
 import numpy as np
-from scipy.optimize import minimize
 from scipy.special import expit
 
 from ..symbolic.activations import activation  # noqa: F401 (check_readout's doctest)
@@ -82,6 +81,7 @@ def fit_convex_readout(Phi, y, loss, lam, bias=False):
         return float(val.sum() + lam * a @ a), g
 
     x0 = np.zeros(p + (1 if bias else 0))
+    from scipy.optimize import minimize    # (its import is ~0.2 s: paid by the fits only)
     sol = minimize(fun, x0, jac=True, method="L-BFGS-B",
                    options={"maxiter": 20000, "maxcor": 30, "gtol": 1e-10, "ftol": 1e-15})
     grad = float(np.max(np.abs(fun(sol.x)[1])) / max(1.0, abs(sol.fun) / n))
@@ -100,6 +100,7 @@ def _hinge_dual(Phi, y, lam):
         g = YKY @ al
         return 0.5 * al @ g - al.sum(), g - 1.0
 
+    from scipy.optimize import minimize
     sol = minimize(fun, np.zeros(n), jac=True, method="L-BFGS-B", bounds=[(0.0, C)] * n,
                    options={"maxiter": 50000, "maxcor": 30, "gtol": 1e-12, "ftol": 1e-16})
     a = Phi.T @ (sol.x * y) / math.sqrt(p)

@@ -263,18 +263,13 @@ def srf_mapping(student, teacher, eta, alpha0, *, mu0_correction: bool = True,
     >>> [round(v, 5) for v in m.group_spike_strengths + m.group_bulk_variances]
     [1.13406, 2.26811, 1.01897, 1.07589]
     """
-    from .vocabulary import vocabulary as make_vocabulary, check_student
-    voc = make_vocabulary(vocabulary)
+    from .vocabulary import UNIFORM, vocabulary as make_vocabulary, check_student
+    voc = UNIFORM if vocabulary is None else make_vocabulary(vocabulary)
     check_student(student, voc)
-    eta_n = _as_number(eta, "eta (learning rate)")
-    alpha0_n = _as_number(alpha0, "alpha0", allow_inf=True)
-    if eta_n < 0:
-        raise ValueError(f"eta (learning rate) must be >= 0, got {eta}")
-    if eta_n > MAX_ETA:
-        raise ValueError(f"eta = {eta} is above {MAX_ETA:g}: the bulk variance c ~ eta^2 "
-                         "overflows double precision")
-    if alpha0_n < 0:
-        raise ValueError(f"alpha0 (step samples per dimension) must be >= 0, got {alpha0}")
+    if all(type(v) in (int, float, str) for v in (eta, alpha0)):
+        eta_n, alpha0_n = _step_numbers_cached(eta, alpha0)   # the same checks, remembered
+    else:
+        eta_n, alpha0_n = _step_numbers(eta, alpha0)
     te = activation(teacher)
     if te.expr == 0:
         raise ValueError(f"the teacher {te.name} is identically zero: the labels carry no "
@@ -287,6 +282,25 @@ def srf_mapping(student, teacher, eta, alpha0, *, mu0_correction: bool = True,
         if "not odd" in note:
             warnings.warn(note, NonOddActivationWarning, stacklevel=2)
     return out
+
+
+def _step_numbers(eta, alpha0):
+    """``(eta, alpha0)`` as exact SymPy numbers, checked (clear errors otherwise)."""
+    eta_n = _as_number(eta, "eta (learning rate)")
+    alpha0_n = _as_number(alpha0, "alpha0", allow_inf=True)
+    if eta_n < 0:
+        raise ValueError(f"eta (learning rate) must be >= 0, got {eta}")
+    if eta_n > MAX_ETA:
+        raise ValueError(f"eta = {eta} is above {MAX_ETA:g}: the bulk variance c ~ eta^2 "
+                         "overflows double precision")
+    if alpha0_n < 0:
+        raise ValueError(f"alpha0 (step samples per dimension) must be >= 0, got {alpha0}")
+    return eta_n, alpha0_n
+
+
+#: :func:`_step_numbers` of plain numbers and strings, remembered (a failed check raises
+#: again on every call: exceptions are not cached)
+_step_numbers_cached = lru_cache(maxsize=256, typed=True)(_step_numbers)
 
 
 @lru_cache(maxsize=256)

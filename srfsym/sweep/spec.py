@@ -31,12 +31,13 @@ _THEORY_KEYS = {"student": (str, ...), "teacher": (str, ...), "alpha0": (_NUMBER
                 "beta": (_NUMBER, 1.0), "vocabulary": (_VOCABULARY, "1.0"),
                 "spectrum": (str, "mp"), "d": (int, None), "seed": (int, 0),
                 "loss": (str, "square"), "noise": (_NUMBER, 0.0), "bias": (bool, False),
-                "label_rule": (str, "teacher"), "bulk": (str, "isotropic")}
+                "label_rule": (str, "teacher"), "bulk": (str, "isotropic"),
+                "dps": (int, None)}
 #: readout keys left out of ``grid_id`` (and of the tasks) at their default: older sweeps keep
 #: their id, their tasks and their columns (same defaults in both tables)
 _LOSS_KEYS = ("loss", "noise", "bias", "label_rule")
 #: theory keys left out of ``grid_id`` at their default (older sweeps keep their id)
-_DEFAULT_FREE_KEYS = _LOSS_KEYS + ("bulk",)
+_DEFAULT_FREE_KEYS = _LOSS_KEYS + ("bulk", "dps")
 _SIMULATION_KEYS = {"student": (str, ...), "teacher": (str, ...), "alpha0": (_NUMBER, ...),
                     "eta": (_NUMBER, ...), "lam": (_NUMBER, ...), "alpha": (_NUMBER, ...),
                     "d": (int, ...), "beta": (_NUMBER, 1.0), "vocabulary": (_VOCABULARY, "1.0"),
@@ -169,6 +170,12 @@ def _check_value(table, key, v):
         raise SweepError(f"{where} must be >= 0, got {v}")
     if key == "d" and v < 2:
         raise SweepError(f"{where} must be an integer >= 2, got {v}")
+    if key == "dps":
+        from ..core.values import MAX_SOLVER_DPS, check_dps
+        try:
+            check_dps(v, MAX_SOLVER_DPS)
+        except ValueError as exc:
+            raise SweepError(f"{where}: {exc}") from None
     if key in ("seeds", "n_test") and v < 1:
         raise SweepError(f"{where} must be a positive integer, got {v}")
     if key == "seed" and v < 0:
@@ -186,8 +193,11 @@ def _check_value(table, key, v):
                          f"got {v!r}")
     if key in ("student", "teacher"):
         from ..symbolic.activations import activation
+        from ..symbolic.targets import teacher_object
         try:
-            activation(v)
+            # a multi-index target in [theory] (docs/theory.md (n)); the sweep's simulations
+            # are of single-index teachers
+            (teacher_object if (key, table) == ("teacher", "theory") else activation)(v)
         except ValueError as exc:
             raise SweepError(f"{where}: {exc}") from None
 
@@ -200,7 +210,7 @@ def parse_spec(raw: dict) -> dict:
     ...                        "lam": 0.1, "alpha": [1, 2], "gamma": 1}})  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    srfsym.sweep.spec.SweepError: [theory] unknown key 'gamma'; allowed: student, teacher, ..., bulk
+    srfsym.sweep.spec.SweepError: [theory] unknown key 'gamma'; allowed: student, teacher, ..., bulk, dps
     """
     if not isinstance(raw, dict):
         raise SweepError("a sweep description is a table with [theory] and/or [simulation]")
@@ -253,6 +263,9 @@ def parse_spec(raw: dict) -> dict:
             _check_bulk(out)
         if table == "theory":
             _check_d_used(out)
+            if len(out["dps"]) > 1:
+                raise SweepError("[theory] dps takes one value: the rows of a sweep have no "
+                                 "precision column (run one sweep per precision)")
         spec[table] = out
     return spec
 

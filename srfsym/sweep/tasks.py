@@ -85,6 +85,8 @@ def theory_tasks(spec: dict) -> list:
             combo.update(d=None, seed=None)   # d and seed do not enter the deterministic limit
         if combo["label_rule"] == _THEORY_KEYS["label_rule"][1]:
             combo.pop("label_rule")       # the tasks (and failure notes) of earlier sweeps
+        if combo.get("dps", 0) is None:
+            combo.pop("dps")
         task = {"source": "theory", **combo, "alpha": list(t["alpha"]), "lam": list(t["lam"])}
         key = json.dumps(task, sort_keys=True)
         if key not in seen:
@@ -158,8 +160,9 @@ def check_simulation_tasks(tasks, max_memory_gb=8.0):
 def _check_simulated_readout(t, where, theory=False):
     """A readout (loss, noise, bias) the simulation (or the theory: a margin loss on labels
     that are not +-1, a bias the loss does not allow) would refuse, refused before any work."""
-    if not any(k in t for k in _LOSS_KEYS):
-        return
+    from ..symbolic.targets import is_multi_index
+    if not any(k in t for k in _LOSS_KEYS) or is_multi_index(t["teacher"]):
+        return      # a multi-index target's loss: the dispatch table's rows say (failed rows)
     from ..simulation.convex_readout import check_readout
     from ..symbolic.activations import activation
     from ..theory.channels.losses import loss as make_loss
@@ -233,7 +236,9 @@ def _bulk_warnings(student, teacher, alpha0, eta, beta, letters):
 def bulk_warnings(task, voc=None) -> list:
     """The isotropic-bulk warnings of a theory task on the isotropic bulk (the same check as
     ``srfsym error``): every row of the task carries them at the end of its note."""
-    if task.get("bulk", "isotropic") != "isotropic" or not task["alpha0"] or not task["eta"]:
+    from ..symbolic.targets import is_multi_index
+    if task.get("bulk", "isotropic") != "isotropic" or not task["alpha0"] or not task["eta"] \
+            or is_multi_index(task["teacher"]):     # the check is the single-index step's
         return []
     letters = (1.0,) if voc is None else tuple(float(w) for w in voc.letters)
     return list(_bulk_warnings(str(task["student"]), str(task["teacher"]),
@@ -250,10 +255,12 @@ def _theory_rows(task):
     if voc is not None:
         return _theory_rows_vocabulary(task, voc, t0)
     sample = {} if task["spectrum"] == "mp" else {"d": task["d"], "seed": task["seed"]}
+    if task.get("dps") is not None:      # mpmath precision: point by point (the table's cell)
+        sample["dps"] = task["dps"]
     bulk = task.get("bulk", "isotropic")
     if bulk != "isotropic":
         sample = {"bulk": bulk, **({"d": task["d"], "seed": task["seed"]} if bulk == "step"
-                                   else {})}
+                                   else {}), **({"dps": task["dps"]} if "dps" in sample else {})}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")           # what they say is in the notes below
         g = solve_grid(task["student"], task["teacher"], task["alpha0"], task["eta"],
@@ -267,7 +274,8 @@ def _theory_rows(task):
     warns = bulk_warnings(task)           # at the end of every note
     failed = {(f["alpha"], f["lam"]): f["message"] for f in g.failures}
     where = ("" if task["spectrum"] == "mp" else ", sampled spectrum") + (
-        "" if bulk == "isotropic" else f", {bulk} bulk")
+        "" if bulk == "isotropic" else f", {bulk} bulk") + (
+        f", {task['dps']} digits" if task.get("dps") is not None else "")
     rows = []
     for i, a in enumerate(task["alpha"]):
         for j, lam in enumerate(task["lam"]):
@@ -321,6 +329,8 @@ def _theory_rows_vocabulary(task, voc, t0):
     bulk = task.get("bulk", "isotropic")
     extra = {} if bulk == "isotropic" else {"bulk": bulk, **(
         {"d": task["d"], "seed": task["seed"]} if bulk == "step" else {})}
+    if task.get("dps") is not None:
+        extra["dps"] = task["dps"]
     rows, caveats = [], bulk_warnings(task, voc)
     for a in task["alpha"]:
         for lam in task["lam"]:

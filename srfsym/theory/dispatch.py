@@ -1,6 +1,6 @@
 r"""The dispatch table: a :class:`~srfsym.theory.problem.Problem` to its prior and its solver.
 
-:func:`solve_problem` reads the problem's key ``(readout, loss, bulk, precision)``
+:func:`solve_problem` reads the problem's key ``(readout, loss, bulk, precision, target)``
 (:attr:`Problem.key <srfsym.theory.problem.Problem.key>`) off three tables, with no chain of
 ``if`` branches:
 
@@ -8,8 +8,9 @@ r"""The dispatch table: a :class:`~srfsym.theory.problem.Problem` to its prior a
   the key, ``None`` matching anything);
 - :data:`PRIORS`: the bulk to the spectral side (``(r, c, gamma)`` on the channel side and
   the spectrum object, docs/theory.md (f), (g.4), (g.5));
-- :data:`SOLVERS`: ``(readout, loss, precision)`` to the solver running the engine
-  (:mod:`srfsym.theory.engine`) with that channel (square or convex, uniform or K groups).
+- :data:`SOLVERS`: ``(readout, loss, precision, target)`` to the solver running the engine
+  (:mod:`srfsym.theory.engine`) with that channel (square or convex, uniform or K groups; a
+  single-index teacher or a multi-index target, docs/theory.md (n)).
 
 Adding an axis is adding a field to the problem, a component to its key and rows to these
 tables (:func:`register_solver`, :func:`register_prior`, :func:`register_refusal`).
@@ -34,15 +35,19 @@ from .spectral import priors
 __all__ = ["Prior", "solve_problem", "build_prior", "refusal", "combinations",
            "combinations_markdown", "ENTRY_POINTS", "SOLVERS",
            "PRIORS", "REFUSALS", "register_solver", "register_prior", "register_refusal",
-           "READOUTS", "LOSSES", "BULK_KINDS", "PRECISIONS"]
+           "READOUTS", "LOSSES", "BULK_KINDS", "PRECISIONS", "TARGETS"]
 
 READOUTS = ("uniform", "groups")
 LOSSES = ("square", "convex")
 BULK_KINDS = ("mp", "sample", "step", "exact")
 PRECISIONS = ("double", "mpmath")
+TARGETS = ("single", "multi")
 
 
-#: (pattern over (readout, loss, bulk, precision), reason); the first match refuses.
+#: (pattern over (readout, loss, bulk, precision, target), reason); the first match refuses
+#: (a shorter pattern matches any value of the components it does not name; a callable reason
+#: may return None: that problem is not refused by the row).  Add rows with
+#: :func:`register_refusal` (it keeps the per-key lookup current).
 REFUSALS: list = []
 #: bulk kind -> ``builder(problem, mapping) -> Prior``
 PRIORS: dict = {}
@@ -54,6 +59,11 @@ def register_refusal(pattern, reason):
     """Refuse the keys matching ``pattern`` (a tuple over the key, ``None`` for any value;
     ``reason`` a string, or a callable of the problem giving it)."""
     REFUSALS.append((tuple(pattern), reason))
+    _MATCHING.clear()
+
+
+#: key -> the reasons of REFUSALS whose pattern matches it, in order (filled on use)
+_MATCHING: dict = {}
 
 
 def register_prior(bulk, builder):
@@ -61,24 +71,37 @@ def register_prior(bulk, builder):
     PRIORS[bulk] = builder
 
 
-def register_solver(readout, loss, precision, solver):
+def register_solver(readout, loss, precision, solver, target="single"):
     """``solver(problem, prior, options, start) -> result`` for that row of the table."""
-    SOLVERS[(readout, loss, precision)] = solver
+    SOLVERS[(readout, loss, precision, target)] = solver
 
 
 def _matches(pattern, key):
+    """A pattern over the first ``len(pattern)`` components of the key (a shorter pattern
+    matches any value of the components it does not name)."""
     return all(p is None or (v in p if isinstance(p, tuple) else v == p)
                for p, v in zip(pattern, key))
 
 
+def _solver_key(key):
+    return (key[0], key[1], key[3], key[4])
+
+
 def refusal(problem: Problem, options: Options | None = None):
-    """The reason the problem is refused, or ``None`` if a solver runs it."""
+    """The reason the problem is refused, or ``None`` if a solver runs it.  A reason that is
+    a callable may return ``None``: that row does not refuse this problem (the table's cell
+    runs only some problems, :func:`combinations` names the others)."""
     key = problem.key
-    for pattern, reason in REFUSALS:
-        if _matches(pattern, key):
-            return reason(problem, options) if callable(reason) else reason
-    if (key[0], key[1], key[3]) not in SOLVERS:
-        return f"no solver for readout {key[0]}, loss {key[1]}, precision {key[3]}"
+    matching = _MATCHING.get(key)
+    if matching is None:
+        matching = _MATCHING[key] = [r for p, r in REFUSALS if _matches(p, key)]
+    for reason in matching:
+        why = reason(problem, options) if callable(reason) else reason
+        if why is not None:
+            return why
+    if _solver_key(key) not in SOLVERS:
+        return f"no solver for readout {key[0]}, loss {key[1]}, precision {key[3]}, " \
+               f"target {key[4]}"
     return None
 
 
@@ -106,7 +129,7 @@ def solve_problem(problem: Problem, options: Options | None = None, *, start=Non
     if prior is None:
         prior = build_prior(problem, mapping)
     key = problem.key
-    res = SOLVERS[(key[0], key[1], key[3])](problem, prior, options, start)
+    res = SOLVERS[_solver_key(key)](problem, prior, options, start)
     if mapping is not None:
         res.mapping = mapping
         res.notes.extend(mapping.notes)
@@ -159,10 +182,42 @@ register_solver("groups", "square", "double", solvers.ridge_groups)
 register_solver("uniform", "convex", "double", solvers.convex)
 register_solver("groups", "convex", "double", solvers.convex_groups)
 
+# ---- multi-index targets (docs/theory.md (n)) ----------------------------------------------
+register_refusal((None, None, ("step", "exact"), None, "multi"),
+                 "a multi-index target is solved with the isotropic bulk: the step's bulk "
+                 "(bulk = 'step' or 'exact', docs/theory.md (g.4), (g.5)) is derived for the "
+                 "step on a single-index teacher (docs/theory.md (n))")
+register_refusal((None, None, None, "mpmath", "multi"),
+                 "a multi-index target's conditional moments h, h1, h2 come from a "
+                 "double-precision quadrature over its k directions (docs/theory.md (n)): "
+                 "drop dps")
+register_refusal(("groups", "convex", None, None, "multi"),
+                 "a multi-index target with a readout vocabulary: label noise, a bias or "
+                 "another loss are not implemented (the K-group multi-index solver of "
+                 "docs/theory.md (n.7) has the plain square loss only; (n.8))")
+
+
+def _multi_index_loss(problem, options=None):
+    """a loss other than the square one (which takes label noise or a bias) or Bernoulli
+    labels: not derived for a multi-index target (with another loss the learned direction
+    depends on the labels through the proximal step, docs/theory.md (n.8))"""
+    p = problem
+    if isinstance(p.loss, str) and p.loss.strip() == "square" and p.label_rule == "teacher":
+        return None
+    return (f"multi-index target {getattr(p.teacher, 'name', p.teacher)!r}, loss = {p.loss!r}"
+            f", label_rule = {p.label_rule!r}: " + " ".join(_multi_index_loss.__doc__.split()))
+
+
+_multi_index_loss.partial = True
+register_refusal((None, "convex", None, None, "multi"), _multi_index_loss)
+register_solver("uniform", "square", "double", solvers.multi_index_ridge, target="multi")
+register_solver("groups", "square", "double", solvers.multi_index_groups, target="multi")
+register_solver("uniform", "convex", "double", solvers.multi_index_noisy, target="multi")
+
 
 #: entry points beyond the single solve: name -> (how it runs a cell, refusal of a cell or None)
 def _grid_how(key, solver):
-    return "batch" if (key[0], key[1], key[3]) == ("uniform", "square", "double") else \
+    return "batch" if _solver_key(key) == ("uniform", "square", "double", "single") else \
         "point by point"
 
 
@@ -171,47 +226,46 @@ def _optimal_lambda_refuses(key):
             "scan lambda with solve_grid" if key[1] == "convex" else None)
 
 
-def _sweep_refuses(key):
-    return ("not offered (no mathematical reason): a sweep description has no dps key; "
-            "solve_grid(dps=) or solve(dps=) solve such points"
-            if key[3] == "mpmath" else None)
-
-
 ENTRY_POINTS = {
     "solve": (lambda key, solver: solver, lambda key: None),
     "solve_grid": (_grid_how, lambda key: None),
     "learning_curve": (lambda key, solver: "point by point", lambda key: None),
     "optimal_lambda": (lambda key, solver: "point by point", _optimal_lambda_refuses),
-    "sweep": (_grid_how, _sweep_refuses),
+    "sweep": (_grid_how, lambda key: None),
 }
 
 
 def combinations():
-    """Every cell ``(readout, loss, bulk, precision)`` with its solver or its reason, and
-    what each entry point does with it.
+    """Every cell ``(readout, loss, bulk, precision, target)`` with its solver or its reason,
+    and what each entry point does with it (``partial``: the reason some problems of a cell
+    that runs are refused, or ``None``).
 
     >>> cells = combinations()
-    >>> cell = cells[("uniform", "square", "mp", "double")]
+    >>> cell = cells[("uniform", "square", "mp", "double", "single")]
     >>> cell["solver"], cell["solve_grid"]
     ('ridge', 'batch')
     """
-    out = {}
-    for readout in READOUTS:
-        for loss in LOSSES:
-            for bulk in BULK_KINDS:
-                for precision in PRECISIONS:
-                    key = (readout, loss, bulk, precision)
-                    out[key] = _cell(key)
-    return out
+    import itertools
+    return {key: _cell(key) for key in itertools.product(READOUTS, LOSSES, BULK_KINDS,
+                                                          PRECISIONS, TARGETS)}
 
 
 def _cell(key):
-    reason = next((r for p, r in REFUSALS if _matches(p, key)), None)
-    if callable(reason):
-        reason = " ".join(reason.__doc__.split())
-    solver = SOLVERS.get((key[0], key[1], key[3]))
+    reason, partial = None, None
+    for pattern, why in REFUSALS:
+        if not _matches(pattern, key):
+            continue
+        text = " ".join(why.__doc__.split()) if callable(why) else why
+        if getattr(why, "partial", False):
+            partial = partial or text
+            continue
+        reason = text
+        break
+    solver = SOLVERS.get(_solver_key(key))
+    if reason is None and solver is None:
+        reason = "no solver"
     label = getattr(solver, "label", None) if reason is None else None
-    cell = {"solver": label, "reason": reason}
+    cell = {"solver": label, "reason": reason, "partial": None if reason else partial}
     for name, (how, refuses) in ENTRY_POINTS.items():
         why = reason or refuses(key)
         cell[name] = how(key, label) if why is None else None
@@ -233,33 +287,41 @@ def combinations_markdown() -> str:
         "open('docs/combinations.md', 'w').write(m())\"",
         "```",
         "",
-        "A problem's key is (readout, loss, bulk, precision): readout `uniform` or `groups` (a "
-        "vocabulary with K > 1); loss `square` (the plain ridge) or `convex` (any other loss, "
-        "label noise, a bias or Bernoulli labels); bulk `mp` (isotropic, Marchenko-Pastur), "
-        "`sample` (isotropic, one finite-d sample), `step` (the realised first layer), "
-        "`exact` (its d -> infinity law); precision `double` or `mpmath` (`dps`).  Each cell "
+        "A problem's key is (readout, loss, bulk, precision, target): readout `uniform` or "
+        "`groups` (a vocabulary with K > 1); loss `square` (the plain ridge) or `convex` (any "
+        "other loss, label noise, a bias or Bernoulli labels); bulk `mp` (isotropic, "
+        "Marchenko-Pastur), `sample` (isotropic, one finite-d sample), `step` (the realised "
+        "first layer), `exact` (its d -> infinity law); precision `double` or `mpmath` "
+        "(`dps`); target `single` (a single-index teacher) or `multi` (a multi-index target "
+        "in z1..zk, any k the parser takes, docs/theory.md (n)).  Each cell "
         "says which solver runs it and how each entry point runs it (`batch`: one vectorised "
         "solve of the whole grid; `point by point`: the single solve at each point, the "
-        "bulk built once), or the reason it is refused (numbered below the table).  The "
+        "bulk built once), or the reason it is refused (numbered below the table; `only`: "
+        "the cell runs, but refuses some of its problems for that reason).  The "
         "command line runs the same cells: `error` as `solve`, `curve` as `learning_curve` "
         "(or `optimal_lambda` with `--optimize-lambda`), `grid` as `solve_grid`, `sweep` as "
         "`sweep`.",
         "",
-        "| readout | loss | bulk | precision | solve | solve_grid | learning_curve | "
+        "| readout | loss | bulk | precision | target | solve | solve_grid | learning_curve | "
         "optimal_lambda | sweep |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     reasons = []
+
+    def number(why):
+        if why not in reasons:
+            reasons.append(why)
+        return reasons.index(why) + 1
     for key, cell in combinations().items():
         row = list(key)
         for name in ENTRY_POINTS:
-            if cell[name] is not None:
-                row.append(cell[name] if name != "solve" else cell["solver"])
-                continue
-            why = cell[name + "_reason"]
-            if why not in reasons:
-                reasons.append(why)
-            row.append(f"refused ({reasons.index(why) + 1})")
+            if cell[name] is None:
+                row.append(f"refused ({number(cell[name + '_reason'])})")
+            elif name == "solve":
+                row.append(cell["solver"] + (f" (only ({number(cell['partial'])}))"
+                                             if cell["partial"] else ""))
+            else:
+                row.append(cell[name])
         lines.append("| " + " | ".join(row) + " |")
     lines += ["", "Reasons:", ""]
     lines += [f"{i + 1}. {why}" for i, why in enumerate(reasons)]

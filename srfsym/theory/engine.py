@@ -245,7 +245,7 @@ def newton(F, jacobian, u, accept, max_iter=60, catch=False):
     """
     f = F(u)
     for it in range(1, max_iter + 1):
-        nf = np.max(np.abs(f))
+        nf = np.abs(f).max()   # (the array methods: the same numbers, less call overhead)
         if nf < 1e-15:
             return u, it
         step = _newton_step(jacobian(u), f)
@@ -260,14 +260,14 @@ def newton(F, jacobian, u, accept, max_iter=60, catch=False):
                 if not catch:
                     raise
                 fn = None
-            if fn is not None and np.all(np.isfinite(fn)) and np.max(np.abs(fn)) < (
+            if fn is not None and np.isfinite(fn).all() and np.abs(fn).max() < (
                     1 - 1e-4 * t) * nf:
                 break
             t /= 2
         else:
             break
         u, f = un, fn
-    if np.max(np.abs(f)) < accept:
+    if np.abs(f).max() < accept:
         return u, max_iter
     raise ConvergenceError("Newton on (V1, V2) did not converge",
                            residual=float(np.max(np.abs(f))), iterate=u)
@@ -292,6 +292,8 @@ def _solve_v_newton(P: _Problem, start, tol, max_iter=60):
     except ConvergenceError as exc:
         exc.iterate = np.exp(exc.iterate)
         raise
+    if it == 1:      # the start solves the equations (to 1e-15): it is the answer, as given
+        return np.asarray(start, dtype=float), it
     return np.exp(u), it
 
 
@@ -424,10 +426,12 @@ def _complete_full(P: Engine, V1, V2, check=True):
     V1hat, V2hat, _ = P.v_hats(V1, V2)
     frozen = prior.freeze(Hats(None, None, V1hat, V2hat, None, None))
     sweeps = []
+    # the (m, theta) map reads the mean conjugates only (its q1, q2 are not used)
+    mean_hats = getattr(ch, "mean_hats", P.hats)
 
     def T_mt(x):
         m, th = ch.unpack_mean(x)
-        hat, w_ = P.hats(State(zm, zv, V1, V2, th, zv, m))
+        hat, w_ = mean_hats(State(zm, zv, V1, V2, th, zv, m))
         new = prior.overlaps(hat, ch.m_update(th, w_), frozen)
         sweeps.append(new)
         return ch.pack_mean(new.m, new.theta)
@@ -459,8 +463,9 @@ def _complete_full(P: Engine, V1, V2, check=True):
     return State(q1, q2, V1, V2, theta, psi, m), det_mt, det, frozen
 
 
-def _residual(P: _Problem, s: State):
-    new = P.sweep(s)
+def _residual(P: _Problem, s: State, new=None):
+    """The largest relative move of one sweep from ``s`` (``new``: that sweep, if formed)."""
+    new = P.sweep(s) if new is None else new
     return max(abs(float(a - b)) / max(1.0, abs(float(b))) for a, b in zip(new, s)), new
 
 

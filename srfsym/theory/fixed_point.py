@@ -117,11 +117,6 @@ def solve_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp"
     >>> res.state.theta == 0.0 and res.test_error > 0
     True
     """
-    if multi_index_teacher(teacher):     # multi-index hook (issue 28)
-        raise ValueError(f"solve_srf takes a single-index teacher and a scalar gamma; for the "
-                         f"multi-index target {getattr(teacher, 'name', teacher)!r} use "
-                         "srfsym.theory.multi_index.solve_multi_index_srf (an alignment vector) "
-                         "or solve (docs/theory.md (n))")
     fields, options, start = _split(kwargs)
     problem = Problem(student, teacher, lam, alpha, beta, r=r, c=c, gamma=gamma,
                       spectrum=spectrum, **fields)
@@ -134,8 +129,8 @@ def multi_index_teacher(teacher) -> bool:
     >>> multi_index_teacher("z1 + z1*z2"), multi_index_teacher("tanh")
     (True, False)
     """
-    from ..symbolic.targets import MultiIndexTarget, is_multi_index
-    return isinstance(teacher, MultiIndexTarget) or is_multi_index(teacher)
+    from .problem import _multi_index
+    return _multi_index(teacher)
 
 
 def solve(student, teacher, alpha0, eta, lam, alpha, beta=1.0, spectrum="mp", *,
@@ -160,11 +155,6 @@ def solve(student, teacher, alpha0, eta, lam, alpha, beta=1.0, spectrum="mp", *,
     >>> round(res.state.m, 12), round(res.state.theta, 12)
     (0.0, 0.0)
     """
-    if multi_index_teacher(teacher):     # multi-index hook (issue 28): docs/theory.md (n)
-        from .multi_index import solve_multi_index_checked
-        _validate(alpha, lam, beta)
-        return solve_multi_index_checked(student, teacher, alpha0, eta, lam, alpha, beta,
-                                         spectrum, mu0_correction=mu0_correction, **kwargs)
     fields, options, start = _split(kwargs)
     problem = Problem(student, teacher, lam, alpha, beta, alpha0=alpha0, eta=eta,
                       spectrum=spectrum, mu0_correction=mu0_correction, **fields)
@@ -208,11 +198,6 @@ def learning_curve(student, teacher, alpha0, eta, lam, alphas, beta=1.0, spectru
     alphas = np.atleast_1d(np.asarray(alphas, dtype=float))
     if alphas.size == 0:
         raise ValueError("alphas must contain at least one value")
-    if multi_index_teacher(teacher):     # multi-index hook (issue 28): docs/theory.md (n)
-        from .multi_index import solve_multi_index_checked
-        return LearningCurve(alphas, [solve_multi_index_checked(
-            student, teacher, alpha0, eta, lam, float(a), beta, spectrum,
-            **dict(kwargs, nodes=nodes)) for a in alphas])
     fields, options, _ = _split(dict(kwargs, nodes=nodes))
     family = Problem(student, teacher, lam, None, beta, alpha0=alpha0, eta=eta,
                      spectrum=spectrum, **fields)
@@ -259,9 +244,6 @@ def optimal_lambda(student, teacher, alpha0, eta, alpha, beta=1.0, spectrum="mp"
         raise ValueError(f"lam_range must be two numbers, got {lam_range!r}") from None
     if not (0 < lo_lam < hi_lam and math.isfinite(hi_lam)):
         raise ValueError(f"lam_range must satisfy 0 < low < high < inf, got {lam_range!r}")
-    if multi_index_teacher(teacher):     # multi-index hook (issue 28): docs/theory.md (n)
-        return _optimal_lambda_multi_index(student, teacher, alpha0, eta, alpha, beta, spectrum,
-                                           (lo_lam, hi_lam), kwargs)
     fields, options, _ = _split(kwargs)
     family = Problem(student, teacher, None, alpha, beta, alpha0=alpha0, eta=eta,
                      spectrum=spectrum, **fields)
@@ -279,22 +261,6 @@ def optimal_lambda(student, teacher, alpha0, eta, alpha, beta=1.0, spectrum="mp"
         return solve_problem(family.at(lam=lam), options, mapping=mapping,
                              prior=prior if family.dps is None else None)
     return _minimise_over_lambda(at, lo_lam, hi_lam, lam_range)
-
-
-def _optimal_lambda_multi_index(student, teacher, alpha0, eta, alpha, beta, spectrum, lams,
-                                kwargs):
-    """:func:`optimal_lambda` for a multi-index target (docs/theory.md (n))."""
-    from .multi_index import solve_multi_index_checked
-    if str(kwargs.get("loss", "square")).strip() != "square" or kwargs.get("noise") \
-            or kwargs.get("bias"):
-        raise ValueError("optimal_lambda minimises the ridge's test error (square loss, no "
-                         "noise, no bias); for other losses scan lambda with solve(..., loss=)")
-    search = dict(kwargs, nodes=kwargs.get("nodes", 108), dps=None)
-
-    def at(lam, search_mode=True):
-        return solve_multi_index_checked(student, teacher, alpha0, eta, lam, alpha, beta,
-                                         spectrum, **(search if search_mode else kwargs))
-    return _minimise_over_lambda(at, lams[0], lams[1], lams)
 
 
 def _minimise_over_lambda(at, lo_lam, hi_lam, lam_range):

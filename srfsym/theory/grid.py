@@ -321,8 +321,8 @@ def solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, spectrum="
                      spectrum=spectrum, d=d, seed=seed, bulk=bulk, loss=loss, noise=noise,
                      bias=bias, label_rule=label_rule, vocabulary=vocabulary, dps=dps,
                      mu0_correction=mu0_correction)
-    readout, loss_kind, _, precision = family.key
-    if (readout, loss_kind, precision) != ("uniform", "square", "double"):
+    readout, loss_kind, _, precision, target = family.key
+    if (readout, loss_kind, precision, target) != ("uniform", "square", "double", "single"):
         convex = loss_kind == "convex"
         options = Options(nodes=120 if convex and nodes == "auto" else nodes, tol=tol,
                           method="anderson" if convex else "structured",

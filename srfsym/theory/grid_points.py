@@ -98,7 +98,7 @@ def point_grid(family: Problem, alphas, lams, options: Options, *, on_failure="r
     failures, notes, iterations, nodes = [], list(mapping.notes if mapping else []), 0, None
     if prior.note is not None:
         notes.append(prior.note)
-    continued = family.key[:2] == ("uniform", "convex")
+    continued = family.key[:2] == ("uniform", "convex") and family.target == "single"
     ctx, first = GridContext(train_classification=False), None
     for j, lam in enumerate(lams):
         done = []
@@ -149,7 +149,10 @@ def _store(vals, i, j, res):
 
 def _result(family, prior, alphas, lams, vals, ok, method, results, failures, notes,
             iterations, nodes, options, mapping, t0):
-    r, c, gamma = (float(v) for v in prior.params)
+    r, c, gamma = prior.params
+    r, c = float(r), float(c)
+    gamma = (float(np.linalg.norm(np.asarray(gamma, dtype=float))) if isinstance(gamma, tuple)
+             else float(gamma))      # |gamma| of an alignment vector (a multi-index target)
     p = family
     spectrum = (prior.name if prior.name is not None else
                 p.spectrum if p.spectrum == "mp" else f"sample (d = {int(p.d)}, seed = {p.seed})")

@@ -15,7 +15,11 @@ dispatch table of :mod:`srfsym.theory.dispatch` reads the channel and the prior 
 - the bulk: ``"isotropic"`` with ``spectrum`` ``"mp"``, ``"sample"`` (at ``d``, ``seed``) or
   a spectrum object; ``"step"`` (the first layer realised at ``d``, ``seed``,
   docs/theory.md (g.4)); ``"exact"`` (its d -> infinity law, (g.5));
-- the precision: ``dps`` (``None``: double precision).
+- the precision: ``dps`` (``None``: double precision);
+- the target: the ``teacher`` is a single-index activation, or a multi-index target (text in
+  ``z1..zk`` or a :class:`~srfsym.symbolic.targets.MultiIndexTarget`, docs/theory.md (n)):
+  :attr:`Problem.target` is ``"single"`` or ``"multi"``, :attr:`Problem.k` its number of
+  directions.
 
 ``alpha`` and ``lam`` may be ``None`` for a family of problems over those axes (a grid, a
 learning curve): each point is validated when it is solved.  Numbers may be given as
@@ -24,7 +28,10 @@ is run (``nodes``, ``tol``, ``method``, ``max_iter``) is a :class:`Options` valu
 
 >>> p = Problem("tanh", "sin", lam=0.1, alpha="1", alpha0=20, eta=3, noise="0")
 >>> p.key
-('uniform', 'square', 'mp', 'double')
+('uniform', 'square', 'mp', 'double', 'single')
+>>> q = Problem("tanh", "z1 + z1*z2", lam=0.1, alpha=1, alpha0=4, eta=2)
+>>> q.target, q.k
+('multi', 2)
 >>> Problem("tanh", "sin", lam=0.1, alpha=1, alpha0=20, eta=3, dps=0)
 Traceback (most recent call last):
 ...
@@ -35,6 +42,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
@@ -212,9 +220,24 @@ class Problem:
         return "double" if self.dps is None else "mpmath"
 
     @property
+    def target(self) -> str:
+        """``"single"`` (a single-index teacher) or ``"multi"`` (a multi-index target in
+        ``z1..zk``, docs/theory.md (n))."""
+        return "multi" if _multi_index(self.teacher) else "single"
+
+    @property
+    def k(self) -> int:
+        """The target's number of directions (1 for a single-index teacher)."""
+        if self.target == "single":
+            return 1
+        from ..symbolic.targets import multi_index_target
+        return multi_index_target(self.teacher).k
+
+    @property
     def key(self) -> tuple:
-        """``(readout, loss, bulk, precision)``: the row of the dispatch table."""
-        return (self.readout, self.loss_kind, self.bulk_kind, self.precision)
+        """``(readout, loss, bulk, precision, target)``: the row of the dispatch table
+        (computed once, when the problem is validated)."""
+        return self._key
 
     def at(self, **changes) -> "Problem":
         """A copy with some fields changed (validated again).
@@ -229,6 +252,12 @@ class Problem:
         are given directly)."""
         if self.alpha0 is None:
             return None
+        if self.target == "multi":     # the alignment vector, docs/theory.md (n)
+            from ..step.multi_index import multi_index_mapping, no_step_mapping
+            if float(self.alpha0) == 0 or float(self.eta) == 0:
+                return no_step_mapping(self.student, self.teacher)
+            return multi_index_mapping(self.student, self.teacher, self.eta, self.alpha0,
+                                       mu0_correction=self.mu0_correction)
         from ..step.mapping import srf_mapping
         return srf_mapping(self.student, self.teacher, self.eta, self.alpha0,
                            mu0_correction=self.mu0_correction)
@@ -251,6 +280,12 @@ def _validate(p: Problem):
     if (p.alpha0 is None) == (p.r is None):
         raise ValueError("a problem needs the step as (alpha0, eta) or as (r, c, gamma)")
     if p.alpha0 is None:     # (alpha0, eta): checked by the mapping, with its messages
+        if _multi_index(p.teacher):
+            raise ValueError(
+                f"solve_srf takes a single-index teacher and a scalar gamma; for the "
+                f"multi-index target {getattr(p.teacher, 'name', p.teacher)!r} use "
+                "srfsym.theory.multi_index.solve_multi_index_srf (an alignment vector) or "
+                "solve (docs/theory.md (n))")
         from .channels.kappa_quadrature import validate_srf_parameters
         validate_srf_parameters(p.r, p.c, p.gamma)
     _validate_bulk(p)
@@ -265,12 +300,29 @@ def _validate(p: Problem):
     if p.loss_kind == "convex":
         from .channels.losses import loss as make_loss
         make_loss(p.loss)
+    _set(p, "_key", (p.readout, p.loss_kind, p.bulk_kind, p.precision, p.target))
+
+
+def _multi_index(teacher) -> bool:
+    """A multi-index target (text in ``z1..zk`` or the object; docs/theory.md (n))."""
+    if isinstance(teacher, str):
+        return _multi_index_text(teacher)
+    from ..symbolic.targets import MultiIndexTarget
+    return isinstance(teacher, MultiIndexTarget)
+
+
+@lru_cache(maxsize=1024)
+def _multi_index_text(text: str) -> bool:
+    from ..symbolic.targets import is_multi_index
+    return is_multi_index(text)
 
 
 def _validate_bulk(p: Problem):
     if p.bulk not in BULKS:
         raise ValueError(f"bulk must be one of {BULKS}, got {p.bulk!r}")
     if p.bulk == "isotropic":
+        if isinstance(p.spectrum, str) and p.spectrum not in ("mp", "sample"):
+            raise ValueError(f"unknown spectrum {p.spectrum!r}: use 'mp' or 'sample'")
         return
     own = ("the realised first layer" if p.bulk == "step" else
            "the exact law of the step's bulk, docs/theory.md (g.5)")

@@ -11,7 +11,9 @@ engine (:mod:`srfsym.theory.engine`) with its channel:
 - :func:`convex`: any convex loss, label noise, a bias or Bernoulli labels
   (:mod:`srfsym.theory.convex_fixed_point`, docs/theory.md (m));
 - :func:`convex_groups`: the same with a vocabulary (:mod:`srfsym.theory.convex_groups`,
-  docs/theory.md (m.8)).
+  docs/theory.md (m.8));
+- :func:`multi_index_ridge`, :func:`multi_index_groups`, :func:`multi_index_noisy`: a
+  multi-index target (:mod:`srfsym.theory.multi_index`, docs/theory.md (n)).
 
 >>> from srfsym.theory.problem import Options, Problem
 >>> from srfsym.theory.spectral.priors import isotropic_prior
@@ -28,14 +30,16 @@ import numpy as np
 from .channels.kappa_quadrature import node_rule
 from .convex_fixed_point import solve_convex_srf
 from .convex_groups import solve_convex_groups
-from .engine import NODE_LADDER
+from .engine import _START, NODE_LADDER
 from .fixed_point_groups import solve_srf_groups
+from .multi_index import solve_multi_index_groups, solve_multi_index_noisy, solve_multi_index_srf
 from .square_solve import _solve_at, small_spike_branch
 from .spectral.priors import make_spectrum
 from .spectral.exact_bulk_groups import exact_group_bulk
 from .state import NODES_REFUSE, ConvergenceError, Hats, State, climb_nodes
 
-__all__ = ["ridge", "ridge_mpmath", "ridge_groups", "convex", "convex_groups"]
+__all__ = ["ridge", "ridge_mpmath", "ridge_groups", "convex", "convex_groups",
+           "multi_index_ridge", "multi_index_groups", "multi_index_noisy"]
 
 
 def ridge(problem, prior, options, start):
@@ -57,9 +61,10 @@ def ridge(problem, prior, options, start):
     # large r: the rule cut at the student's transitions, nodes counted over the pieces
     cuts, ladder = node_rule(p.student, [r], [c], NODE_LADDER)
 
-    def solve_at(K, prev=None):
+    def solve_at(K, prev=None, warm=None):
         return _solve_at(p.student, p.teacher, r, c, gamma, p.lam, p.alpha, p.beta, spec, K,
-                         options.tol, options.method, None, start, options.max_iter, cuts)
+                         options.tol, options.method, None, start if warm is None else warm,
+                         options.max_iter, cuts)
     if options.nodes == "auto":
         res = _certified(problem, prior, options, start, solve_at, ladder, cuts)
     else:
@@ -110,9 +115,14 @@ def _ridge_contour(problem, prior, options, start):
     return res
 
 #: The node counts certified by climbing the ladder, per point (:func:`_node_key`): the
-#: count ``nodes="auto"`` picks, its node error and the ladder's notes.  The climb is a
-#: function of the point alone, so a count found here is the count a new climb would find
-#: (the answer never depends on earlier calls); a point not seen before climbs.
+#: count ``nodes="auto"`` picks, its node error, the ladder's notes and the certified
+#: solution's (V1, V2).  The climb is a function of the point alone, so a count found here
+#: is the count a new climb would find; a point not seen before climbs.  The one solve at
+#: the remembered count starts Newton at the remembered (V1, V2): where they still solve
+#: the (V1, V2) equations to 1e-15 (always, but for a solve that ended on Newton's looser
+#: acceptance) Newton takes no step and returns them as they are, so the answer is the
+#: first call's, bit for bit (the answer never depends on earlier calls); the solution is
+#: verified by the final sweep as every solve is.
 _CERTIFIED: dict = {}
 _CERTIFIED_SIZE = 4096
 
@@ -141,8 +151,8 @@ def _certified(problem, prior, options, start, solve_at, ladder, cuts):
     key = None if start is not None else _node_key(problem, prior, options, ladder, cuts)
     hit = _CERTIFIED.get(key) if key is not None else None
     if hit is not None:
-        nodes, node_error, notes = hit
-        res = solve_at(nodes)
+        nodes, node_error, notes, V = hit
+        res = solve_at(nodes, warm=None if V is None else _START._replace(V1=V[0], V2=V[1]))
         res.node_error = node_error
         res.notes.extend(notes)
         return res
@@ -151,7 +161,9 @@ def _certified(problem, prior, options, start, solve_at, ladder, cuts):
         if len(_CERTIFIED) >= _CERTIFIED_SIZE:
             _CERTIFIED.pop(next(iter(_CERTIFIED)))
         _CERTIFIED[key] = (res.nodes, res.node_error,
-                           [n for n in res.notes if n.startswith("kappa quadrature")])
+                           [n for n in res.notes if n.startswith("kappa quadrature")],
+                           (res.state.V1, res.state.V2) if options.method == "structured"
+                           else None)
     return res
 
 
@@ -264,3 +276,51 @@ def convex_groups(problem, prior, options, start):
 
 
 convex_groups.label = "convex, K groups"
+
+
+# ---- multi-index targets (docs/theory.md (n)): the alignment vector in prior.params[2] ------
+def _multi_index_options(options):
+    """The multi-index solvers' keywords from the options (``nodes="auto"``: their fixed
+    rule, :data:`~srfsym.theory.multi_index.MULTI_INDEX_NODES`)."""
+    if options.method != "structured":
+        raise ValueError("a multi-index target is solved by the structured method (Newton on "
+                         f"(V1, V2), docs/theory.md (n.4)), got method = {options.method!r}")
+    return dict(tol=options.tol, **({} if options.nodes == "auto" else
+                                    {"nodes": int(options.nodes)}))
+
+
+def multi_index_ridge(problem, prior, options, start):
+    """The square loss with the uniform readout for a multi-index target
+    (:func:`~srfsym.theory.multi_index.solve_multi_index_srf`; ``start`` is not used)."""
+    p = problem
+    return solve_multi_index_srf(p.student, p.teacher, *prior.params, p.lam, p.alpha, p.beta,
+                                 p.spectrum, max_iter=options.max_iter, d=p.d, seed=p.seed,
+                                 **_multi_index_options(options))
+
+
+multi_index_ridge.label = "multi-index ridge"
+
+
+def multi_index_groups(problem, prior, options, start):
+    """The square loss with a readout vocabulary for a multi-index target
+    (:func:`~srfsym.theory.multi_index.solve_multi_index_groups`, docs/theory.md (n.7))."""
+    p = problem
+    return solve_multi_index_groups(p.student, p.teacher, *prior.params, p.lam, p.alpha,
+                                    p.beta, vocabulary=p.vocabulary, max_iter=options.max_iter,
+                                    **_multi_index_options(options))
+
+
+multi_index_groups.label = "multi-index ridge, K groups"
+
+
+def multi_index_noisy(problem, prior, options, start):
+    """The square loss with label noise or a trained bias for a multi-index target
+    (:func:`~srfsym.theory.multi_index.solve_multi_index_noisy`, docs/theory.md (n.8))."""
+    p = problem
+    return solve_multi_index_noisy(p.student, p.teacher, *prior.params, p.lam, p.alpha, p.beta,
+                                   p.spectrum, noise=p.noise, bias=p.bias,
+                                   max_iter=min(options.max_iter, 1000), d=p.d, seed=p.seed,
+                                   **_multi_index_options(options))
+
+
+multi_index_noisy.label = "multi-index, noise / bias"

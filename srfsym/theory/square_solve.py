@@ -70,10 +70,10 @@ def _solve_at(student, teacher, r, c, gamma, lam, alpha, beta, spec, K, tol, met
         state = State(*x)
     else:
         raise ValueError(f"unknown method {method!r}")
-    with workdps((dps or 15) + 10):
-        res, new = _residual(P, state)
-        test, train = P.errors(state)
-        hat, _ = P.hats(state)
+    with workdps((dps or 15) + 10):    # the verifying sweep, its hats and errors formed once
+        hat, w, eps = P.channel.hats_and_eps(state)
+        res, new = _residual(P, state, P.prior.overlaps(hat, P.channel.m_update(state.theta, w)))
+        test, train = P.channel.errors(state, eps)
     if not res < tol:
         raise ConvergenceError(f"fixed point not verified: final sweep moves the order "
                                f"parameters by {res:.3e} > tol = {tol:g}", residual=res,

@@ -80,6 +80,14 @@ class SquareLossChannel(Channel):
         with (workdps(self._dps + 10) if self.mp else contextlib.nullcontext()):
             self.mu1sq = self.mu1 * self.mu1
             self.kmu1 = self.kappa * self.mu1
+            # products the sweep uses at every call, formed once (the same operands in the
+            # same order: the same numbers as forming them each time)
+            self.mu1sq_mu1sq = self.mu1sq * self.mu1sq
+            self.mu1sq_mus2 = self.mu1sq * self.mus2      # = mus2 * mu1sq (IEEE: commutes)
+            self.mus2_mus2 = self.mus2 * self.mus2
+            self.two_mu1 = 2 * self.mu1
+            self.mu1_h1 = self.mu1 * self.h1
+            self.mu0sq = self.mu0 * self.mu0
             self.E_h2 = self.E(self.h2)
             self._set_alpha(self.alpha)
 
@@ -115,38 +123,57 @@ class SquareLossChannel(Channel):
         ``-mu^4 w^2`` (nested tuples, so that it also applies entrywise to a batch)."""
         w2 = w * w
         a = -self.a_b
-        return ((a * self.E(self.mu1sq * self.mu1sq * w2), a * self.E(self.mu1sq * self.mus2 * w2)),
-                (a * self.E(self.mus2 * self.mu1sq * w2), a * self.E(self.mus2 * self.mus2 * w2)))
+        cross = a * self.E(self.mu1sq_mus2 * w2)
+        return ((a * self.E(self.mu1sq_mu1sq * w2), cross),
+                (cross, a * self.E(self.mus2_mus2 * w2)))
 
     # --- means and the other conjugates -----------------------------------------------
     def m_update(self, theta, w):
         """m from E[mu0 (h - b) w] = 0 (0 when mu0 vanishes: no signal along 1)."""
-        den = self.E(self.mu0 * self.mu0 * w)
+        den = self.E(self.mu0sq * w)
         vanishing = den <= 1e-24 * (self.E_h2 + 1)
         if vanishing is True or (vanishing is not False and np.all(vanishing)):  # (batch: grid.py)
             return 0 * den
         return self.E(self.mu0 * (self.h - self.kmu1 * theta) * w) / den
 
-    def conditional_error(self, s: State):
-        """``eps(kappa)``: the conditional test error at each node."""
-        b = self.mu0 * s.m + self.kmu1 * s.theta
-        return (self.h2 - 2 * b * self.h - 2 * self.mu1 * s.psi * self.h1 + b * b
+    def conditional_error(self, s: State, b=None):
+        """``eps(kappa)``: the conditional test error at each node (``b``: the mean
+        ``mu0 m + mu1 kappa theta`` if already formed)."""
+        if b is None:
+            b = self.mu0 * s.m + self.kmu1 * s.theta
+        return (self.h2 - 2 * b * self.h - self.two_mu1 * s.psi * self.h1 + b * b
                 + self.mu1sq * s.q1 + self.mus2 * s.q2)
 
     def hats(self, s: State):
         """``(Hats, w)`` at the state ``s``."""
+        hat, w, _ = self.hats_and_eps(s)
+        return hat, w
+
+    def mean_hats(self, s: State):
+        """``(Hats, w)`` without the second-moment conjugates (``q1hat = q2hat = 0``): the
+        mean conjugates, as the affine completion in (m, theta) reads them."""
         V1hat, V2hat, w = self.v_hats(s.V1, s.V2)
-        eps = self.conditional_error(s)
-        w2eps = w * w * eps
         b = self.mu0 * s.m + self.kmu1 * s.theta
+        return Hats(0 * V1hat, 0 * V1hat, V1hat, V2hat,
+                    self.a_sb * self.E(self.kmu1 * (self.h - b) * w),
+                    self.a_sb * self.E(self.mu1_h1 * w)), w
+
+    def hats_and_eps(self, s: State):
+        """``(Hats, w, eps)``: :meth:`hats` and the conditional error it is built from."""
+        V1hat, V2hat, w = self.v_hats(s.V1, s.V2)
+        b = self.mu0 * s.m + self.kmu1 * s.theta
+        eps = self.conditional_error(s, b)
+        w2eps = w * w * eps
         return Hats(self.a_b * self.E(self.mu1sq * w2eps), self.a_b * self.E(self.mus2 * w2eps),
                     V1hat, V2hat, self.a_sb * self.E(self.kmu1 * (self.h - b) * w),
-                    self.a_sb * self.E(self.mu1 * self.h1 * w)), w
+                    self.a_sb * self.E(self.mu1_h1 * w)), w, eps
 
-    def errors(self, s: State):
-        """(test error, train error) = (E eps, E eps w^2)."""
+    def errors(self, s: State, eps=None):
+        """(test error, train error) = (E eps, E eps w^2) (``eps``: the conditional error
+        at ``s``, if already formed)."""
         w = self.weights(s.V1, s.V2)
-        eps = self.conditional_error(s)
+        if eps is None:
+            eps = self.conditional_error(s)
         return self.E(eps), self.E(eps * w * w)
 
     # --- the shapes of the order parameters, for the engine's affine solves ------------
@@ -166,7 +193,7 @@ class SquareLossChannel(Channel):
 
     def mean_vanishes(self):
         """No signal along the mean direction (``E mu0^2 = 0``): m is 0."""
-        return self.E(self.mu0 * self.mu0) == 0
+        return self.E(self.mu0sq) == 0
 
     # --- the Channel interface ---------------------------------------------------------
     def conjugates(self, state, b0=None):

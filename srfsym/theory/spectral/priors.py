@@ -59,6 +59,9 @@ def isotropic_prior(problem, mapping):
     """The isotropic bulk (or a spectrum object): the mapping's or the given ``r, c, gamma``;
     the spectrum is built for the uniform readout (the K-group solvers build their own
     block-Wishart equivalent, or read a spectral side split by letter)."""
+    if problem.target == "multi":    # the alignment vector; the solver builds its spectrum
+        return _prior((mapping.spike_strength, mapping.bulk_variance,
+                       tuple(float(g) for g in mapping.alignment_vector)), None)
     if mapping is None:
         params = (problem.r, problem.c, problem.gamma)
     elif problem.dps is None:
