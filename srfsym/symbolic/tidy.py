@@ -68,7 +68,37 @@ def tidy(expr, seconds: float = 1.0):
             out = merged
     if sp.count_ops(out) <= SIMPLIFY_OPS:
         out = simplify_limited(out, seconds, measure=sp.count_ops)
-    return out
+    return out if out is expr or _same_value(expr, out) else expr
+
+
+#: Points (one value per free symbol, in sorted order, cycled) where a tidied form must equal
+#: the form it came from: tidying is display, it must never change a value.
+_PROBE = ((0.3711, 1.2389, 0.5127, 2.0621), (0.8813, 0.2267, 1.7341, 0.6053))
+
+
+def _same_value(before, after, digits: int = 30) -> bool:
+    """``True`` when ``after`` equals ``before`` to ``digits - 10`` digits at two generic points
+    (complex values compared as such); ``False`` when it differs, or cannot be evaluated where
+    ``before`` can.
+
+    >>> x = sp.Symbol("x", positive=True)
+    >>> _same_value(sp.exp(x) * sp.exp(-x / 2), sp.exp(x / 2)), _same_value(x, 2 * x)
+    (True, False)
+    """
+    symbols = sorted(before.free_symbols | after.free_symbols, key=sp.default_sort_key)
+    for point in _PROBE:
+        subs = {s: sp.Float(point[i % len(point)], digits) for i, s in enumerate(symbols)}
+        try:
+            b = complex(before.evalf(digits, subs=subs))
+        except (TypeError, ValueError, ZeroDivisionError):
+            continue                    # before is singular here: this point says nothing
+        try:
+            a = complex(after.evalf(digits, subs=subs))
+        except (TypeError, ValueError, ZeroDivisionError):
+            return False
+        if not abs(a - b) <= 10.0 ** (10 - digits) * max(1.0, abs(b)):
+            return False
+    return True
 
 
 def _collect_exponentials(expr):
