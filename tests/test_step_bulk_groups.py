@@ -46,7 +46,7 @@ def test_one_letter_is_the_uniform_step_bulk(case):
     assert abs(pr.X[0, 0] - x1) < 1e-12 * max(1.0, abs(x1)) and abs(x1) > 1e-3
 
 
-def _dense_fixed_point(W0, W1, omega, lam, alpha, beta, nodes):
+def _dense_fixed_point(W0, W1, omega, lam, alpha, beta, nodes, case=CASE):
     """The K-group fixed point on a realised layer, written directly with p x p matrices
     (projectors, explicit N Qhat N, damped iteration); shares only the channel with srfsym."""
     p, d = W1.shape
@@ -64,7 +64,7 @@ def _dense_fixed_point(W0, W1, omega, lam, alpha, beta, nodes):
     Wz = W1 @ zeta
     Om = Wpi @ Wpi.T
     K = len(letters)
-    gch = group_channel_data("tanh", "sin", 1.0, 1.0, gamma, letters, nodes=nodes,
+    gch = group_channel_data(case[0], case[1], 1.0, 1.0, gamma, letters, nodes=nodes,
                              group_values=(r, c))
     ch = GroupSquareLossChannel(gch, alpha, beta)
 
@@ -126,6 +126,29 @@ def test_two_letters_match_a_direct_dense_computation():
     # the realised layer moves the error away from the block-Wishart (isotropic) value
     iso = solve(*CASE, 0.1, 1.0, vocabulary=voc, nodes=nodes)
     assert abs(res.test_error / iso.test_error - 1) > 1e-3
+
+
+def test_a_non_odd_student_with_opposite_letters():
+    """relu with {+1, -1} on the realised layer: every letter's (r_j, c_j) is measured, no group
+    formula of (k.1) is used, so the non-odd student is allowed on bulk='step' (docs/theory.md
+    (g.4.1)); the K-group solve with its cross sums equals the direct dense computation."""
+    case, voc, d, nodes = ("relu", "sin", 2.0, 1.0), [1.0, -1.0], 120, 72
+    W0, W1 = _layers(d, 2, voc, case)
+    omega = np.repeat(voc, d // 2)
+    ref, state = _dense_fixed_point(W0, W1, omega, 0.05, 2.0, 1.0, nodes, case)
+    spec = StepGroupBulk(StepGroupData.from_layers(W0, W1, omega))
+    res = solve_srf("relu", "sin", 0.0, 1.0, 0.0, 0.05, 2.0, 1.0, spec, vocabulary=voc,
+                    nodes=nodes)
+    assert abs(res.test_error / ref - 1) < 1e-9
+    for name in ("V1", "V2", "q1", "q2", "theta", "psi", "m"):
+        assert np.allclose(getattr(res.state, name), getattr(state, name), rtol=1e-8,
+                           atol=1e-10), name
+    # the cross sums are not zero here, and the groups' spikes have opposite signs
+    pr = spec.group_prior(0.05, 1.0).prior(np.eye(2), np.zeros(2))
+    assert np.max(np.abs(pr.X)) > 1e-3 and spec.group_r[0] * spec.group_r[1] < 0
+    # the isotropic and exact bulks still need an odd student (group formulas of (k.1))
+    with pytest.raises(ValueError, match="odd student"):
+        solve("relu", "sin", 2.0, 1.0, 0.05, 2.0, vocabulary=voc)
 
 
 def test_the_vocabulary_step_is_the_simulated_one():
