@@ -7,7 +7,8 @@ S2)/d`` given the step batch, ``S2 = X^T diag(e^2) X / n0``.  The realised K-gro
 
     M = diag(lambda + V2^_j(k)) + sum_jl V1^_jl P_j Omega P_l,   Omega = W Pi W^T,  N = M^-1,
     V1_ab = tr(P_a Omega P_b N)/p,  V2_a = tr(P_a N)/p,
-    F_ab = (P_a W v)^T N (P_b W v)/p,  H_ab likewise with zeta   (|v| = |zeta| = sqrt(d)).
+    F_ab = (P_a W v)^T N (P_b W v)/p,  H_ab likewise with zeta   (|v| = |zeta| = sqrt(d)),
+    X_ab = (P_a W v)^T N (P_b W zeta)/p   (the cross sums, docs/theory.md (g.4)).
 
 This script derives its limit (:mod:`srfsym.theory.spectral.exact_bulk_groups`) in five steps:
 
@@ -19,8 +20,9 @@ This script derives its limit (:mod:`srfsym.theory.spectral.exact_bulk_groups`) 
 2. the projection ``Pi`` is a rank-K change (exact): with ``b = W vhat`` and ``B_v = [P_1 b,
    ..., P_K b]``, ``M = A - B_v V1^ B_v^T`` (``A`` from the full ``W W^T``), so by Woodbury,
    ``t = B_v^T A^-1 B_v``: ``B_v^T M^-1 B_v = t (I - V1^ t)^-1`` and, ``C = [P_a W zeta]_a``,
-   ``C^T M^-1 C = C^T A^-1 C + (C^T A^-1 B_v) V1^ (I - t V1^)^-1 (B_v^T A^-1 C)`` (random
-   matrices, symmetric positive definite non-diagonal ``V1^``);
+   ``C^T M^-1 C = C^T A^-1 C + (C^T A^-1 B_v) V1^ (I - t V1^)^-1 (B_v^T A^-1 C)`` and the cross
+   form ``B_v^T M^-1 C = (I - t V1^)^-1 (B_v^T A^-1 C)`` (random matrices, symmetric positive
+   definite non-diagonal ``V1^``);
 3. the deterministic equivalent (leave-one-out): the ``d x d`` blocks of ``Yt^T A^-1 Yt`` are
    ``phi(S2)``, ``phi(s) = (I + H(s) V1^)^-1 H(s)``, ``H(s) = diag(beta pi_j r_j ell_j(s))``,
    ``ell_j(s) = 1 + omega_j^2 b s``, ``r_j = 1/(lambda + V2^_j + E_s[ell_j (V1^ (I + H
@@ -33,13 +35,14 @@ This script derives its limit (:mod:`srfsym.theory.spectral.exact_bulk_groups`) 
    :func:`srfsym.theory.spectral.exact_bulk_batch.batch_contour`), solved by an independent
    small solver here and by the library;
 4. K = 1 (SymPy): ``phi = (1 - q)/V1^`` with ``q = 1/(1 + beta r ell V1^)``, so ``F = t (1 -
-   V1^ t)^-1/beta = (1 - q_vv)/(beta V1^ q_vv)`` and ``H = (1 - q_zz + q_vz^2/q_vv)/(beta
-   V1^)``: the K = 1 rules of docs/theory.md (g.5), and the r-equation is the law of ``D``;
+   V1^ t)^-1/beta = (1 - q_vv)/(beta V1^ q_vv)``, ``H = (1 - q_zz + q_vz^2/q_vv)/(beta V1^)`` and
+   ``X = (1 - t_vv V1^)^-1 t_vz/beta = -q_vz/(beta V1^ q_vv)``: the K = 1 rules of
+   docs/theory.md (g.5), and the r-equation is the law of ``D``;
 5. the library: its K = 1 prior equals :class:`~srfsym.theory.spectral.exact_bulk.ExactBulk`'s
-   sums to 1e-12, and the contour rule passes its self-checks (mass 1, ``E s = E e^2``,
+   sums (the cross sum ``<X/S>`` included) to 1e-12, and the contour rule passes its self-checks (mass 1, ``E s = E e^2``,
    ``E s^2 = E e^4/alpha0 + (E e^2)^2``, mass 1 along ``vhat`` and ``zeta``, 0 across).
 
-(Printed steps: 1-2 = items 1-2, 3-4 = item 3, 5-7 = item 4, 8-9 = item 5.)
+(Printed steps: 1-2 = items 1-2, 3-4 = item 3, 5-8 = item 4, 9-10 = item 5.)
 """
 import math
 
@@ -142,14 +145,19 @@ def _steps_exact(n):
     cross = C.T @ Ai @ Bv
     rhs = C.T @ Ai @ C + cross @ V1hat @ np.linalg.inv(I - t @ V1hat) @ cross.T
     err5 = np.max(np.abs(C.T @ Ni @ C - rhs))
-    # and F, H of (g.4.1) (|v| = |zeta| = sqrt(d)) are d/p times these forms
+    # the cross form (the cross sums of (g.4)): B_v^T M^-1 C = (I - t V1^)^-1 B_v^T A^-1 C
+    err7 = np.max(np.abs(Bv.T @ Ni @ C - np.linalg.inv(I - t @ V1hat) @ cross.T))
+    # and F, H, X of (g.4.1) (|v| = |zeta| = sqrt(d)) are d/p times these forms
     F = (math.sqrt(d) * Bv).T @ Ni @ (math.sqrt(d) * Bv) / p
     err6 = np.max(np.abs(F - (d / p) * t @ np.linalg.inv(I - V1hat @ t)))
     print(f"    max |difference| {err3:.1e} (M), {err4:.1e} (B_v^T M^-1 B_v), {err5:.1e} "
-          f"(C^T M^-1 C), {err6:.1e} (F = (d/p) t (I - V1^ t)^-1)   [asserted]")
-    assert max(err3, err4, err5, err6) < 1e-12
-    print("    Hence F = t_vv (I - V1^ t_vv)^-1/beta and H = (t_zz + t_vz^T V1^ (I - t_vv V1^)^-1 "
-          "t_vz)/beta with t_xy = x^T (blocks of Yt^T A^-1 Yt) y, beta = p/d.")
+          f"(C^T M^-1 C), {err7:.1e} (B_v^T M^-1 C), {err6:.1e} (F = (d/p) t (I - V1^ t)^-1)"
+          "   [asserted]")
+    assert max(err3, err4, err5, err6, err7) < 1e-12
+    print("    Hence F = t_vv (I - V1^ t_vv)^-1/beta, H = (t_zz + t_vz^T V1^ (I - t_vv V1^)^-1 "
+          "t_vz)/beta and the cross sums X = (I - t_vv V1^)^-1 t_vz/beta, with t_xy = x^T "
+          "(blocks of Yt^T A^-1 Yt) y, beta = p/d (X is not symmetric: row the group of W v, "
+          "column that of W zeta; t_vz is).")
 
 
 # --------------------------------------------------------------------------------------------
@@ -331,12 +339,16 @@ def _steps_k1(n):
     H = (tzz + tvz * v1 * tvz / (1 - tvv * v1)) / beta
     assert is_zero(F - (1 - qvv) / (beta * v1 * qvv))
     assert is_zero(H - (1 - qzz + qvz**2 / qvv) / (beta * v1))
+    X = tvz / (1 - tvv * v1) / beta
+    assert is_zero(X - (-qvz / (beta * v1 * qvv)))
     print_step(n, "F = t_vv (1 - V1^ t_vv)^-1/beta and H = (t_zz + t_vz^2 V1^/(1 - t_vv V1^))/"
                   "beta become the K = 1 rules of docs/theory.md (g.5), <F/S> = (1 - q_vv)/"
                   "(beta V1^ q_vv), <H/S> = (1 - q_zz + q_vz^2/q_vv)/(beta V1^)   [asserted]",
                sp.Tuple(sp.simplify(F), sp.factor(sp.simplify(H))))
-    print("    (= <F/(D - z)>/V1^ and <H/(D - z)>/V1^ of (g.5) at z = -lambda'/V1^, y = beta s(z): "
-          "next step)")
+    print_step(n, "The cross sums X = (1 - t_vv V1^)^-1 t_vz/beta become <X/S> = -q_vz/(beta V1^ "
+                  "q_vv) of docs/theory.md (g.4), (g.5)   [asserted]", sp.simplify(X))
+    print("    (= <F/(D - z)>/V1^, <H/(D - z)>/V1^, <X/(D - z)>/V1^ of (g.5) at z = -lambda'/V1^, "
+          "y = beta s(z): next step)")
     inner_r = ell * v1 / (1 + beta * r * ell * v1)
     inner_s = ell / (1 + beta * ell * s)
     r_eq = 1 / (lamp + inner_r)                     # one eigenvalue; E acts on the inner part
@@ -348,8 +360,9 @@ def _steps_k1(n):
                   "are those of (I + beta s d Sigma)^-1   [asserted, inside the expectation]")
 
     print_step(n, "The library's exact K = 1 prior (vocabulary [1]) against ExactBulk.moments("
-                  "lambda + V2^, V1^): V2 = inv, V1 = rho, F, H (tanh/sin, alpha0 = 2, eta = 3, "
-                  "lambda = 0.1, beta = 1)")
+                  "lambda + V2^, V1^): V2 = inv, V1 = rho, F, H, and the cross sum X against "
+                  "ExactBulk.cross_moments (tanh/sin, alpha0 = 2, eta = 3, lambda = 0.1, "
+                  "beta = 1)")
     bulk = ExactGroupBulk("tanh", "sin", 2.0, 3.0, vocabulary=[1])
     law = ExactBulk("tanh", "sin", 2.0, 3.0)
     prior = bulk.group_prior(0.1, 1.0)
@@ -357,10 +370,11 @@ def _steps_k1(n):
         pr = prior.prior(np.array([[v1hat]]), np.array([v2hat]))
         mo = law.moments(0.1 + v2hat, v1hat)
         pairs = ((pr.V2[0], mo.inv), (pr.V1[0, 0], mo.rho), (pr.F[0, 0], mo.F),
-                 (pr.H[0, 0], mo.H))
+                 (pr.H[0, 0], mo.H), (pr.X[0, 0], law.cross_moments(0.1 + v2hat, v1hat)[0]))
         err = max(abs(a / b - 1) for a, b in pairs)
         print(f"    V1^ = {v1hat}, V2^ = {v2hat}: V2 {pairs[0][0]:.12f}, V1 {pairs[1][0]:.12f}, "
-              f"F {pairs[2][0]:.12f}, H {pairs[3][0]:.12f}; max rel. difference {err:.1e}")
+              f"F {pairs[2][0]:.12f}, H {pairs[3][0]:.12f}, X {pairs[4][0]:.12f}; max rel. "
+              f"difference {err:.1e}")
         assert err < 1e-12
 
     rule = bulk.rule

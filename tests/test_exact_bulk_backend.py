@@ -52,6 +52,25 @@ def test_relu_has_the_exact_direction_sums():
     assert abs(res.test_error - np.mean(steps)) < 3 * sem
 
 
+def test_the_contour_route_is_the_fixed_point_route():
+    """An odd student's uniform readout on the exact bulk is solved on the step batch's contour
+    rule as the one-letter vocabulary (docs/theory.md (g.5.2), the cross sums included): equal
+    to the Stieltjes fixed point of the uniform law (ExactBulk as a spectrum object, a
+    different code) to 1e-10 (measured 4e-14); a non-odd student is not put on the contour
+    (its rows' covariance is not a function of the batch matrix S2 alone)."""
+    from srfsym.theory.fixed_point import solve_srf
+    res = solve(*CASE, nodes=60, bulk="exact")
+    assert any("contour rule" in n for n in res.notes)
+    ref = solve_srf("tanh", "sin", res.r, res.c, res.gamma, 0.1, 1.0, 1.0,
+                    exact_bulk_spectrum(*CASE[:4]), nodes=60)
+    assert not any("contour rule" in n for n in ref.notes)
+    assert abs(res.test_error / ref.test_error - 1) < 1e-10
+    for a, b in zip(res.state, ref.state):
+        assert abs(float(a) - float(b)) <= 1e-10 * max(1.0, abs(float(b)))
+    relu = solve("relu", "sin", 1.0, 3.0, 0.1, 1.0, nodes=60, bulk="exact")
+    assert relu.spectrum == "exact" and not any("contour rule" in n for n in relu.notes)
+
+
 def test_curve_uses_the_exact_bulk():
     lc = learning_curve(*CASE[:5], [1.0], nodes=60, bulk="exact")
     one = solve(*CASE, nodes=60, bulk="exact")

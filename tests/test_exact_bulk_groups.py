@@ -23,14 +23,6 @@ CASE = ("tanh", "sin", 2.0, 3.0)
 V1HAT, V2HAT = np.array([[1.0, 0.3], [0.3, 2.0]]), np.array([0.2, 0.3])
 
 
-@pytest.fixture
-def no_cross_sums(monkeypatch):
-    """The K-group engines have no cross sums of the spike and teacher directions yet
-    (docs/theory.md (g.4.1)): the uniform exact back end is compared without them."""
-    monkeypatch.setattr(ExactBulk, "cross_moments", None)
-    monkeypatch.setattr(ExactBulk, "cross_moments_array", None)
-
-
 @pytest.mark.parametrize("alpha0", [0.5, 2.0])
 def test_contour_rules_integrate_the_batch_law(alpha0):
     """The rules' moments against free-probability and Wick closed forms, and a resolvent
@@ -57,17 +49,20 @@ def test_contour_rules_integrate_the_batch_law(alpha0):
 
 @pytest.mark.parametrize("alpha0, eta, beta", [(2.0, 3.0, 1.0), (0.5, 5.0, 2.0),
                                                (0.25, 2.0, 0.5)])
-def test_one_letter_is_the_uniform_exact_bulk(alpha0, eta, beta, no_cross_sums):
+def test_one_letter_is_the_uniform_exact_bulk(alpha0, eta, beta):
     """K = 1 on the contour = the closed forms of the uniform exact back end (docs/theory.md
-    (g.5)), sums and fixed point."""
+    (g.5)), sums (the cross sums <X/S> of the spike and teacher directions included) and fixed
+    point."""
     bulk = ExactGroupBulk("tanh", "sin", alpha0, eta, vocabulary=[1])
     uni = ExactBulk("tanh", "sin", alpha0, eta, beta)
     for lam, v1h, v2h in [(0.1, 1.3, 0.3), (0.05, 0.2, 0.0)]:
         pr = bulk.group_prior(lam, beta).prior(np.array([[v1h]]), np.array([v2h]))
         mo = uni.moments(lam + v2h, v1h)
+        x1 = uni.cross_moments(lam + v2h, v1h)[0]
         for got, want in [(pr.V2[0], mo.inv), (pr.V1[0, 0], mo.rho), (pr.F[0, 0], mo.F),
-                          (pr.H[0, 0], mo.H)]:
-            assert abs(got / want - 1) < 1e-12
+                          (pr.H[0, 0], mo.H), (pr.X[0, 0], x1)]:
+            assert abs(got / want - 1) < 1e-10
+        assert abs(x1) > 1e-3                     # an odd student's cross sum is not zero
     if alpha0 == 2.0:
         grp = solve_srf_groups("tanh", "sin", bulk.r, bulk.c, bulk.gamma, 0.1, 1.0, beta,
                                vocabulary=[1], spectrum=bulk, nodes=120)
@@ -92,7 +87,7 @@ def test_a_small_step_is_the_block_wishart_prior():
     assert abs(ex.F[0, 1]) < 1e-6 < abs(ex.V1[0, 1])
 
 
-def test_opposite_letters_are_the_uniform_readout(no_cross_sums):
+def test_opposite_letters_are_the_uniform_readout():
     """{1, -1} for an odd student: the groups differ by a sign that the prior does not see and
     the channel absorbs, so the K = 2 solve on the exact law equals the uniform one."""
     two = solve(*CASE, 0.1, 1.0, bulk="exact", vocabulary=[1, -1], nodes=120)
@@ -116,14 +111,14 @@ def test_the_derivatives_are_exact():
         else:
             d2[u - 4] = 1.0
         up, dn = P.prior(V1HAT + h * d1, V2HAT + h * d2), P.prior(V1HAT - h * d1, V2HAT - h * d2)
-        for k, name in enumerate(("V1", "V2", "F", "H")):
+        for k, name in enumerate(("V1", "V2", "F", "H", "X")):
             fd = (getattr(up, name) - getattr(dn, name)) / (2 * h)
             assert np.allclose(units[k][u], fd, rtol=1e-6, atol=1e-8), (u, name)
 
 
 def test_second_moments_are_minus_the_gradients():
-    """The signal part of (Q1, q2) is -grad(th^ F th^ + psi^ H psi^), the noise part -J[Q1^,
-    q2^]: against central differences of G and of (V1, V2)."""
+    """The signal part of (Q1, q2) is -grad(th^ F th^ + psi^ H psi^ + 2 th^ X psi^), the noise
+    part -J[Q1^, q2^]: against central differences of G and of (V1, V2)."""
     P = ExactGroupBulk(*CASE, vocabulary=[1, 2]).group_prior(0.1, 1.0)
     th, ps = np.array([0.4, -0.2]), np.array([0.3, 0.5])
     q1h, q2h = np.array([[0.5, 0.1], [0.1, 0.8]]), np.array([0.2, 0.4])
@@ -133,7 +128,7 @@ def test_second_moments_are_minus_the_gradients():
 
     def parts(d1, d2):
         a, b = P.prior(V1HAT + h * d1, V2HAT + h * d2), P.prior(V1HAT - h * d1, V2HAT - h * d2)
-        G = [th @ x.F @ th + ps @ x.H @ ps for x in (a, b)]
+        G = [th @ x.F @ th + ps @ x.H @ ps + 2 * th @ x.X @ ps for x in (a, b)]
         return (G[0] - G[1]) / (2 * h), (a.V1 - b.V1) / (2 * h), (a.V2 - b.V2) / (2 * h)
 
     gq, dV1, dV2 = parts(q1h, q2h)
@@ -162,7 +157,7 @@ def test_the_sums_follow_realised_first_layers():
     assert np.max(np.abs(V2 / ex.V2 - 1)) < np.max(np.abs(V2 / iso.V2 - 1)) / 3   # iso ~ 5 % off
 
 
-def test_a_convex_loss_on_the_exact_groups(no_cross_sums):
+def test_a_convex_loss_on_the_exact_groups():
     """The logistic readout with the exact K-group prior: K = 1 as a vocabulary = the uniform
     exact back end (a different prior code) to the solver's tolerance."""
     spec = ExactGroupBulk("tanh", "sign", 2.0, 3.0, vocabulary=[1])

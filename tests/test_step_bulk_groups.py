@@ -9,7 +9,7 @@ import pytest
 from srfsym.step.realised import seed_children, network_first_layer
 from srfsym.theory.channels.kappa_quadrature import group_channel_data
 from srfsym.theory.fixed_point import solve, solve_srf
-from srfsym.theory.spectral.step_bulk import StepBulkSpectrum
+from srfsym.theory.spectral.step_bulk import StepBulkSpectrum, StepEigenData
 from srfsym.theory.channels.square import GroupSquareLossChannel
 from srfsym.theory.state import State
 from srfsym.theory.spectral.step_bulk_groups import StepGroupBulk, StepGroupData, step_group_bulk
@@ -17,24 +17,21 @@ from srfsym.theory.spectral.step_bulk_groups import StepGroupBulk, StepGroupData
 CASE = ("tanh", "sin", 2.0, 3.0)
 
 
-def _layers(d, seed, vocabulary=None):
+def _layers(d, seed, vocabulary=None, case=CASE):
     ss = seed_children(np.random.SeedSequence(seed), 1)[0]
-    return network_first_layer(*CASE, d, 1.0, seed=ss, workers=None, vocabulary=vocabulary)
+    return network_first_layer(*case, d, 1.0, seed=ss, workers=None, vocabulary=vocabulary)
 
 
-def test_one_letter_is_the_uniform_step_bulk(monkeypatch):
+@pytest.mark.parametrize("case", [CASE, ("relu", "sin", 2.0, 1.0)])
+def test_one_letter_is_the_uniform_step_bulk(case):
     """K = 1 through the K-group engine on the dense realised sums = the uniform step bulk
-    (eigen-data, plain means) to rounding."""
-    # the K-group engines have no cross sums yet (docs/theory.md (g.4.1)): the uniform step
-    # bulk is compared without them
-    monkeypatch.setattr(StepBulkSpectrum, "cross_moments", None)
-    monkeypatch.setattr(StepBulkSpectrum, "cross_moments_array", None)
-    monkeypatch.setattr(StepBulkSpectrum, "cross_moments_mpmath", None)
+    (eigen-data, plain means) to rounding, the cross sums of the spike and teacher directions
+    included (docs/theory.md (g.4), (g.4.1)); for relu they do not vanish."""
     d = 300
-    uni = solve(*CASE, 0.1, 1.0, bulk="step", d=d, seed=1, nodes=108)
-    W0, W1 = _layers(d, 1)
+    uni = solve(*case, 0.1, 1.0, bulk="step", d=d, seed=1, nodes=108)
+    W0, W1 = _layers(d, 1, case=case)
     spec = StepGroupBulk(StepGroupData.from_layers(W0, W1, np.ones(d)))
-    grp = solve_srf("tanh", "sin", 0.0, 1.0, 0.0, 0.1, 1.0, 1.0, spec, nodes=108)
+    grp = solve_srf(case[0], case[1], 0.0, 1.0, 0.0, 0.1, 1.0, 1.0, spec, nodes=108)
     assert grp.method == "structured-groups" and grp.spectrum == "step"
     assert abs(grp.test_error / uni.test_error - 1) < 1e-10
     for name in ("V1", "V2", "q1", "q2", "theta", "psi", "m"):
@@ -43,9 +40,13 @@ def test_one_letter_is_the_uniform_step_bulk(monkeypatch):
         assert abs(a - b) <= 1e-9 * max(1.0, abs(b)), name
     # the measured channel parameters are those of the uniform back end
     assert abs(spec.group_c[0] - uni.c) < 1e-12 and abs(spec.group_r[0] - uni.r) < 1e-12
+    # the cross sums are in: the K = 1 prior's X is the uniform back end's <X/S>
+    pr = spec.group_prior(0.1, 1.0).prior(np.array([[1.3]]), np.array([0.3]))
+    x1 = StepBulkSpectrum(StepEigenData.from_layers(W0, W1)).cross_moments(0.4, 1.3)[0]
+    assert abs(pr.X[0, 0] - x1) < 1e-12 * max(1.0, abs(x1)) and abs(x1) > 1e-3
 
 
-def _dense_fixed_point(W0, W1, omega, lam, alpha, beta, nodes):
+def _dense_fixed_point(W0, W1, omega, lam, alpha, beta, nodes, case=CASE):
     """The K-group fixed point on a realised layer, written directly with p x p matrices
     (projectors, explicit N Qhat N, damped iteration); shares only the channel with srfsym."""
     p, d = W1.shape
@@ -63,7 +64,7 @@ def _dense_fixed_point(W0, W1, omega, lam, alpha, beta, nodes):
     Wz = W1 @ zeta
     Om = Wpi @ Wpi.T
     K = len(letters)
-    gch = group_channel_data("tanh", "sin", 1.0, 1.0, gamma, letters, nodes=nodes,
+    gch = group_channel_data(case[0], case[1], 1.0, 1.0, gamma, letters, nodes=nodes,
                              group_values=(r, c))
     ch = GroupSquareLossChannel(gch, alpha, beta)
 
@@ -79,7 +80,8 @@ def _dense_fixed_point(W0, W1, omega, lam, alpha, beta, nodes):
         st = hat.thetahat[g] * Wv
         sp = hat.psihat[g] * Wz
         Qhat = hat.q1hat[np.ix_(g, g)] * Om + np.diag(hat.q2hat[g])
-        C = N @ Qhat @ N + np.outer(N @ st, N @ st) + np.outer(N @ sp, N @ sp)
+        y = N @ (st + sp)                            # the cross sums: st and sp together
+        C = N @ Qhat @ N + np.outer(y, y)
 
         def tr(A, a, b, B):                          # (1/p) tr(P_a A P_b B)
             return float(np.trace(A[blk[a], blk[b]] @ B[blk[b], blk[a]])) / p
@@ -90,8 +92,8 @@ def _dense_fixed_point(W0, W1, omega, lam, alpha, beta, nodes):
             q2=np.array([tr(eye, a, a, C) for a in range(K)]),
             V1=np.array([[tr(Om, a, b, N) for b in range(K)] for a in range(K)]),
             V2=np.array([tr(eye, a, a, N) for a in range(K)]),
-            theta=math.sqrt(beta) * np.array([Wv[blk[a]] @ (N @ st)[blk[a]] for a in range(K)]) / p,
-            psi=math.sqrt(beta) * np.array([Wz[blk[a]] @ (N @ sp)[blk[a]] for a in range(K)]) / p,
+            theta=math.sqrt(beta) * np.array([Wv[blk[a]] @ y[blk[a]] for a in range(K)]) / p,
+            psi=math.sqrt(beta) * np.array([Wz[blk[a]] @ y[blk[a]] for a in range(K)]) / p,
             m=m)
 
     s = State(0.1 * np.eye(K), 0.1 * np.ones(K), np.eye(K), np.ones(K), np.zeros(K),
@@ -124,6 +126,29 @@ def test_two_letters_match_a_direct_dense_computation():
     # the realised layer moves the error away from the block-Wishart (isotropic) value
     iso = solve(*CASE, 0.1, 1.0, vocabulary=voc, nodes=nodes)
     assert abs(res.test_error / iso.test_error - 1) > 1e-3
+
+
+def test_a_non_odd_student_with_opposite_letters():
+    """relu with {+1, -1} on the realised layer: every letter's (r_j, c_j) is measured, no group
+    formula of (k.1) is used, so the non-odd student is allowed on bulk='step' (docs/theory.md
+    (g.4.1)); the K-group solve with its cross sums equals the direct dense computation."""
+    case, voc, d, nodes = ("relu", "sin", 2.0, 1.0), [1.0, -1.0], 120, 72
+    W0, W1 = _layers(d, 2, voc, case)
+    omega = np.repeat(voc, d // 2)
+    ref, state = _dense_fixed_point(W0, W1, omega, 0.05, 2.0, 1.0, nodes, case)
+    spec = StepGroupBulk(StepGroupData.from_layers(W0, W1, omega))
+    res = solve_srf("relu", "sin", 0.0, 1.0, 0.0, 0.05, 2.0, 1.0, spec, vocabulary=voc,
+                    nodes=nodes)
+    assert abs(res.test_error / ref - 1) < 1e-9
+    for name in ("V1", "V2", "q1", "q2", "theta", "psi", "m"):
+        assert np.allclose(getattr(res.state, name), getattr(state, name), rtol=1e-8,
+                           atol=1e-10), name
+    # the cross sums are not zero here, and the groups' spikes have opposite signs
+    pr = spec.group_prior(0.05, 1.0).prior(np.eye(2), np.zeros(2))
+    assert np.max(np.abs(pr.X)) > 1e-3 and spec.group_r[0] * spec.group_r[1] < 0
+    # the isotropic and exact bulks still need an odd student (group formulas of (k.1))
+    with pytest.raises(ValueError, match="odd student"):
+        solve("relu", "sin", 2.0, 1.0, 0.05, 2.0, vocabulary=voc)
 
 
 def test_the_vocabulary_step_is_the_simulated_one():

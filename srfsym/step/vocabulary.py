@@ -274,20 +274,22 @@ def vocabulary(letters=None, weights=None) -> Vocabulary:
 UNIFORM = Vocabulary((1.0,), (1.0,))
 
 
-def check_student(student, voc) -> None:
+def check_student(student, voc, measured=False) -> None:
     """Refuse a non-odd student with a non-uniform vocabulary.
 
     With ``mu0 != 0`` the network output before the step tends to ``mu0 E omega`` and the
     group formulas change (docs/theory.md (k.1), remark (i)); srfsym has not derived the
     consequences for the bounds and the fixed point, so it says so instead of using the odd
-    formulas.
+    formulas.  ``measured=True`` (a realised layer split by letter, ``bulk="step"``: every
+    letter's ``r_j, c_j`` measured, no group formula used, docs/theory.md (g.4.1)) lets any
+    student through.
 
     >>> check_student("relu", vocabulary([1, 2]))
     Traceback (most recent call last):
     ...
     ValueError: a readout vocabulary needs an odd student (relu is not odd: ...
     """
-    if voc.is_uniform:
+    if voc.is_uniform or measured:
         return
     from ..symbolic.activations import activation
     act = activation(student)
@@ -295,4 +297,6 @@ def check_student(student, voc) -> None:
         raise ValueError(
             f"a readout vocabulary needs an odd student ({act.name} is not odd: with mu0 != 0 "
             "the output before the step is mu0 E[omega] and the per-group formulas "
-            "r omega_j, 1 + omega_j^2 (c - 1) do not hold; this case is not derived in srfsym)")
+            "r omega_j, 1 + omega_j^2 (c - 1) do not hold; this case is not derived in srfsym; "
+            "the realised step bulk, bulk='step' with d and seed, measures every letter's r_j, "
+            "c_j and takes it)")

@@ -126,7 +126,7 @@ def solve_convex_groups(student, teacher, r, c, gamma, lam, alpha, beta=1.0, *, 
     r, c, gamma, lam, alpha, beta = map(float, (r, c, gamma, lam, alpha, beta))
     _check_threshold(threshold, teacher)
     voc = make_vocabulary(vocabulary)
-    check_student(student, voc)
+    check_student(student, voc, measured=getattr(spectrum, "name", None) == "step")
     rs, cs, values = voc.group_spike_strengths(r), voc.group_bulk_variances(c), None
     if spectrum is not None:       # a realised layer split by letter (docs/theory.md (g.4.1))
         if tuple(spectrum.vocabulary.letters) != voc.letters:

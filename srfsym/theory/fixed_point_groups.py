@@ -282,7 +282,7 @@ def solve_srf_groups(student, teacher, r, c, gamma, lam, alpha, beta=1.0, *, voc
     _validate_solver(tol, max_iter)
     validate_srf_parameters(r, c, gamma)
     voc = make_vocabulary(vocabulary)
-    check_student(student, voc)
+    check_student(student, voc, measured=getattr(spectrum, "name", None) == "step")
     r, c, gamma = float(r), float(c), float(gamma)
     rs, cs = voc.group_spike_strengths(r), voc.group_bulk_variances(c)
     if spectrum is not None:

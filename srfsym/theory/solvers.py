@@ -77,18 +77,13 @@ def ridge(problem, prior, options, start):
 ridge.label = "ridge"
 
 
-_GROUP_LAW_HAS_CROSS_SUMS = False
-
-
 def _on_contour(problem, prior, options):
     """``bulk="exact"`` whose law has a contour rule: an odd student (``a = 0``) and a step
-    that moves the bulk (``b > 0``), the structured method."""
+    that moves the bulk (``b > 0``), the structured method.  A non-odd student's rows have
+    covariance ``(I + a S1)^2 + b S2``, not a function of the one batch matrix ``S2`` the
+    rule integrates over: it is solved on the uniform law's own sums (docs/theory.md (g.5.2))."""
     law = prior.spec
-    # the K-letter law of (g.5.2) has no cross sums <X g(D)> of the spike and teacher
-    # directions yet ((g.4), (g.5)): for an odd student they move the test error by 1e-4 and
-    # less, so the uniform law (which has them) is solved directly until they are added
-    return (_GROUP_LAW_HAS_CROSS_SUMS and problem.bulk == "exact"
-            and options.method == "structured"
+    return (problem.bulk == "exact" and options.method == "structured"
             and getattr(law, "a", None) == 0.0 and getattr(law, "b", 0.0) > 0.0)
 
 

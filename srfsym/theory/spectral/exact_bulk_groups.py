@@ -16,10 +16,12 @@ and with ``E`` over the eigenvalue law of ``S2`` and ``t_xy = x^T phi(S2) y`` (K
     r_j = 1 / (lambda + V2^_j + E[ell_j (V1^ (I + H V1^)^-1)_jj]),   V2_j = pi_j r_j,
     V1 = E[phi] / beta,
     F = t_vv (I - V1^ t_vv)^-1 / beta,
-    H = (t_zz + t_vz^T V1^ (I - t_vv V1^)^-1 t_vz) / beta
+    H = (t_zz + t_vz^T V1^ (I - t_vv V1^)^-1 t_vz) / beta,
+    X = (I - t_vv V1^)^-1 t_vz / beta
 
 (Woodbury: the rows' components along ``vhat``, which ``Omega = W Pi W^T`` leaves out, are a
-rank-K change of the full Gram matrix).  For K = 1 these are the exact sums of
+rank-K change of the full Gram matrix; ``X`` are the cross sums of the spike and teacher
+directions, docs/theory.md (g.4), (g.5.2)).  For K = 1 these are the exact sums of
 :class:`~srfsym.theory.spectral.exact_bulk.ExactBulk`; with ``ell_j = c_j`` the block-Wishart
 prior of docs/theory.md (k.7.4).  The expectations are contour rules
 (:func:`~srfsym.theory.spectral.exact_bulk_batch.batch_contour`): ``phi`` is holomorphic right of
@@ -56,7 +58,8 @@ class ExactGroupState(NamedTuple):
     """The exact K-group prior at one ``(V1^, V2^)``: ``r``, per contour node ``ell``, ``N =
     (I + H V1^)^-1``, ``Nt = (I + V1^ H)^-1``, ``phi = N H``, ``T = V1^ N``; the order parameters
     ``V1, V2``, the direction sums ``F, H`` and the forms ``tvv, tvz, tzz``; ``Phi_r_inv`` the
-    inverse Jacobian of the r-equation; a cache for the derivatives."""
+    inverse Jacobian of the r-equation; a cache for the derivatives; the cross sums ``X`` (row
+    the spike direction's group, column the teacher direction's)."""
     r: np.ndarray
     N: np.ndarray
     Nt: np.ndarray
@@ -72,6 +75,7 @@ class ExactGroupState(NamedTuple):
     V1hat: np.ndarray
     Phi_r_inv: np.ndarray
     cache: dict
+    X: np.ndarray
 
 
 def _sym(X):
@@ -87,6 +91,9 @@ class ExactGroupPrior(DirectionGroupPrior):
     >>> from srfsym.theory.spectral.exact_bulk import ExactBulk
     >>> mo = ExactBulk("tanh", "sin", 2.0, 3.0).moments(0.4, 1.3)
     >>> bool(abs(pr.V2[0] / mo.inv - 1) < 1e-12 and abs(pr.F[0, 0] / mo.F - 1) < 1e-12)
+    True
+    >>> x1 = ExactBulk("tanh", "sin", 2.0, 3.0).cross_moments(0.4, 1.3)[0]   # <X/S>
+    >>> bool(abs(pr.X[0, 0] / x1 - 1) < 1e-10)
     True
     """
 
@@ -273,21 +280,23 @@ class ExactGroupPrior(DirectionGroupPrior):
         tvv, tvz, tzz = (_sym(np.tensordot(wq, phi, 1).real)
                          for wq in (rule.vv, rule.vz, rule.zz))
         V1 = _sym(np.tensordot(rule.plain, phi, 1).real) / self.beta
-        F, H = self._directions(V1hat, tvv, tvz, tzz)
+        F, H, X = self._directions(V1hat, tvv, tvz, tzz)
         Phi_r_inv = np.linalg.inv(self._phi_r(r, T))
         return ExactGroupState(r, N, Nt, phi, T, V1, self.pi * r, F, H, tvv, tvz, tzz, V1hat,
-                               Phi_r_inv, {})
+                               Phi_r_inv, {}, X)
 
     def _directions(self, V1hat, tvv, tvz, tzz):
+        """``F``, ``H`` and the cross sums ``X = (I - t_vv V1^)^-1 t_vz / beta`` (module doc)."""
         eye = np.eye(self.K)
+        Z = np.linalg.inv(eye - tvv @ V1hat)
         F = tvv @ np.linalg.inv(eye - V1hat @ tvv) / self.beta
-        H = (tzz + tvz.T @ V1hat @ np.linalg.inv(eye - tvv @ V1hat) @ tvz) / self.beta
-        return _sym(F), _sym(H)
+        H = (tzz + tvz.T @ V1hat @ Z @ tvz) / self.beta
+        return _sym(F), _sym(H), Z @ tvz / self.beta
 
     def derivatives(self, pr: ExactGroupState, dV1hat, dV2hat):
-        """``(dV1, dV2, dF, dH)`` along symmetric ``(dV1^, dV2^)`` (a leading batch axis):
+        """``(dV1, dV2, dF, dH, dX)`` along symmetric ``(dV1^, dV2^)`` (a leading batch axis):
         ``dT = Nt dV1^ N - T dH T``, ``dphi = N dH Nt - phi dV1^ phi``, the r-equation
-        differentiated implicitly, and the Woodbury forms of ``F``, ``H`` differentiated."""
+        differentiated implicitly, and the Woodbury forms of ``F``, ``H``, ``X`` differentiated."""
         dV1hat = np.asarray(dV1hat, dtype=float)
         dV2hat = np.asarray(dV2hat, dtype=float)
         rule, ell, eye = self.rule, self.ell, np.eye(self.K)
@@ -308,12 +317,14 @@ class ExactGroupPrior(DirectionGroupPrior):
         dKc = dV1hat @ Z + V1h @ Z @ (dtvv @ V1h + tvv @ dV1hat) @ Z
         tT = np.swapaxes(dtvz, -1, -2)
         dH = (dtzz + tT @ Kc @ tvz + tvz.T @ dKc @ tvz + tvz.T @ Kc @ dtvz) / self.beta
-        return dV1, self.pi * dr, _sym(dF), _sym(dH)
+        dZ = Z @ (dtvv @ V1h + tvv @ dV1hat) @ Z              # d (I - t_vv V1^)^-1
+        dX = (dZ @ tvz + Z @ dtvz) / self.beta
+        return dV1, self.pi * dr, _sym(dF), _sym(dH), dX
 
     def prior_units(self, pr: ExactGroupState):
         """The derivatives along the K^2 ordered entries of ``V1^`` (m-major; entry ``(j, l)``
         as the symmetric direction ``(E_jl + E_lj)/2``, which the engine's symmetric use
-        needs) and then the K entries of ``V2^``: ``(dV1, dV2, dF, dH)`` stacked."""
+        needs) and then the K entries of ``V2^``: ``(dV1, dV2, dF, dH, dX)`` stacked."""
         if "units" not in pr.cache:
             K = self.K
             d1 = np.zeros((K * K + K, K, K))
@@ -327,12 +338,14 @@ class ExactGroupPrior(DirectionGroupPrior):
         return pr.cache["units"]
 
     def second_moments(self, pr: ExactGroupState, hat: Hats):
-        """``(Q1, q2) = -J[Q1^, q2^] - grad G``, ``G = th^ F th^ + psi^ H psi^``."""
+        """``(Q1, q2) = -J[Q1^, q2^] - grad G``, ``G = th^ F th^ + psi^ H psi^ + 2 th^ X psi^``
+        (the last term: the cross sums)."""
         K = self.K
-        _, _, gF, gH = self.prior_units(pr)
+        _, _, gF, gH, gX = self.prior_units(pr)
         th, ps = np.asarray(hat.thetahat, float), np.asarray(hat.psihat, float)
         dV1, dV2 = self.prior_linear(pr, hat.q1hat, hat.q2hat)
-        grad = np.einsum("a,dab,b->d", th, gF, th) + np.einsum("a,dab,b->d", ps, gH, ps)
+        grad = (np.einsum("a,dab,b->d", th, gF, th) + np.einsum("a,dab,b->d", ps, gH, ps)
+                + 2 * np.einsum("a,dab,b->d", th, gX, ps))
         Q1 = -dV1 - grad[:K * K].reshape(K, K)
         return _sym(Q1), -dV2 - grad[K * K:]
 

@@ -8,18 +8,18 @@ of one ``p x p`` matrix that couples the groups::
 
     M = diag(lambda + V2^_g(k)) + sum_jl V1^_jl P_j Omega P_l,     N = M^-1,
     V1_ab = (1/p) tr(P_a Omega P_b N),   V2_a = (1/p) tr(P_a N),
-    theta = sqrt(beta) F th^,  psi = sqrt(beta) H psi^,
+    theta = sqrt(beta) (F th^ + X psi^),  psi = sqrt(beta) (H psi^ + X^T th^),
     F_ab = (1/p) (Wv)_a^T N (Wv)_b,     H_ab = (1/p) (W zeta)_a^T N (W zeta)_b,
+    X_ab = (1/p) (Wv)_a^T N (W zeta)_b    (the cross sums, docs/theory.md (g.4), (g.4.1)),
 
 ``P_j`` the projector on group j's neurons, ``Omega = W1 Pi W1^T``; the second moments are
-``(Q1, q2) = -J[Q1^, q2^] + (1/p) (y^T P_a Omega P_b y, |P_a y|^2)`` summed over
-``y = N sum_b th^_b (Wv)_b`` and ``y = N sum_b psi^_b (W zeta)_b``, ``J`` the exact derivative of
+``(Q1, q2) = -J[Q1^, q2^] + (1/p) (y^T P_a Omega P_b y, |P_a y|^2)`` at
+``y = N sum_b (th^_b (Wv)_b + psi^_b (W zeta)_b)``, ``J`` the exact derivative of
 ``(V1, V2)`` in ``(V1^, V2^)`` (traces of products of blocks of ``Omega`` and ``N``).  For K = 1
 these are the plain means of :class:`~srfsym.theory.spectral.step_bulk.StepBulkSpectrum` (``M`` is then
-diagonal in the eigenbasis of ``Omega``); for K > 1 the groups' blocks do not share an
-eigenbasis, and each evaluation costs one ``p x p`` inverse (and ``2 p^3`` flops more for the
-derivatives).  As in the uniform back end, the cross sums between ``Wv`` and ``W zeta`` (mean
-zero) are left out.
+diagonal in the eigenbasis of ``Omega``), its cross sums ``<X g(D)>`` included; for K > 1 the
+groups' blocks do not share an eigenbasis, and each evaluation costs one ``p x p`` inverse (and
+``2 p^3`` flops more for the derivatives).
 
 Decomposition of the realised layer: ``vhat`` is the direction of ``sum_k omega_k (w1_k -
 w0_k)`` (the mean update for the uniform readout; every row update is ``omega_k`` times the
@@ -135,7 +135,8 @@ class StepGroupData:
 class RealisedPrior(NamedTuple):
     """The realised group prior at one ``(V1^, V2^)``: ``N = M^-1``, the order parameters
     ``V1, V2``, the direction sums ``F, H`` (K x K), ``NU = N [(Wv)_b]_b``, ``NZ`` likewise,
-    and a cache for the derivatives."""
+    a cache for the derivatives, and the cross sums ``X`` (K x K, not symmetric: row the
+    spike direction's group, column the teacher direction's)."""
     N: np.ndarray
     V1: np.ndarray
     V2: np.ndarray
@@ -144,6 +145,7 @@ class RealisedPrior(NamedTuple):
     NU: np.ndarray
     NZ: np.ndarray
     cache: dict
+    X: np.ndarray
 
 
 class RealisedGroupPrior(DirectionGroupPrior):
@@ -207,7 +209,8 @@ class RealisedGroupPrior(DirectionGroupPrior):
         V2 = np.array([np.trace(N[sa, sa]) for sa in sl]) / p
         NU, NZ = N @ self._U, N @ self._Z
         F, H = self._U.T @ NU / p, self._Z.T @ NZ / p
-        out = RealisedPrior(N, V1, V2, (F + F.T) / 2, (H + H.T) / 2, NU, NZ, {})
+        out = RealisedPrior(N, V1, V2, (F + F.T) / 2, (H + H.T) / 2, NU, NZ, {},
+                            self._U.T @ NZ / p)
         if len(self._memo) >= 4:
             self._memo.pop(next(iter(self._memo)))
         self._memo[key] = out
@@ -250,12 +253,13 @@ class RealisedGroupPrior(DirectionGroupPrior):
         return (Q + Q.T) / 2, np.array([y[sa] @ y[sa] for sa in sl]) / p
 
     def second_moments(self, pr: RealisedPrior, hat: Hats):
-        """``(Q1, q2)``: the noise part ``-J[Q1^, q2^]`` plus the two signal parts."""
+        """``(Q1, q2)``: the noise part ``-J[Q1^, q2^]`` plus the signal part at ``y = N
+        sum_b (th^_b (Wv)_b + psi^_b (W zeta)_b)`` (its cross terms are the cross sums)."""
         dV1, dV2 = self.prior_linear(pr, hat.q1hat, hat.q2hat)
-        Qt, qt = self._signal(pr.NU @ np.asarray(hat.thetahat, dtype=float))
-        Qp, qp = self._signal(pr.NZ @ np.asarray(hat.psihat, dtype=float))
-        Q1 = -dV1 + Qt + Qp
-        return (Q1 + Q1.T) / 2, -dV2 + qt + qp
+        Qs, qs = self._signal(pr.NU @ np.asarray(hat.thetahat, dtype=float)
+                              + pr.NZ @ np.asarray(hat.psihat, dtype=float))
+        Q1 = -dV1 + Qs
+        return (Q1 + Q1.T) / 2, -dV2 + qs
 
 
 class StepGroupBulk(GroupSpectralSide):
