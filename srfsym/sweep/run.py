@@ -67,7 +67,7 @@ from .tasks import (check_simulation_tasks, check_size, run_task, simulation_tas
 
 __all__ = ["SweepError", "COLUMNS", "parse_spec", "load_spec", "grid_id", "theory_tasks",
            "simulation_tasks", "check_simulation_tasks", "run_task", "run_sweep",
-           "read_results", "keys_help", "SweepInterrupted"]
+           "read_results", "keys_help", "SweepInterrupted", "process_map"]
 
 
 
@@ -167,17 +167,8 @@ def _start(pending, workers, client, timeout=10):
                 lambda interrupted=False: client.cancel(futures))
     if workers == 1 or len(pending) == 1:
         return (run_task(t) for t in pending), lambda interrupted=False: None
-    import multiprocessing
-    import threading
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-    # fork (workers inherit what this process derived already) only from a single-threaded
-    # process; otherwise a fresh forkserver (a fork could copy a lock held by another thread)
-    methods = multiprocessing.get_all_start_methods()
-    method = ("fork" if "fork" in methods and threading.active_count() == 1 else
-              "forkserver" if "forkserver" in methods else None)
-    pool = ProcessPoolExecutor(max_workers=min(workers, len(pending)),
-                               mp_context=multiprocessing.get_context(method),
-                               initializer=_ignore_interrupt)
+    from concurrent.futures import as_completed
+    pool = _process_pool(min(workers, len(pending)))
     futures = [pool.submit(run_task, t) for t in pending]    # the workers start here
 
     def stop(interrupted=False):
@@ -186,6 +177,46 @@ def _start(pending, workers, client, timeout=10):
                 proc.terminate()
         pool.shutdown(wait=True, cancel_futures=True)
     return (f.result() for f in as_completed(futures)), stop
+
+
+def _process_pool(workers):
+    """The local pool of the sweeps: ``workers`` processes that leave Ctrl-C to the parent;
+    forked (workers inherit what this process derived already) only from a single-threaded
+    process, otherwise a fresh forkserver (a fork could copy a lock held by another thread)."""
+    import multiprocessing
+    import threading
+    from concurrent.futures import ProcessPoolExecutor
+    methods = multiprocessing.get_all_start_methods()
+    method = ("fork" if "fork" in methods and threading.active_count() == 1 else
+              "forkserver" if "forkserver" in methods else None)
+    return ProcessPoolExecutor(max_workers=workers,
+                               mp_context=multiprocessing.get_context(method),
+                               initializer=_ignore_interrupt)
+
+
+def process_map(fn, items, workers) -> list:
+    """``[fn(x) for x in items]`` on the sweeps' local pool of ``workers`` processes (in this
+    process when ``workers == 1`` or there is one item), in the order of ``items``; Ctrl-C
+    ends the workers at once.  ``fn`` must be a module-level function (pickled by name).
+
+    >>> process_map(abs, [-1, 2, -3], workers=1)
+    [1, 2, 3]
+    """
+    items = list(items)
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be a positive integer, got {workers!r}")
+    if workers == 1 or len(items) <= 1:
+        return [fn(x) for x in items]
+    pool = _process_pool(min(workers, len(items)))
+    try:
+        futures = [pool.submit(fn, x) for x in items]
+        return [f.result() for f in futures]
+    except BaseException:
+        for proc in list(getattr(pool, "_processes", {}).values()):
+            proc.terminate()
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _ignore_interrupt():

@@ -57,10 +57,13 @@ def ridge(problem, prior, options, start):
     # large r: the rule cut at the student's transitions, nodes counted over the pieces
     cuts, ladder = node_rule(p.student, [r], [c], NODE_LADDER)
 
-    def solve_at(K, prev=None):
+    def solve_at(K, prev=None):     # up the ladder: from the count before (as the groups')
         return _solve_at(p.student, p.teacher, r, c, gamma, p.lam, p.alpha, p.beta, spec, K,
-                         options.tol, options.method, None, start, options.max_iter, cuts)
-    if options.nodes == "auto":
+                         options.tol, options.method, None,
+                         start if prev is None else prev.state, options.max_iter, cuts)
+    if options.nodes == "auto" and prior.name == "exact":
+        res = _nodes_from_isotropic(problem, prior, options, start, solve_at, ladder, cuts)
+    elif options.nodes == "auto":
         res = _certified(problem, prior, options, start, solve_at, ladder, cuts)
     else:
         res = solve_at(int(options.nodes))
@@ -133,6 +136,28 @@ def _node_key(problem, prior, options, ladder, cuts):
     except TypeError:
         return None
     return key
+
+
+def _nodes_from_isotropic(problem, prior, options, start, solve_at, ladder, cuts):
+    """The exact bulk: the kappa node count climbed on the isotropic bulk ``c MP_beta`` at the
+    same ``r, c, gamma`` (the count is set by the channel side, whose coefficients are the
+    same; each rung there costs a closed form, on the exact law a Stieltjes solve per
+    sweep), then one solve on the exact law at that count: the choice
+    :func:`srfsym.theory.grid.solve_grid` makes, so ``error`` and a ``sweep`` of the same
+    point cost the same and give the same digits."""
+    p, (r, c, gamma) = problem, (float(v) for v in prior.params)
+    iso = make_spectrum("mp", beta=p.beta, c=c)
+
+    def iso_at(K, prev=None):
+        return _solve_at(p.student, p.teacher, r, c, gamma, p.lam, p.alpha, p.beta, iso, K,
+                         options.tol, options.method, None,
+                         start if prev is None else prev.state, options.max_iter, cuts)
+    chosen = _certified(p, prior._replace(spec=iso), options, start, iso_at, ladder, cuts)
+    res = solve_at(chosen.nodes)
+    res.node_error = chosen.node_error
+    res.notes += [f"{n} (the count climbed on the isotropic bulk at the same r, c, gamma)"
+                  for n in chosen.notes if n.startswith("kappa quadrature")]
+    return res
 
 
 def _certified(problem, prior, options, start, solve_at, ladder, cuts):
