@@ -52,6 +52,7 @@ computed), :mod:`~srfsym.sweep.results` (the CSV), this one (running them).
 """
 from __future__ import annotations
 
+import asyncio
 import math
 import os
 import sys
@@ -117,10 +118,18 @@ def _dask_client(address, timeout):
                          f"({type(exc).__name__}: {exc})") from None
 
 
+#: seconds one finished task's rows may take to arrive before the sweep looks at the cluster
+#: again (its data may have been on a worker that died after the task finished)
+_FETCH_WAIT = 1.0
+
+
 def _dask_results(client, futures, timeout):
     """Each future's rows as it finishes; a cluster left without a worker for ``timeout``
     seconds (the last one died), a lost scheduler or a failed task stop the sweep with a
-    :class:`SweepError` instead of waiting forever."""
+    :class:`SweepError` instead of waiting forever.  A finished task's rows are fetched with
+    a time limit: when its worker dies between the end of the task and the fetch, the data
+    is gone and the fetch would wait for a recomputation that no worker will run; the
+    future goes back to the waiting list and the no-worker clock decides."""
     address = client.scheduler.address
     left, alone, polled = list(futures), None, 0.0
     while left:
@@ -128,14 +137,20 @@ def _dask_results(client, futures, timeout):
         if not done:
             time.sleep(0.1)
         left = [f for f in left if f not in done]
+        fetched = False
         for f in done:
             try:
-                yield f.result()
+                rows = f.result(timeout=_FETCH_WAIT)
+            except (TimeoutError, asyncio.TimeoutError):
+                left.append(f)              # not here yet: wait for it with the others
+                continue
             except Exception as exc:    # noqa: BLE001 - KilledWorker, CancelledError, ...
                 raise SweepError(f"a task failed on the Dask cluster at {address} "
                                  f"({type(exc).__name__}: {exc}); the finished rows are kept, "
                                  "a rerun resumes") from None
-        if done:
+            fetched = True
+            yield rows
+        if fetched:
             alone = None
             continue
         if time.monotonic() - polled < 1.0:
@@ -154,6 +169,15 @@ def _dask_results(client, futures, timeout):
             raise SweepError(f"the Dask cluster at {address} has had no worker for "
                              f"{timeout:g} s (--timeout): {len(left)} task(s) unfinished; the "
                              "finished rows are kept, a rerun resumes")
+
+
+def _close_client(client, timeout):
+    """Close the Dask client within ``timeout`` seconds (a scheduler that stopped answering
+    must not keep the sweep from reporting)."""
+    try:
+        client.close(timeout=timeout)
+    except (OSError, TimeoutError, asyncio.TimeoutError):
+        pass
 
 
 def _start(pending, workers, client, timeout=10):
@@ -309,7 +333,7 @@ def run_sweep(spec: dict, out, *, workers=None, scheduler=None, progress=True,
     finally:
         fh.close()
         if client is not None:
-            client.close()
+            _close_client(client, timeout)
     return SweepSummary(str(out), gid, total, skipped, computed, failed,
                         time.perf_counter() - t0, where, repairs)
 
