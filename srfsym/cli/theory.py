@@ -122,7 +122,7 @@ def srf_header(m, voc, digits=10):
 
 def _rename_bounds(d):
     """Bounds keys in the shared schema's names (upper_bound, lower_bound, kernel_baseline)."""
-    names = {"upper": "upper_bound", "lower": "lower_bound", "kernel": "kernel_baseline"}
+    from ..theory.bounds import OUTPUT_NAMES as names
     out = {names.get(k, k): v for k, v in d.items()}
     if isinstance(out.get("decimal"), dict):
         out["decimal"] = {names.get(k, k): v for k, v in out["decimal"].items()}
@@ -162,7 +162,7 @@ def bounds_text(b, dps=None):
                      f"{', '.join(f'{v:.8g}' for v in b.vocabulary.group_bulk_variances(b.c))}")
     lines.append(f"  spike-only projection on span{{mu0, kappa mu1}} = {show(b.spike_span)}"
                  + ("" if b.gamma == 1 else "  (not a bound at gamma < 1)"))
-    names = {"upper": "upper_bound", "lower": "lower_bound", "kernel": "kernel_baseline"}
+    from ..theory.bounds import OUTPUT_NAMES as names
     for k, v in (b.mp_values or {}).items():
         lines.append(f"  {names.get(k, k):22s} = {show(v, dps)}   [{dps} digits]")
     return "\n".join(lines)
