@@ -7,26 +7,7 @@ import pytest
 
 from cli_run import run_cli
 from srfsym import reference
-
-CASES = """
-[[constants]]
-activation = "erf"
-
-[[bounds]]
-student = "sin"
-teacher = "sin"
-r = 0.8
-c = 1.3
-gamma = 1
-
-[[fixed_point]]
-student = "sin"
-teacher = "sin"
-alpha0 = 20
-eta = 3
-lam = 0.1
-alpha = 0.5
-"""
+from srfsym.cli.reference import EXAMPLE_CASES as CASES   # the help's example
 
 
 def committed(name, **inputs):
@@ -46,6 +27,9 @@ def test_user_cases_at_30_digits(tmp_path):
         truth = 2 / mpmath.sqrt(3 * mpmath.pi)
         assert abs(mpmath.mpf(mu1["value"]) - truth) < mpmath.mpf(10) ** -29
     assert mu1["method"] == "exact"
+    ref = committed("mapping", student="tanh", teacher="sin", eta="3")
+    got = data["values"]["mapping"][0]["values"]["spike_strength"]
+    assert got["value"] == ref["spike_strength"]["value"] and got["method"] == "numeric"
     b = data["values"]["bounds"][0]
     assert (b["student"], b["r"], b["c"], b["gamma"]) == ("sin", "0.8", "1.3", "1")
     ref = committed("bounds", student="sin", r="0.8", c="1.3")

@@ -7,34 +7,37 @@ from pathlib import Path
 
 from .common import CLIError, emit_json, out, status
 
-CASES_EXAMPLE = """example cases file (TOML; the same arrays of tables in JSON):
-  [[constants]]
-  activation = "erf"
-  [[cget]]
-  activation = "tanh"
-  kappa = 0.7
-  r = 0.9
-  c = 1
-  [[mapping]]
-  student = "tanh"
-  teacher = "sin"
-  eta = 3
-  alpha0 = 20
-  [[bounds]]
-  student = "sin"
-  teacher = "sin"
-  r = 0.8
-  c = 1.3
-  gamma = 1
-  [[fixed_point]]
-  student = "sin"
-  teacher = "sin"
-  alpha0 = 20
-  eta = 3
-  lam = 0.1
-  alpha = 0.5
+#: a complete cases file (the help's example; tests/test_reference_cases.py runs it)
+EXAMPLE_CASES = """[[constants]]
+activation = "erf"
+[[cget]]
+activation = "tanh"
+kappa = 0.7
+r = 0.9
+c = 1
+[[mapping]]
+student = "tanh"
+teacher = "sin"
+eta = 3
+alpha0 = 20
+[[bounds]]
+student = "sin"
+teacher = "sin"
+r = 0.8
+c = 1.3
+gamma = 1
+[[fixed_point]]
+student = "sin"
+teacher = "sin"
+alpha0 = 20
+eta = 3
+lam = 0.1
+alpha = 0.5
+"""
 
-  srfsym reference cases.toml --dps 30 --out values.json"""
+CASES_EXAMPLE = ("example cases file (TOML; the same arrays of tables in JSON):\n"
+                 + "".join(f"  {line}\n" for line in EXAMPLE_CASES.splitlines())
+                 + "\n  srfsym reference cases.toml --dps 30 --out values.json")
 
 
 def cmd_regen_reference(args):
