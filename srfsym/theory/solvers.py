@@ -57,10 +57,9 @@ def ridge(problem, prior, options, start):
     # large r: the rule cut at the student's transitions, nodes counted over the pieces
     cuts, ladder = node_rule(p.student, [r], [c], NODE_LADDER)
 
-    def solve_at(K, prev=None):     # up the ladder: from the count before (as the groups')
+    def solve_at(K, prev=None):
         return _solve_at(p.student, p.teacher, r, c, gamma, p.lam, p.alpha, p.beta, spec, K,
-                         options.tol, options.method, None,
-                         start if prev is None else prev.state, options.max_iter, cuts)
+                         options.tol, options.method, None, start, options.max_iter, cuts)
     if options.nodes == "auto" and prior.name == "exact":
         res = _nodes_from_isotropic(problem, prior, options, start, solve_at, ladder, cuts)
     elif options.nodes == "auto":
@@ -150,8 +149,7 @@ def _nodes_from_isotropic(problem, prior, options, start, solve_at, ladder, cuts
 
     def iso_at(K, prev=None):
         return _solve_at(p.student, p.teacher, r, c, gamma, p.lam, p.alpha, p.beta, iso, K,
-                         options.tol, options.method, None,
-                         start if prev is None else prev.state, options.max_iter, cuts)
+                         options.tol, options.method, None, start, options.max_iter, cuts)
     chosen = _certified(p, prior._replace(spec=iso), options, start, iso_at, ladder, cuts)
     res = solve_at(chosen.nodes)
     res.node_error = chosen.node_error
