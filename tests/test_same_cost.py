@@ -65,3 +65,12 @@ def test_curve_workers_gives_the_serial_curve():
         assert x["kappa_nodes"] == y["kappa_nodes"]
     bad = run_cli(*argv, "--workers", "0")
     assert bad.returncode == 2 and "--workers must be a positive integer" in bad.stderr
+
+
+def test_a_huge_curve_is_refused_up_front():
+    """Issue 31, item 9: ``curve --points 100000000`` is refused before any work (as sweep's
+    > 1e6 rows), with or without --workers."""
+    for extra in ([], ["--workers", "2"]):
+        res = run_cli("-q", "curve", "--student", "tanh", "--teacher", "sin", "--alpha0", "20",
+                      "--eta", "3", "--lam", "0.1", "--points", "100000000", *extra, timeout=60)
+        assert res.returncode == 2 and "more than the 10,000 a curve computes" in res.stderr
