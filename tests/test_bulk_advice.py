@@ -32,3 +32,13 @@ def test_plain_command_gets_plain_advice():
         "use --bulk exact (")
     text = bulk_advice(Namespace(cmd="curve", dps=25, spectrum="mp", d=500))
     assert "without --dps and --d 500" in text
+
+
+def test_a_sweep_note_names_the_key_that_runs():
+    from srfsym.sweep.spec import parse_spec
+    from srfsym.sweep.tasks import _bulk_warnings
+    notes = _bulk_warnings("erf", "sin", 0.5, 5.0, 1.0, (1.0,))
+    assert notes and "set bulk = 'exact' in the [theory] table" in notes[0]
+    assert "--bulk" not in notes[0]                  # no command-line flag in a sweep's note
+    parse_spec({"theory": {"student": "erf", "teacher": "sin", "alpha0": 0.5, "eta": 5,
+                           "lam": 0.01, "alpha": 1, "bulk": "exact"}})   # the advice parses

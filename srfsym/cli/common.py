@@ -243,6 +243,7 @@ EXAMPLES = {
     "target": 'srfsym target "z1 + z1*z2" --student tanh --student relu\n'
               'srfsym target "tanh(z1 + z2/2) + sin(z2)/2" --order 4 --json',
     "regen-reference": "srfsym regen-reference --quick --out /tmp/reference",
+    "reference": "srfsym reference cases.toml --dps 30 --out values.json",
     "cache": "srfsym cache            # the folder of the cached closed forms\n"
              "srfsym cache --clear    # remove them",
     "sweep": "srfsym sweep grid.toml --out results.csv --workers 2 --plot results.png\n"

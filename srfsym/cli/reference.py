@@ -35,9 +35,9 @@ lam = 0.1
 alpha = 0.5
 """
 
-CASES_EXAMPLE = ("example cases file (TOML; the same arrays of tables in JSON):\n"
+CASES_EXAMPLE = ("a cases file (TOML; the same arrays of tables in JSON):\n"
                  + "".join(f"  {line}\n" for line in EXAMPLE_CASES.splitlines())
-                 + "\n  srfsym reference cases.toml --dps 30 --out values.json")
+                 + "\nexample:\n  srfsym reference cases.toml --dps 30 --out values.json")
 
 
 def cmd_regen_reference(args):
