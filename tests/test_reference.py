@@ -70,9 +70,9 @@ def test_bounds_double_against_reference():
     for row in table("bounds")["values"]:
         b = bounds(row["student"], row["teacher"], float(row["r"]), float(row["c"]),
                    float(row["gamma"]))
-        close(b.upper, row["upper"], 1e-12)
-        close(b.lower, row["lower"], 1e-12)
-        close(b.kernel, row["kernel"], 1e-14)
+        close(b.upper, row["upper_bound"], 1e-12)
+        close(b.lower, row["lower_bound"], 1e-12)
+        close(b.kernel, row["kernel_baseline"], 1e-14)
 
 
 def test_fixed_point_double_against_reference():

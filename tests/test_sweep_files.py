@@ -221,3 +221,36 @@ def test_a_file_with_every_row_twice_reads_and_resumes_once(full, tmp_path):
     doubled.write_text(lines[0] + "".join(lines[1:]) + "".join(lines[1:]))
     assert _table(doubled) == _table(out)
     assert run_sweep(spec, doubled, workers=1, progress=False).computed == 0
+
+
+class _LostResultFuture:
+    """A task that finished on a worker that then died: ``done()``, but its rows can never be
+    fetched (the fetch waits for a recomputation no worker runs)."""
+
+    def done(self):
+        return True
+
+    def result(self, timeout=None):
+        time.sleep(min(timeout if timeout is not None else 60.0, 60.0))
+        raise TimeoutError("no worker holds the result")
+
+
+class _EmptyCluster:
+    """A client whose scheduler answers but has no worker left ("Lost all workers")."""
+
+    class scheduler:
+        address = "tcp://127.0.0.1:0"
+
+    def nthreads(self):
+        return {}
+
+
+@pytest.mark.timeout(60)
+def test_a_result_lost_with_its_worker_does_not_hang_the_sweep():
+    """Issue 31 item 9: --timeout holds when the only worker dies between the end of a task
+    and the fetch of its rows (before: ``Future.result()`` without a limit waited forever)."""
+    from srfsym.sweep.run import SweepError, _dask_results
+    t0 = time.monotonic()
+    with pytest.raises(SweepError, match="has had no worker for 2 s"):
+        list(_dask_results(_EmptyCluster(), [_LostResultFuture()], timeout=2))
+    assert time.monotonic() - t0 < 15

@@ -243,6 +243,7 @@ EXAMPLES = {
     "target": 'srfsym target "z1 + z1*z2" --student tanh --student relu\n'
               'srfsym target "tanh(z1 + z2/2) + sin(z2)/2" --order 4 --json',
     "regen-reference": "srfsym regen-reference --quick --out /tmp/reference",
+    "reference": "srfsym reference cases.toml --dps 30 --out values.json",
     "cache": "srfsym cache            # the folder of the cached closed forms\n"
              "srfsym cache --clear    # remove them",
     "sweep": "srfsym sweep grid.toml --out results.csv --workers 2 --plot results.png\n"
@@ -427,11 +428,38 @@ def warn_if_isotropic_is_off(args):
     if voc is not None and len({abs(w) for w in voc.letters}) > 1:  # letter j: the step at |w_j| eta
         from ..theory.spectral.exact_bulk_groups import vocabulary_bulk_warning
         vocabulary_bulk_warning(args.student, args.teacher, args.alpha0, args.eta, args.beta,
-                                voc)
+                                voc, advice=bulk_advice(args))
         return
     from ..theory.spectral.step_bulk import isotropic_bulk_warning
     with status("checking the isotropic bulk against a realised step (docs/theory.md (g.4))"):
-        isotropic_bulk_warning(args.student, args.teacher, args.alpha0, args.eta, args.beta)
+        isotropic_bulk_warning(args.student, args.teacher, args.alpha0, args.eta, args.beta,
+                               advice=bulk_advice(args))
+
+
+def bulk_advice(args) -> str:
+    """What the isotropic-bulk warning recommends on this command line: ``--bulk exact``
+    (the d -> infinity law of the step's bulk) with the options it does not take named for
+    removal (``--dps``: double precision only; ``--spectrum sample`` and, on ``error`` and
+    ``curve``, ``--d``: it is its own spectrum), so that the command it suggests runs.
+
+    >>> import argparse
+    >>> bulk_advice(argparse.Namespace(cmd="error", dps=30, spectrum="mp", d=None))
+    'use --bulk exact without --dps (it is solved in double precision only; docs/theory.md (g.5))'
+    >>> print(bulk_advice(argparse.Namespace(cmd="spectrum", dps=None, spectrum="mp", d=1000)))
+    use --bulk exact (the d -> infinity law of the step's bulk, docs/theory.md (g.5))
+    """
+    drop = []
+    if getattr(args, "dps", None):
+        drop.append(("--dps", "it is solved in double precision only"))
+    if getattr(args, "spectrum", "mp") == "sample":
+        drop.append(("--spectrum sample", "it is its own spectrum"))
+    if getattr(args, "cmd", None) in ("error", "curve") and getattr(args, "d", None) is not None:
+        drop.append((f"--d {args.d}", "it is the d -> infinity law; --bulk step realises the "
+                                      "layer at d"))
+    if not drop:
+        return "use --bulk exact (the d -> infinity law of the step's bulk, docs/theory.md (g.5))"
+    return (f"use --bulk exact without {' and '.join(o for o, _ in drop)} ("
+            + "; ".join(why for _, why in drop) + "; docs/theory.md (g.5))")
 
 
 SHARED_HELP = ("train one first layer and re-draw only the readout/test data per seed (the "

@@ -74,6 +74,13 @@ def _spectra(args):
 
 def cmd_spectrum(args):
     zs = [_parse_z(z) for z in args.z] if args.z else None
+    if args.density is not None:
+        if not (args.json or args.csv):
+            raise CLIError("--density exports the density grid: give it with --json or --csv "
+                           "(the figure, --plot, draws the same grid)")
+        if not 2 <= args.density <= MAX_DENSITY_POINTS:
+            raise CLIError(f"--density {args.density}: give between 2 and "
+                           f"{MAX_DENSITY_POINTS} points")
     if args.simulate and args.r is not None:
         raise CLIError("--simulate needs the step (--teacher --alpha0 --eta), not --r --c")
     with status("deterministic equivalent of the feature spectrum (docs/theory.md (j.3))"):
@@ -101,6 +108,10 @@ def cmd_spectrum(args):
         with status(f"s(z) in mpmath at {args.dps} digits"):
             mp_vals = [fs.stieltjes_mpmath(z, args.dps) for z in zs]
     rows = spectrum_rows(args, fs, zs, values, mp_vals, sim)
+    if args.density is not None:
+        with status(f"the bulk density on {args.density} points and its support"):
+            rows += density_rows(args, fs)
+        summary = {**summary, "support_pieces": [list(ab) for ab in fs.support_pieces]}
     if emit_output(args, rows, notes=list(getattr(sim, "notes", []) or []),
                    details={"spectrum": summary, **({} if sim is None else {"simulation": {
                        k: v for k, v in sim.to_dict().items() if k != "points"}})}):
@@ -182,6 +193,43 @@ def spectrum_rows(args, fs, zs, values, mp_vals, sim):
     return rows
 
 
+#: smoothing half-width of the drawn and exported density (that of ``FeatureSpectrum.density``)
+DENSITY_EPS = 1e-4
+#: most points of ``--density``
+MAX_DENSITY_POINTS = 100_000
+
+
+def density_grid(fs, points, log_x=False):
+    """The points ``x`` and the bulk density ``Im s(x + i eps) / pi`` of the figure and of
+    ``--density``: ``points`` values from ``1e-3`` to ``1.15`` times the right edge, evenly
+    spaced (geometric with ``log_x``), ``eps`` = :data:`DENSITY_EPS`.  Returns
+    ``(x, density, eps)``."""
+    edge = fs.right_edge
+    x = (np.geomspace if log_x else np.linspace)(1e-3 * edge, 1.15 * edge, points)
+    return x, fs.density(x, eps=DENSITY_EPS), DENSITY_EPS
+
+
+def density_rows(args, fs):
+    """Rows of ``--density``: one per point of :func:`density_grid` (source ``density``: x,
+    density, the smoothing, the support piece holding x or null), then one per piece of the
+    support (source ``support``: its ends)."""
+    head = dict(alpha0=args.alpha0, eta=args.eta, beta=fs.beta, r=fs.r, c=fs.c,
+                p_over_n=fs.nu)
+    teacher = args.teacher if args.teacher is not None else ""
+    x, rho, eps = density_grid(fs, args.density, log_x=args.log in ("eigenvalue", "both"))
+    pieces = fs.support_pieces
+
+    def piece(v):
+        return next((k for k, (a, b) in enumerate(pieces) if a <= v <= b), None)
+    rows = [table_row("density", fs.student.name, teacher, **head, x=float(v),
+                      density=float(d), density_eps=eps, support_piece=piece(v))
+            for v, d in zip(x, rho)]
+    rows += [table_row("support", fs.student.name, teacher, **head, support_piece=k,
+                       support_left=float(a), support_right=float(b))
+             for k, (a, b) in enumerate(pieces)]
+    return rows
+
+
 def _plot_after(args, fs, fs0, sim, sim0):
     """The figure, drawn after the results were printed (a failure costs only the figure)."""
     if not args.plot:
@@ -210,16 +258,18 @@ def _plot(args, fs, fs0, sim, sim0):
     panels = [("trained", fs, sim)] + ([("untrained ($\\tilde\\eta$ = 0)", fs0, sim0)]
                                        if fs0 else [])
     fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 3.8), squeeze=False)
+    log = getattr(args, "log", None)
     for ax, (title, spec, s) in zip(axes[0], panels):
         edge = spec.right_edge
-        x = np.linspace(1e-3 * edge, 1.15 * edge, 300)
+        x, rho, _ = density_grid(spec, 300, log_x=log in ("eigenvalue", "both"))
         if s is not None:
             bulk = np.concatenate([lam[:-1] if spec.has_outlier else lam for lam in s.eigenvalues])
-            ax.hist(bulk, bins=80, range=(0, 1.15 * edge), density=True, color="0.8",
+            ax.hist(bulk, bins=x if log in ("eigenvalue", "both") else 80,
+                    range=(0, 1.15 * edge), density=True, color="0.8",
                     label=f"network eigenvalues (d = {s.d}, {len(s.eigenvalues)} "
                           + ("seed)" if len(s.eigenvalues) == 1 else "seeds, pooled)"))
         law = getattr(args, "bulk", "isotropic")
-        ax.plot(x, spec.density(x), color="C0", label="deterministic equivalent" + (
+        ax.plot(x, rho, color="C0", label="deterministic equivalent" + (
             f" ({law} bulk of the step, docs/theory.md (g))"
             if spec is fs and law != "isotropic" else ""))
         ax.set_xlabel("eigenvalue of $\\Phi^\\top\\Phi/n$")
@@ -228,11 +278,27 @@ def _plot(args, fs, fs0, sim, sim0):
         if spec.has_outlier:
             t += _outlier_title(spec, s)
         ax.set_title(t, fontsize=9)
-        ax.set_ylim(0, min(ax.get_ylim()[1], 4 * float(np.max(spec.density(x[x > 0.1 * edge])))))
+        top = min(ax.get_ylim()[1], 4 * float(np.max(rho[x > 0.1 * edge])))
+        _set_scales(ax, log, top, rho)
         legend_below(ax)
     fig.suptitle(spectrum_title(args, fs), fontsize=10)
     fig.tight_layout()
     return fig
+
+
+def _set_scales(ax, log, top, rho):
+    """Axis scales of a density panel: ``--log density`` (or ``both``) a logarithmic density
+    axis down to ``1e-6`` of the panel's top (the edges' power laws become lines),
+    ``--log eigenvalue`` (or ``both``) a logarithmic eigenvalue axis (bulks spread over
+    decades); linear from 0 otherwise."""
+    if log in ("eigenvalue", "both"):
+        ax.set_xscale("log")
+    if log in ("density", "both"):
+        ax.set_yscale("log")
+        ax.set_ylim(max(top, float(np.max(rho))) * 1e-6, 2 * max(top, float(np.max(rho))))
+        ax.set_ylabel("density (bulk, log scale)")
+    else:
+        ax.set_ylim(0, top)
 
 
 def spectrum_title(args, fs):
@@ -273,6 +339,15 @@ def register(sub):
     add_output(p)
     p.add_argument("--plot", help="figure (.png, .pdf or .svg): theory density over the "
                                   "network's histogram, untrained beside trained")
+    p.add_argument("--log", nargs="?", const="density", choices=("density", "eigenvalue", "both"),
+                   help="logarithmic axes of the figure: the density (--log alone), the "
+                   "eigenvalue axis (a geometric grid, also for --density), or both "
+                   "(default: linear)")
+    p.add_argument("--density", type=int, nargs="?", const=300, metavar="POINTS",
+                   help="with --json or --csv: also the bulk density on POINTS points from 1e-3 "
+                   "to 1.15 times the right edge (default 300; the figure's grid), as rows of "
+                   "source 'density' (x, density), and the support's pieces as rows of source "
+                   "'support' (default: not exported)")
     p.add_argument("--simulate", action="store_true",
                    help="eigenvalues of finite networks beside the theory")
     p.add_argument("--d", type=int, default=1000, help="input dimension of the simulation (and "

@@ -122,7 +122,7 @@ def srf_header(m, voc, digits=10):
 
 def _rename_bounds(d):
     """Bounds keys in the shared schema's names (upper_bound, lower_bound, kernel_baseline)."""
-    names = {"upper": "upper_bound", "lower": "lower_bound", "kernel": "kernel_baseline"}
+    from ..theory.bounds import OUTPUT_NAMES as names
     out = {names.get(k, k): v for k, v in d.items()}
     if isinstance(out.get("decimal"), dict):
         out["decimal"] = {names.get(k, k): v for k, v in out["decimal"].items()}
@@ -162,7 +162,7 @@ def bounds_text(b, dps=None):
                      f"{', '.join(f'{v:.8g}' for v in b.vocabulary.group_bulk_variances(b.c))}")
     lines.append(f"  spike-only projection on span{{mu0, kappa mu1}} = {show(b.spike_span)}"
                  + ("" if b.gamma == 1 else "  (not a bound at gamma < 1)"))
-    names = {"upper": "upper_bound", "lower": "lower_bound", "kernel": "kernel_baseline"}
+    from ..theory.bounds import OUTPUT_NAMES as names
     for k, v in (b.mp_values or {}).items():
         lines.append(f"  {names.get(k, k):22s} = {show(v, dps)}   [{dps} digits]")
     return "\n".join(lines)
@@ -292,14 +292,10 @@ def curve_results(args, alphas, sim=None):
     from types import SimpleNamespace
 
     from ..theory.bounds import bounds
-    from ..theory.fixed_point import learning_curve
     if getattr(args, "optimize_lambda", False):
         lc = optimal_curve(args, alphas)
     else:
-        lc = learning_curve(args.student, args.teacher, args.alpha0, args.eta, args.lam,
-                            alphas, beta=args.beta,
-                            progress=not (args.json or args.csv or args.quiet),
-                            **_solve_kwargs(args))
+        lc = _learning_curve(args, alphas)
     mp = lc.results[0].mapping
     voc = vocabulary_arg(args)
     b = bounds(args.student, args.teacher, mp.r, mp.c, mp.gamma, vocabulary=voc,
@@ -371,6 +367,47 @@ def optimal_curve(args, alphas):
             except ValueError as exc:
                 raise CLIError(f"--optimize-lambda: {exc}") from None
     return LearningCurve(np.asarray(alphas), results)
+
+
+def _learning_curve(args, alphas):
+    """The curve's fixed points: in this process, or with ``--workers N`` on the sweeps' local
+    pool in N contiguous pieces of the alphas (each warm-started along its piece), at the
+    kappa node count the whole curve would use (chosen at its two ends first), so the
+    answer is the serial one."""
+    from ..theory.fixed_point import LearningCurve, learning_curve
+    workers = args.workers if args.workers is not None else 1
+    if workers < 1:
+        raise CLIError(f"--workers must be a positive integer, got {workers}")
+    if workers == 1 or len(alphas) < 2:
+        return learning_curve(args.student, args.teacher, args.alpha0, args.eta, args.lam,
+                              alphas, beta=args.beta,
+                              progress=not (args.json or args.csv or args.quiet),
+                              **_solve_kwargs(args))
+    from ..sweep.run import process_map
+    ends = [float(np.min(alphas)), float(np.max(alphas))]
+    with status(f"kappa nodes at the ends of the curve, then {len(alphas)} points on "
+                f"{min(workers, len(alphas))} processes"):
+        first = learning_curve(args.student, args.teacher, args.alpha0, args.eta, args.lam,
+                               ends, beta=args.beta, **_solve_kwargs(args)).results
+        pieces = [(args, list(map(float, part)), max(r.nodes for r in first))
+                  for part in np.array_split(np.asarray(alphas), min(workers, len(alphas)))]
+        parts = process_map(_curve_piece, pieces, workers)
+    results = [r for part in parts for r in part]
+    for r in results:               # the step's mapping (generated code) is the parent's
+        r.mapping = first[0].mapping
+    return LearningCurve(np.asarray(alphas, float), results)
+
+
+def _curve_piece(job):
+    """One piece of ``curve --workers``: ``(args, alphas, nodes)`` -> its fixed-point
+    results, without the step's mapping (its generated functions do not pickle)."""
+    from ..theory.fixed_point import learning_curve
+    args, alphas, nodes = job
+    results = learning_curve(args.student, args.teacher, args.alpha0, args.eta, args.lam,
+                             alphas, beta=args.beta, nodes=nodes, **_solve_kwargs(args)).results
+    for r in results:
+        r.mapping = None
+    return results
 
 
 def compared_theory(args):
@@ -562,5 +599,8 @@ def register(sub):
     p.add_argument("--d-sim", type=int, default=500, help="input dimension of the simulation")
     p.add_argument("--seeds", type=int, default=3, help="independent seeds of the simulation")
     p.add_argument("--shared-first-layer", action="store_true", help=SHARED_HELP)
+    p.add_argument("--workers", type=int, default=None,
+                   help="local processes for the curve's points (the sweeps' pool; the "
+                   "alphas in contiguous pieces, the same answer as one process) (default 1)")
     add_output(p)
     p.set_defaults(func=cmd_curve)

@@ -52,6 +52,7 @@ computed), :mod:`~srfsym.sweep.results` (the CSV), this one (running them).
 """
 from __future__ import annotations
 
+import asyncio
 import math
 import os
 import sys
@@ -67,7 +68,7 @@ from .tasks import (check_simulation_tasks, check_size, run_task, simulation_tas
 
 __all__ = ["SweepError", "COLUMNS", "parse_spec", "load_spec", "grid_id", "theory_tasks",
            "simulation_tasks", "check_simulation_tasks", "run_task", "run_sweep",
-           "read_results", "keys_help", "SweepInterrupted"]
+           "read_results", "keys_help", "SweepInterrupted", "process_map"]
 
 
 
@@ -117,10 +118,18 @@ def _dask_client(address, timeout):
                          f"({type(exc).__name__}: {exc})") from None
 
 
+#: seconds one finished task's rows may take to arrive before the sweep looks at the cluster
+#: again (its data may have been on a worker that died after the task finished)
+_FETCH_WAIT = 1.0
+
+
 def _dask_results(client, futures, timeout):
     """Each future's rows as it finishes; a cluster left without a worker for ``timeout``
     seconds (the last one died), a lost scheduler or a failed task stop the sweep with a
-    :class:`SweepError` instead of waiting forever."""
+    :class:`SweepError` instead of waiting forever.  A finished task's rows are fetched with
+    a time limit: when its worker dies between the end of the task and the fetch, the data
+    is gone and the fetch would wait for a recomputation that no worker will run; the
+    future goes back to the waiting list and the no-worker clock decides."""
     address = client.scheduler.address
     left, alone, polled = list(futures), None, 0.0
     while left:
@@ -128,14 +137,20 @@ def _dask_results(client, futures, timeout):
         if not done:
             time.sleep(0.1)
         left = [f for f in left if f not in done]
+        fetched = False
         for f in done:
             try:
-                yield f.result()
+                rows = f.result(timeout=_FETCH_WAIT)
+            except (TimeoutError, asyncio.TimeoutError):
+                left.append(f)              # not here yet: wait for it with the others
+                continue
             except Exception as exc:    # noqa: BLE001 - KilledWorker, CancelledError, ...
                 raise SweepError(f"a task failed on the Dask cluster at {address} "
                                  f"({type(exc).__name__}: {exc}); the finished rows are kept, "
                                  "a rerun resumes") from None
-        if done:
+            fetched = True
+            yield rows
+        if fetched:
             alone = None
             continue
         if time.monotonic() - polled < 1.0:
@@ -156,6 +171,15 @@ def _dask_results(client, futures, timeout):
                              "finished rows are kept, a rerun resumes")
 
 
+def _close_client(client, timeout):
+    """Close the Dask client within ``timeout`` seconds (a scheduler that stopped answering
+    must not keep the sweep from reporting)."""
+    try:
+        client.close(timeout=timeout)
+    except (OSError, TimeoutError, asyncio.TimeoutError):
+        pass
+
+
 def _start(pending, workers, client, timeout=10):
     """Start the tasks; return an iterator over each task's rows as it finishes and a
     function that stops what is left (in-process, local pool or Dask)."""
@@ -167,17 +191,8 @@ def _start(pending, workers, client, timeout=10):
                 lambda interrupted=False: client.cancel(futures))
     if workers == 1 or len(pending) == 1:
         return (run_task(t) for t in pending), lambda interrupted=False: None
-    import multiprocessing
-    import threading
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-    # fork (workers inherit what this process derived already) only from a single-threaded
-    # process; otherwise a fresh forkserver (a fork could copy a lock held by another thread)
-    methods = multiprocessing.get_all_start_methods()
-    method = ("fork" if "fork" in methods and threading.active_count() == 1 else
-              "forkserver" if "forkserver" in methods else None)
-    pool = ProcessPoolExecutor(max_workers=min(workers, len(pending)),
-                               mp_context=multiprocessing.get_context(method),
-                               initializer=_ignore_interrupt)
+    from concurrent.futures import as_completed
+    pool = _process_pool(min(workers, len(pending)))
     futures = [pool.submit(run_task, t) for t in pending]    # the workers start here
 
     def stop(interrupted=False):
@@ -186,6 +201,46 @@ def _start(pending, workers, client, timeout=10):
                 proc.terminate()
         pool.shutdown(wait=True, cancel_futures=True)
     return (f.result() for f in as_completed(futures)), stop
+
+
+def _process_pool(workers):
+    """The local pool of the sweeps: ``workers`` processes that leave Ctrl-C to the parent;
+    forked (workers inherit what this process derived already) only from a single-threaded
+    process, otherwise a fresh forkserver (a fork could copy a lock held by another thread)."""
+    import multiprocessing
+    import threading
+    from concurrent.futures import ProcessPoolExecutor
+    methods = multiprocessing.get_all_start_methods()
+    method = ("fork" if "fork" in methods and threading.active_count() == 1 else
+              "forkserver" if "forkserver" in methods else None)
+    return ProcessPoolExecutor(max_workers=workers,
+                               mp_context=multiprocessing.get_context(method),
+                               initializer=_ignore_interrupt)
+
+
+def process_map(fn, items, workers) -> list:
+    """``[fn(x) for x in items]`` on the sweeps' local pool of ``workers`` processes (in this
+    process when ``workers == 1`` or there is one item), in the order of ``items``; Ctrl-C
+    ends the workers at once.  ``fn`` must be a module-level function (pickled by name).
+
+    >>> process_map(abs, [-1, 2, -3], workers=1)
+    [1, 2, 3]
+    """
+    items = list(items)
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be a positive integer, got {workers!r}")
+    if workers == 1 or len(items) <= 1:
+        return [fn(x) for x in items]
+    pool = _process_pool(min(workers, len(items)))
+    try:
+        futures = [pool.submit(fn, x) for x in items]
+        return [f.result() for f in futures]
+    except BaseException:
+        for proc in list(getattr(pool, "_processes", {}).values()):
+            proc.terminate()
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _ignore_interrupt():
@@ -278,7 +333,7 @@ def run_sweep(spec: dict, out, *, workers=None, scheduler=None, progress=True,
     finally:
         fh.close()
         if client is not None:
-            client.close()
+            _close_client(client, timeout)
     return SweepSummary(str(out), gid, total, skipped, computed, failed,
                         time.perf_counter() - t0, where, repairs)
 

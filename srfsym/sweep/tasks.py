@@ -226,11 +226,18 @@ def _bulk_warnings(student, teacher, alpha0, eta, beta, letters):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         if len({abs(w) for w in letters}) > 1:     # letter j: the step at |omega_j| eta
-            vocabulary_bulk_warning(student, teacher, alpha0, eta, beta, list(letters))
+            vocabulary_bulk_warning(student, teacher, alpha0, eta, beta, list(letters),
+                                    advice=SWEEP_BULK_ADVICE)
         else:
-            isotropic_bulk_warning(student, teacher, alpha0, eta, beta)
-    return tuple(dict.fromkeys("warning: " + " ".join(str(w.message).split()).replace(
-        "use --bulk step", "use bulk = 'step' or 'exact'") for w in caught))
+            isotropic_bulk_warning(student, teacher, alpha0, eta, beta,
+                                   advice=SWEEP_BULK_ADVICE)
+    return tuple(dict.fromkeys("warning: " + " ".join(str(w.message).split())
+                               for w in caught))
+
+
+#: what a sweep's isotropic-bulk warning recommends (a key of the [theory] table that runs)
+SWEEP_BULK_ADVICE = ("set bulk = 'exact' in the [theory] table (the d -> infinity law of the "
+                     "step's bulk, docs/theory.md (g.5); with spectrum = 'mp' and no d)")
 
 
 def bulk_warnings(task, voc=None) -> list:

@@ -50,7 +50,11 @@ from ..step.mapping import mapping_along_eta
 from ..core.values import check_dps, MAX_SOLVER_DPS
 
 __all__ = ["Bounds", "bounds", "SpikeProjections", "spike_projections", "OptimalBounds",
-           "optimal_learning_rate_bounds"]
+           "optimal_learning_rate_bounds", "OUTPUT_NAMES"]
+
+#: The names of the bounds in every output (the command line's rows, the sweep table, the
+#: reference values): ``Bounds.upper`` is ``upper_bound``, and so on.
+OUTPUT_NAMES = {"upper": "upper_bound", "lower": "lower_bound", "kernel": "kernel_baseline"}
 
 
 @dataclass

@@ -28,7 +28,7 @@ import mpmath
 import numpy as np
 
 from .channels.kappa_quadrature import node_rule
-from .convex_fixed_point import solve_convex_srf
+from .convex_fixed_point import NoUniqueSolution, solve_convex_srf
 from .convex_groups import solve_convex_groups
 from .engine import _START, NODE_LADDER
 from .fixed_point_groups import solve_srf_groups
@@ -65,7 +65,9 @@ def ridge(problem, prior, options, start):
         return _solve_at(p.student, p.teacher, r, c, gamma, p.lam, p.alpha, p.beta, spec, K,
                          options.tol, options.method, None, start if warm is None else warm,
                          options.max_iter, cuts)
-    if options.nodes == "auto":
+    if options.nodes == "auto" and prior.name == "exact":
+        res = _nodes_from_isotropic(problem, prior, options, start, solve_at, ladder, cuts)
+    elif options.nodes == "auto":
         res = _certified(problem, prior, options, start, solve_at, ladder, cuts)
     else:
         res = solve_at(int(options.nodes))
@@ -138,6 +140,27 @@ def _node_key(problem, prior, options, ladder, cuts):
     except TypeError:
         return None
     return key
+
+
+def _nodes_from_isotropic(problem, prior, options, start, solve_at, ladder, cuts):
+    """The exact bulk: the kappa node count climbed on the isotropic bulk ``c MP_beta`` at the
+    same ``r, c, gamma`` (the count is set by the channel side, whose coefficients are the
+    same; each rung there costs a closed form, on the exact law a Stieltjes solve per
+    sweep), then one solve on the exact law at that count: the choice
+    :func:`srfsym.theory.grid.solve_grid` makes, so ``error`` and a ``sweep`` of the same
+    point cost the same and give the same digits."""
+    p, (r, c, gamma) = problem, (float(v) for v in prior.params)
+    iso = make_spectrum("mp", beta=p.beta, c=c)
+
+    def iso_at(K, prev=None):
+        return _solve_at(p.student, p.teacher, r, c, gamma, p.lam, p.alpha, p.beta, iso, K,
+                         options.tol, options.method, None, start, options.max_iter, cuts)
+    chosen = _certified(p, prior._replace(spec=iso), options, start, iso_at, ladder, cuts)
+    res = solve_at(chosen.nodes)
+    res.node_error = chosen.node_error
+    res.notes += [f"{n} (the count climbed on the isotropic bulk at the same r, c, gamma)"
+                  for n in chosen.notes if n.startswith("kappa quadrature")]
+    return res
 
 
 def _certified(problem, prior, options, start, solve_at, ladder, cuts):
@@ -251,13 +274,53 @@ def convex(problem, prior, options, start, context=None, nodes_u=16):
     (``context``: shared by the points of a grid; ``nodes_u``: the inner integrals' nodes)."""
     p = problem
     named = isinstance(p.spectrum, str) and p.bulk == "isotropic"
-    return solve_convex_srf(p.student, p.teacher, *prior.params, p.lam, p.alpha, p.beta,
-                            p.spectrum if named else prior.spec, start=start,
-                            max_iter=options.max_iter, d=p.d, seed=p.seed, context=context,
-                            nodes_u=nodes_u, **_convex_args(p, options))
+
+    def at(alpha, start, max_iter):
+        return solve_convex_srf(p.student, p.teacher, *prior.params, p.lam, alpha, p.beta,
+                                p.spectrum if named else prior.spec, start=start,
+                                max_iter=max_iter, d=p.d, seed=p.seed, context=context,
+                                nodes_u=nodes_u, **_convex_args(p, options))
+    if start is not None or context is not None:
+        return at(p.alpha, start, options.max_iter)
+    try:        # from the ridge start: a point that converges at all does so in a few hundred
+        return at(p.alpha, None, min(options.max_iter, FIRST_SWEEPS))
+    except NoUniqueSolution:
+        raise
+    except ConvergenceError:
+        pass
+    res = _alpha_continuation(at, float(p.alpha), options.max_iter)
+    return res if res is not None else at(p.alpha, None, options.max_iter)
 
 
 convex.label = "convex"
+
+
+#: sweeps from the ridge start before a convex point tries the continuation in alpha (the
+#: full ``max_iter`` from the ridge start is the last resort)
+FIRST_SWEEPS = 2000
+#: where the continuation of :func:`_alpha_continuation` may start, as fractions of alpha
+CONTINUATION_STARTS = (1 / 4, 1 / 16)
+
+
+def _alpha_continuation(at, alpha, max_iter):
+    """A convex-loss point whose iteration from the ridge start did not converge, reached
+    from a smaller alpha (where the iteration from the ridge start converges) by doubling
+    alpha, each point warm-started from the one before: the fixed point is unique (a
+    strictly convex objective), so the path changes the route, not the answer.  ``None`` if
+    no start converges."""
+    for frac in CONTINUATION_STARTS:
+        a = alpha * frac
+        try:
+            res = at(a, None, max_iter)
+            while a < alpha:
+                a = min(2.0 * a, alpha)
+                res = at(a, (*res.state, res.bias or 0.0), max_iter)
+        except (ConvergenceError, ValueError, ArithmeticError):
+            continue
+        res.notes.append(f"reached by continuation in alpha from alpha = {alpha * frac:.4g} "
+                         "(the iteration from the ridge start did not converge here)")
+        return res
+    return None
 
 
 def convex_groups(problem, prior, options, start):

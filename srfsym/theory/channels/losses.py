@@ -169,18 +169,46 @@ def _newton_prox(d1, d2, omega, V, start=None):
     """Root of ``G(x) = x - omega + V l'(x)`` (increasing in x) on arrays, inside the
     bracket ``[omega, omega - V l'(omega)]`` (``l'`` is non-decreasing), from one Newton
     step at ``omega``."""
-    g0 = d1(omega)
-    x1 = omega - V * g0
-    lo, hi = np.minimum(omega, x1), np.maximum(omega, x1)
-    x = omega - V * g0 / (1 + V * d2(omega)) if start is None else np.asarray(start, float)
-    x = np.where((x >= lo) & (x <= hi) & np.isfinite(x), x, 0.5 * (lo + hi))
     om, Vf = omega.ravel(), V.ravel()
 
     def fun(xi, idx):
         o, v = om[idx], Vf[idx]
         return xi - o + v * d1(xi, idx), 1 + v * d2(xi, idx)
 
-    return _safeguarded_newton(fun, x, lo, hi)
+    with np.errstate(over="ignore", invalid="ignore"):    # a steep loss: inf is a bound
+        g0 = d1(omega)
+        x1 = omega - V * g0
+        x1 = _tighter_end(fun, omega, x1)
+        lo, hi = np.minimum(omega, x1), np.maximum(omega, x1)
+        x = omega - V * g0 / (1 + V * d2(omega)) if start is None else np.asarray(start, float)
+        x = np.where((x >= lo) & (x <= hi) & np.isfinite(x), x, 0.5 * (lo + hi))
+        return _safeguarded_newton(fun, x, lo, hi)
+
+
+def _tighter_end(fun, omega, x1, wide=1e6):
+    """The far end of the prox's bracket ``[omega, x1]``, brought in where the bracket is
+    wider than ``wide (1 + |omega|)`` (a steep loss such as ``(y - yhat)**64``: ``V l'(omega)``
+    of 1e126 leaves a bisection 400 halvings from the root): the first of ``omega + 2^k``
+    (towards ``x1``, k = 0, 1, ...) where ``G = x - omega + V l'(x)`` has changed sign.  The
+    root stays bracketed (``G`` is increasing); elsewhere ``x1`` is unchanged.
+
+    >>> G = lambda x, idx: (x - 100.0 + 1e-3 * 32 * (x - 0.5) ** 63, None)
+    >>> float(_tighter_end(G, np.array([100.0]), np.array([-1e126]))[0])
+    -28.0
+    """
+    shape = np.shape(x1)
+    om, far = np.ravel(omega).astype(float), np.ravel(x1).astype(float).copy()
+    towards = np.sign(far - om)
+    todo = np.isfinite(far) & (np.abs(far - om) > wide * (1 + np.abs(om))) | ~np.isfinite(far)
+    step = 1.0
+    while todo.any() and step < 1e300:
+        cand = om + towards * step
+        G, _ = fun(cand, slice(None))
+        crossed = todo & (np.sign(G) == towards) & (np.abs(cand - om) < np.abs(far - om))
+        far = np.where(crossed, cand, far)
+        todo &= ~crossed & (np.abs(cand - om) < np.abs(far - om))
+        step *= 2.0
+    return far.reshape(shape)
 
 
 class _Square(Loss):

@@ -424,7 +424,8 @@ def exact_group_bulk(student, teacher, alpha0, eta, vocabulary=None) -> ExactGro
     return _CACHE[key]
 
 
-def vocabulary_bulk_warning(student, teacher, alpha0, eta, beta=1.0, vocabulary=None):
+def vocabulary_bulk_warning(student, teacher, alpha0, eta, beta=1.0, vocabulary=None,
+                            advice=None):
     """Warn (:class:`~srfsym.theory.spectral.step_bulk.IsotropicBulkWarning`) when the isotropic
     (block-Wishart) bulk of a vocabulary is off; return ``{letter: relative excess}``.
 
@@ -433,7 +434,9 @@ def vocabulary_bulk_warning(student, teacher, alpha0, eta, beta=1.0, vocabulary=
     there (:meth:`~srfsym.theory.spectral.exact_bulk.ExactBulk.normalised_variance`, no step
     drawn); the warning fires when a letter's exceeds ``beta`` by more than
     ``BULK_WARNING_THRESHOLD`` (docs/theory.md (g.4), (g.5.2)).  Odd students only (as every
-    vocabulary); ``None`` otherwise.
+    vocabulary); ``None`` otherwise.  ``advice``: what the warning recommends (default
+    ``"use --bulk exact (docs/theory.md (g.5.2))"``; the command line passes what its own
+    command accepts).
 
     >>> import warnings
     >>> with warnings.catch_warnings(record=True) as w:
@@ -462,6 +465,6 @@ def vocabulary_bulk_warning(student, teacher, alpha0, eta, beta=1.0, vocabulary=
             f"the isotropic bulk (block-Wishart rows of variance c_j, the papers' model) is off "
             f"here: letter {worst:g}'s rows (the step at learning rate {abs(worst) * eta:g}) have "
             f"a bulk of normalised variance {excess[worst]:+.0%} above c MP_beta's; the test error "
-            "and the feature spectrum's tail move with it: use --bulk exact (docs/theory.md "
-            "(g.5.2))"), stacklevel=2)
+            "and the feature spectrum's tail move with it: "
+            + (advice or "use --bulk exact (docs/theory.md (g.5.2))")), stacklevel=2)
     return excess

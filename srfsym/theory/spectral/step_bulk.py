@@ -479,8 +479,11 @@ class IsotropicBulkWarning(UserWarning):
 _CHECK_FLOPS = 2e9
 
 
-def isotropic_bulk_warning(student, teacher, alpha0, eta, beta=1.0):
+def isotropic_bulk_warning(student, teacher, alpha0, eta, beta=1.0, advice=None):
     """Warn (:class:`IsotropicBulkWarning`) when the isotropic bulk is off; return the check's dict.
+
+    ``advice``: what the warning recommends (default ``"use --bulk step (docs/theory.md
+    (g.4))"``); the command line passes the bulk its own command accepts.
 
     Runs :func:`bulk_departure` on one step at a dimension chosen so that the step costs at most
     about 2e9 flops (``d <= 400``; skipped, returning ``None``, when that leaves ``d < 100``:
@@ -513,6 +516,6 @@ def isotropic_bulk_warning(student, teacher, alpha0, eta, beta=1.0):
             f"layer's bulk has normalised variance m2/m1^2 - 1 = "
             f"{out['normalised_variance_step']:.3g} against {out['normalised_variance_isotropic']:.3g}"
             f" for c MP_beta ({out['relative_excess']:+.0%}, one step at d = {d}); the test "
-            f"error and the feature spectrum's tail move with it: use --bulk step "
-            f"(docs/theory.md (g.4))"), stacklevel=2)
+            f"error and the feature spectrum's tail move with it: "
+            + (advice or "use --bulk step (docs/theory.md (g.4))")), stacklevel=2)
     return out
