@@ -18,3 +18,23 @@ def test_two_clusters_give_two_pieces_of_half_the_mass_each():
     assert abs(masses[0] - 0.5) < 0.02 and abs(masses[1] - 0.5) < 0.02
     assert fs.right_edge == pieces[-1][1]
     assert fs.density(np.array([0.5 * (pieces[0][1] + pieces[1][0])]))[0] < 1e-6
+
+
+def test_a_step_whose_bulk_has_a_far_piece():
+    """tanh/sin at alpha0 = 0.01, eta = 3 on the exact law of the step's bulk (issue 32 item 2):
+    the support is not [0, 0.774] (whose normalised variance could not exceed ~1.1, against the
+    law's 56.5) but that piece and a far one reaching beyond 40; the pieces' masses add up to 1
+    and their first two moments are the bulk mean and variance of the closed forms (an
+    independent check: contour integrals of s(z) against docs/theory.md (j.6))."""
+    from srfsym.theory.spectral.exact_bulk import exact_bulk_spectrum
+    bulk = exact_bulk_spectrum("tanh", "sin", 0.01, 3.0, 1.0)
+    fs = feature_spectrum("tanh", "sin", alpha0=0.01, eta=3.0, spectrum=bulk)
+    pieces = fs.support_pieces
+    assert len(pieces) >= 2 and pieces[0][0] == 0.0
+    assert abs(pieces[0][1] / 0.774 - 1) < 2e-3            # the old "right edge" ends piece 1
+    assert pieces[1][0] > 5.0 and fs.right_edge > 40.0
+    (mass, m1, m2), err = fs.piece_moments(order=2, nodes=16)
+    assert err < 2e-2                   # the far piece's mass: 16 -> 32 nodes
+    assert abs(mass.sum() - 1) < 1e-4 and 0.9 < mass[0] < 0.999
+    assert abs(m1.sum() / fs.bulk_mean - 1) < 1e-3
+    assert abs(m2.sum() / m1.sum()**2 - 1 - fs.bulk_normalised_variance) < 1e-2 * 56.5
