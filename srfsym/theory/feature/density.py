@@ -160,7 +160,7 @@ class DensityMixin:
         >>> from srfsym.theory.feature.spectrum import feature_spectrum
         >>> fs = feature_spectrum("tanh", r=0.0, c=1.0)
         >>> (mass, m1), err = fs.piece_moments(order=1)
-        >>> (round(mass[0], 8), round(m1[0] / fs.bulk_mean, 8)), err < 1e-8
+        >>> (round(float(mass[0]), 8), round(float(m1[0] / fs.bulk_mean), 8)), err < 1e-8
         ((1.0, 1.0), True)
         """
         pieces = self.support_pieces
