@@ -238,11 +238,11 @@ def _outlier_marker(ax, spec, s):
     lo, hi = ax.get_xlim()
     y = 0.5 * ax.get_ylim()[1]
     if spec.K > 1:
-        text = "giant outliers p$\times$[" + ", ".join(
+        text = "giant outliers p$\\times$[" + ", ".join(
             f"{v:.3g}" for v in spec.outliers_per_p) + "]"
         where = None
     else:
-        text = f"giant outlier p$\times${spec.outlier_per_p:.3g} + {spec.outlier_correction:.3g}"
+        text = f"giant outlier p$\\times${spec.outlier_per_p:.3g} + {spec.outlier_correction:.3g}"
         where = None if s is None else s.p * spec.outlier_per_p + spec.outlier_correction
         if where is not None:
             text = f"giant outlier at {where:.4g} (p = {s.p})"
