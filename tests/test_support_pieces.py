@@ -38,3 +38,20 @@ def test_a_step_whose_bulk_has_a_far_piece():
     assert abs(mass.sum() - 1) < 1e-4 and 0.9 < mass[0] < 0.999
     assert abs(m1.sum() / fs.bulk_mean - 1) < 1e-3
     assert abs(m2.sum() / m1.sum()**2 - 1 - fs.bulk_normalised_variance) < 1e-2 * 56.5
+
+
+def test_the_figure_shades_every_piece_and_marks_the_outlier():
+    """`spectrum --plot`: one shaded interval per piece (a far piece puts the x axis on a log
+    scale), and the giant outlier drawn as a marker with its value in the legend."""
+    import types
+    from srfsym.cli.spectrum import _plot
+    D = np.r_[np.full(50, 1.0), np.full(50, 40.0)]
+    fs = feature_spectrum("tanh", r=1.0, c=1.0, spectrum=D, p_over_n=0.05)
+    args = types.SimpleNamespace(teacher=None, alpha0=None, eta=None, bulk="isotropic")
+    ax = _plot(args, fs, None, None, None).axes[0]
+    spans = [p.get_x() for p in ax.patches]                 # axvspan rectangles
+    assert len(spans) == 2 and ax.get_xscale() == "log"
+    assert np.allclose(sorted(spans), [a for a, _ in fs.support_pieces])
+    labels = ax.get_legend_handles_labels()[1]
+    assert any(f"{fs.outlier_per_p:.3g}" in t and "giant outlier" in t for t in labels), labels
+    assert any("masses of its pieces" in t for t in labels)
