@@ -30,3 +30,19 @@ def test_a_pole_on_the_first_contour_is_summed_on_a_wide_one(angle):
     assert abs(e_diag[0] / (k / a0) - 1) < 1e-10
     assert abs(V1[0, 0] / (k / (B[0, 0] * P.beta)) - 1) < 1e-10
     assert P._variants[2] is not None                        # the wide rule served
+
+
+def test_a_first_rule_that_cannot_be_built_names_the_letter(monkeypatch):
+    """Where the batch's fixed point fails on the contour (erf/tanh, {1, 20}, eta = 10, alpha0 = 1:
+    the pole of letter 20 sits at -1/(400 b), next to the spectrum that starts at 0), the refusal
+    names the letter and its pole, not a bare "did not converge at tau = array(...)"."""
+    import srfsym.theory.spectral.exact_bulk_groups as g
+    from srfsym.theory.state import ConvergenceError
+
+    def fails(*args, **kwargs):
+        raise ConvergenceError("the step batch's resolvent fixed point did not converge",
+                               residual=float("nan"))
+    monkeypatch.setattr(g, "batch_contour", fails)
+    with pytest.raises(ConvergenceError,
+                       match=r"letter 20 puts the pole .*\(omega\^2 b = 175.5\)"):
+        g.ExactGroupBulk("tanh", "sin", 2.0, 3.0, vocabulary=[1, 20])

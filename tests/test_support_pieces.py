@@ -1,6 +1,7 @@
 """The pieces of the feature spectrum's bulk support (docs/theory.md (j.8)): a support with a gap
 is reported piece by piece, and the right edge is where the last piece ends."""
 import numpy as np
+import pytest
 
 from srfsym.theory.feature.spectrum import feature_spectrum
 
@@ -20,12 +21,14 @@ def test_two_clusters_give_two_pieces_of_half_the_mass_each():
     assert fs.density(np.array([0.5 * (pieces[0][1] + pieces[1][0])]))[0] < 1e-6
 
 
+@pytest.mark.slow
 def test_a_step_whose_bulk_has_a_far_piece():
     """tanh/sin at alpha0 = 0.01, eta = 3 on the exact law of the step's bulk (issue 32 item 2):
     the support is not [0, 0.774] (whose normalised variance could not exceed ~1.1, against the
     law's 56.5) but that piece and a far one reaching beyond 40; the pieces' masses add up to 1
     and their first two moments are the bulk mean and variance of the closed forms (an
-    independent check: contour integrals of s(z) against docs/theory.md (j.6))."""
+    independent check: contour integrals of s(z) against docs/theory.md (j.6)).  About 100 s
+    on 2 loaded cores (the scan: some 60 solves of s(z) on the exact law)."""
     from srfsym.theory.spectral.exact_bulk import exact_bulk_spectrum
     bulk = exact_bulk_spectrum("tanh", "sin", 0.01, 3.0, 1.0)
     fs = feature_spectrum("tanh", "sin", alpha0=0.01, eta=3.0, spectrum=bulk)

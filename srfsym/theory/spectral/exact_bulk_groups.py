@@ -402,8 +402,18 @@ class ExactGroupBulk(GroupSpectralSide):
             raise ValueError(f"bulk='exact': the law's group means E ell_j = {mean_ell.tolist()} "
                              f"differ from the mapping's c_j = {list(self.group_c)} (keep the "
                              "mapping's mu0 correction)")
-        self.rule = batch_contour(self.law.e, self.law.w, self.law.xi, self.law.alpha0,
-                                  1.0 / float(self.slope.max()))
+        try:
+            self.rule = batch_contour(self.law.e, self.law.w, self.law.xi, self.law.alpha0,
+                                      1.0 / float(self.slope.max()))
+        except ConvergenceError as exc:
+            j = int(np.argmax(self.slope))
+            raise ConvergenceError(
+                f"bulk='exact' with the {self.vocabulary}: letter {self.vocabulary.letters[j]:g} "
+                f"puts the pole of its rows' variance factor ell = 1 + varsigma omega^2 b at "
+                f"varsigma = {-1.0 / self.slope[j]:.3g} (omega^2 b = {self.slope[j]:.4g}), "
+                "so close to the step batch's spectrum, which starts at 0, that no contour rule "
+                f"around that spectrum resolves it ({exc}); use bulk='step' (the realised layer), "
+                "a smaller eta or smaller letters", residual=float("nan")) from exc
         self._variants = [None] * 5                     # confocal rules, shared by the priors
 
     def __repr__(self):
