@@ -278,7 +278,8 @@ def _plot(args, fs, fs0, sim, sim0):
         if wide:
             ax.set_xscale("log")
         law = getattr(args, "bulk", "isotropic")
-        ax.plot(x, spec.density(x), color="C0", label="deterministic equivalent" + (
+        dens = spec.density(x)
+        ax.plot(x, dens, color="C0", label="deterministic equivalent" + (
             f" ({law} bulk of the step, docs/theory.md (g))"
             if spec is fs and law != "isotropic" else ""))
         ax.set_xlabel("eigenvalue of $\\Phi^\\top\\Phi/n$")
@@ -287,7 +288,7 @@ def _plot(args, fs, fs0, sim, sim0):
         if spec.has_outlier:
             t += _outlier_title(spec, s)
         ax.set_title(t, fontsize=9)
-        top = spec.density(x[x > (0.1 * pieces[0][1] if wide else 0.1 * edge)])
+        top = dens[x > (0.1 * pieces[0][1] if wide else 0.1 * edge)]      # no second solve
         ax.set_ylim(0, min(ax.get_ylim()[1], 4 * float(np.max(top))))
         if spec.has_outlier:
             _outlier_marker(ax, spec, s)
