@@ -182,6 +182,9 @@ def test_cli_spectrum_json(capsys):
     s = fs.stieltjes(0.6 + 0.1j)
     assert [rows[0]["s_real"], rows[0]["s_imag"]] == [s.real, s.imag]
     assert data["outlier_per_p"] == fs.outlier_per_p
+    # the support piece by piece with its mass (one piece here: the whole law)
+    assert data["support_pieces"] == [[0.0, data["right_edge"]]]
+    assert abs(data["piece_masses"][0] - 1) < 1e-8 and data["piece_masses_error"] < 1e-8
 
 
 def test_cli_spectrum_plot_with_simulation(capsys, tmp_path):

@@ -1,6 +1,7 @@
 """The pieces of the feature spectrum's bulk support (docs/theory.md (j.8)): a support with a gap
 is reported piece by piece, and the right edge is where the last piece ends."""
 import numpy as np
+import pytest
 
 from srfsym.theory.feature.spectrum import feature_spectrum
 
@@ -18,3 +19,42 @@ def test_two_clusters_give_two_pieces_of_half_the_mass_each():
     assert abs(masses[0] - 0.5) < 0.02 and abs(masses[1] - 0.5) < 0.02
     assert fs.right_edge == pieces[-1][1]
     assert fs.density(np.array([0.5 * (pieces[0][1] + pieces[1][0])]))[0] < 1e-6
+
+
+@pytest.mark.slow
+def test_a_step_whose_bulk_has_a_far_piece():
+    """tanh/sin at alpha0 = 0.01, eta = 3 on the exact law of the step's bulk (issue 32 item 2):
+    the support is not [0, 0.774] (whose normalised variance could not exceed ~1.1, against the
+    law's 56.5) but that piece and a far one reaching beyond 40; the pieces' masses add up to 1
+    and their first two moments are the bulk mean and variance of the closed forms (an
+    independent check: contour integrals of s(z) against docs/theory.md (j.6)).  About 100 s
+    on 2 loaded cores (the scan: some 60 solves of s(z) on the exact law)."""
+    from srfsym.theory.spectral.exact_bulk import exact_bulk_spectrum
+    bulk = exact_bulk_spectrum("tanh", "sin", 0.01, 3.0, 1.0)
+    fs = feature_spectrum("tanh", "sin", alpha0=0.01, eta=3.0, spectrum=bulk)
+    pieces = fs.support_pieces
+    assert len(pieces) >= 2 and pieces[0][0] == 0.0
+    assert abs(pieces[0][1] / 0.774 - 1) < 2e-3            # the old "right edge" ends piece 1
+    assert pieces[1][0] > 5.0 and fs.right_edge > 40.0
+    (mass, m1, m2), err = fs.piece_moments(order=2, nodes=16)
+    assert err < 2e-2                   # the far piece's mass: 16 -> 32 nodes
+    assert abs(mass.sum() - 1) < 1e-4 and 0.9 < mass[0] < 0.999
+    assert abs(m1.sum() / fs.bulk_mean - 1) < 1e-3
+    assert abs(m2.sum() / m1.sum()**2 - 1 - fs.bulk_normalised_variance) < 1e-2 * 56.5
+
+
+def test_the_figure_shades_every_piece_and_marks_the_outlier():
+    """`spectrum --plot`: one shaded interval per piece (a far piece puts the x axis on a log
+    scale), and the giant outlier drawn as a marker with its value in the legend."""
+    import types
+    from srfsym.cli.spectrum import _plot
+    D = np.r_[np.full(50, 1.0), np.full(50, 40.0)]
+    fs = feature_spectrum("tanh", r=1.0, c=1.0, spectrum=D, p_over_n=0.05)
+    args = types.SimpleNamespace(teacher=None, alpha0=None, eta=None, bulk="isotropic")
+    ax = _plot(args, fs, None, None, None).axes[0]
+    spans = [p.get_x() for p in ax.patches]                 # axvspan rectangles
+    assert len(spans) == 2 and ax.get_xscale() == "log"
+    assert np.allclose(sorted(spans), [a for a, _ in fs.support_pieces])
+    labels = ax.get_legend_handles_labels()[1]
+    assert any(f"{fs.outlier_per_p:.3g}" in t and "giant outlier" in t for t in labels), labels
+    assert any("masses of its pieces" in t for t in labels)

@@ -113,7 +113,7 @@ def cmd_spectrum(args):
             rows += density_rows(args, fs)
         summary = {**summary, "support_pieces": [list(ab) for ab in fs.support_pieces]}
     if emit_output(args, rows, notes=list(getattr(sim, "notes", []) or []),
-                   details={"spectrum": summary, **({} if sim is None else {"simulation": {
+                   details={"spectrum": {**summary, **support_details(fs)}, **({} if sim is None else {"simulation": {
                        k: v for k, v in sim.to_dict().items() if k != "points"}})}):
         _plot_after(args, fs, fs0, sim, sim0)
         return
@@ -125,6 +125,7 @@ def cmd_spectrum(args):
             + ", ".join(f"{v:.8g}" for v in fs.outliers_per_p) + "] (O(1) correction not derived "
             "for K > 1)")
         out(f"  bulk mean = {fs.bulk_mean:.8g}, right edge = {fs.right_edge:.6g}")
+        out(support_line(fs))
     else:
         if fs.has_outlier:
             out(f"  giant outlier: lambda_1 = p * {fs.outlier_per_p:.8g} + "
@@ -133,9 +134,7 @@ def cmd_spectrum(args):
             out("  no giant outlier (E mu0^2 = 0)")
         out(f"  bulk mean = {fs.bulk_mean:.8g}, m2/m1^2 - 1 = {fs.bulk_normalised_variance:.8g}, "
             f"right edge = {fs.right_edge:.6g}")
-        if len(fs.support_pieces) > 1:
-            out("  the support has gaps; its pieces: " + ", ".join(
-                f"[{a:.6g}, {b:.6g}]" for a, b in fs.support_pieces))
+        out(support_line(fs))
     head = f"{'z':>14s} {'s(z)':>30s} {'rel. error est.':>16s}"
     if sim is not None:
         head += f" {'network (mean +- s.e.)':>44s}"
@@ -163,6 +162,26 @@ def cmd_spectrum(args):
                 + ", ".join(f"{b:.2f}" for b in sim.top_predicted))
     if _plot_after(args, fs, fs0, sim, sim0):
         out(f"plot written to {args.plot}")
+
+
+def support_line(fs):
+    """The support of the bulk piece by piece, with each piece's mass (docs/theory.md (j.8))."""
+    masses = support_details(fs)["piece_masses"]
+    pieces = ", ".join(f"[{a:.6g}, {b:.6g}] (mass {m:.4g})"
+                       for (a, b), m in zip(fs.support_pieces, masses))
+    if len(fs.support_pieces) == 1:
+        return f"  support of the bulk: {pieces}"
+    return f"  support of the bulk: {len(fs.support_pieces)} pieces with gaps between: {pieces}"
+
+
+def support_details(fs):
+    """``support_pieces``, ``piece_masses`` and their error estimate (computed once)."""
+    if getattr(fs, "_support_details", None) is None:
+        (mass,), err = fs.piece_moments(order=0)
+        fs._support_details = {"support_pieces": [list(p) for p in fs.support_pieces],
+                               "piece_masses": [float(m) for m in mass],
+                               "piece_masses_error": err}
+    return fs._support_details
 
 
 def spectrum_rows(args, fs, zs, values, mp_vals, sim):
@@ -199,13 +218,18 @@ DENSITY_EPS = 1e-4
 MAX_DENSITY_POINTS = 100_000
 
 
-def density_grid(fs, points, log_x=False):
+def density_grid(fs, points, log_x=False, pieces=False):
     """The points ``x`` and the bulk density ``Im s(x + i eps) / pi`` of the figure and of
     ``--density``: ``points`` values from ``1e-3`` to ``1.15`` times the right edge, evenly
-    spaced (geometric with ``log_x``), ``eps`` = :data:`DENSITY_EPS`.  Returns
-    ``(x, density, eps)``."""
+    spaced (geometric with ``log_x``, from ``1e-3`` times the first piece's right end), with
+    ``pieces`` also 58 points inside every piece of the support (the figure resolves them all),
+    ``eps`` = :data:`DENSITY_EPS`.  Returns ``(x, density, eps)``."""
     edge = fs.right_edge
-    x = (np.geomspace if log_x else np.linspace)(1e-3 * edge, 1.15 * edge, points)
+    low = 1e-3 * (fs.support_pieces[0][1] if log_x and pieces else edge)
+    x = (np.geomspace if log_x else np.linspace)(low, 1.15 * edge, points)
+    if pieces:
+        for a, b in fs.support_pieces:
+            x = np.union1d(x, np.linspace(a, b, 60)[1:-1])
     return x, fs.density(x, eps=DENSITY_EPS), DENSITY_EPS
 
 
@@ -252,6 +276,37 @@ def _outlier_title(spec, s):
     return t
 
 
+def _shade_pieces(ax, pieces, masses):
+    """The support's pieces as shaded intervals (labelled once, with their masses)."""
+    for i, ((a, b), m) in enumerate(zip(pieces, masses)):
+        ax.axvspan(a, b, color="C2", alpha=0.12, lw=0, label=(
+            "support of the bulk" + ("" if len(pieces) == 1 else ", masses of its pieces "
+                                     + ", ".join(f"{v:.3g}" for v in masses))
+            if i == 0 else None))
+
+
+def _outlier_marker(ax, spec, s):
+    """The giant outlier as a marker: at its place when the network fixes p and it falls on
+    the axes, else an arrow at the right border with its value (p x M2hat + Delta)."""
+    lo, hi = ax.get_xlim()
+    y = 0.5 * ax.get_ylim()[1]
+    if spec.K > 1:
+        text = "giant outliers p$\\times$[" + ", ".join(
+            f"{v:.3g}" for v in spec.outliers_per_p) + "]"
+        where = None
+    else:
+        text = f"giant outlier p$\\times${spec.outlier_per_p:.3g} + {spec.outlier_correction:.3g}"
+        where = None if s is None else s.p * spec.outlier_per_p + spec.outlier_correction
+        if where is not None:
+            text = f"giant outlier at {where:.4g} (p = {s.p})"
+    if where is not None and lo <= where <= hi:
+        ax.plot([where], [y], marker="v", color="C3", ls="none", label=text)
+        return
+    ax.plot([hi], [y], marker=">", color="C3", ls="none", clip_on=False,
+            label=text + " (off the axes, to the right)")
+    ax.set_xlim(lo, hi)
+
+
 def _plot(args, fs, fs0, sim, sim0):
     from .figures import legend_below, pyplot
     plt = pyplot()
@@ -261,13 +316,17 @@ def _plot(args, fs, fs0, sim, sim0):
     log = getattr(args, "log", None)
     for ax, (title, spec, s) in zip(axes[0], panels):
         edge = spec.right_edge
-        x, rho, _ = density_grid(spec, 300, log_x=log in ("eigenvalue", "both"))
+        pieces = spec.support_pieces
+        wide = len(pieces) > 1 and edge > 10 * pieces[0][1]     # a far piece: log x axis
+        log_x = wide or log in ("eigenvalue", "both")
+        x, rho, _ = density_grid(spec, 300, log_x=log_x, pieces=True)
         if s is not None:
             bulk = np.concatenate([lam[:-1] if spec.has_outlier else lam for lam in s.eigenvalues])
-            ax.hist(bulk, bins=x if log in ("eigenvalue", "both") else 80,
-                    range=(0, 1.15 * edge), density=True, color="0.8",
+            bins = (np.geomspace(x[0], 1.15 * edge, 81) if log_x else 80)
+            ax.hist(bulk, bins=bins, range=(0, 1.15 * edge), density=True, color="0.8",
                     label=f"network eigenvalues (d = {s.d}, {len(s.eigenvalues)} "
                           + ("seed)" if len(s.eigenvalues) == 1 else "seeds, pooled)"))
+        _shade_pieces(ax, pieces, support_details(spec)["piece_masses"])
         law = getattr(args, "bulk", "isotropic")
         ax.plot(x, rho, color="C0", label="deterministic equivalent" + (
             f" ({law} bulk of the step, docs/theory.md (g))"
@@ -278,8 +337,12 @@ def _plot(args, fs, fs0, sim, sim0):
         if spec.has_outlier:
             t += _outlier_title(spec, s)
         ax.set_title(t, fontsize=9)
-        top = min(ax.get_ylim()[1], 4 * float(np.max(rho[x > 0.1 * edge])))
-        _set_scales(ax, log, top, rho)
+        top = min(ax.get_ylim()[1],
+                  4 * float(np.max(rho[x > (0.1 * pieces[0][1] if wide else 0.1 * edge)])))
+        _set_scales(ax, "eigenvalue" if wide and log in (None, "eigenvalue") else
+                    "both" if wide else log, top, rho)
+        if spec.has_outlier:
+            _outlier_marker(ax, spec, s)
         legend_below(ax)
     fig.suptitle(spectrum_title(args, fs), fontsize=10)
     fig.tight_layout()

@@ -89,6 +89,11 @@ class ExactBulk(SpectralSide):
     True
     """
 
+    #: the accuracy an iteration built on :meth:`stieltjes_pair` can ask for (the feature
+    #: spectrum's): ``s`` is solved to ~1e-13, and ``E D/S = (1 - lambda' E 1/S)/v1hat`` loses
+    #: digits where ``-lambda'/v1hat`` lies far beyond the support
+    iteration_tol = 1e-12
+
     def __init__(self, student, teacher, alpha0: float, eta: float, beta: float = 1.0,
                  residuals=None, n_nodes: int = 64, projections=None):
         if not (math.isfinite(beta) and beta > 0):
@@ -109,6 +114,7 @@ class ExactBulk(SpectralSide):
         self._C = (self.b * self.e**2, self.a * self.e)
         self._M = tuple(float(self.w @ self.e**k) for k in range(1, 5))
         self._last_directions = None          # (key, sums) of the last _direction_moments
+        self._last_point = None               # (z, X) of the last one-point stieltjes call
         if not self.exact_directions:         # the prior then leaves the cross sums out
             self.cross_moments = self.cross_moments_array = None
 
@@ -218,6 +224,10 @@ class ExactBulk(SpectralSide):
             if np.any(~neg):
                 out[~neg] = self.stieltjes(z[~neg], tol)
             return out
+        if z.size == 1:
+            near = self._near_last(z[0], tol)
+            if near is not None:
+                return near
         m1 = max(self.bulk_moments()[0], 1e-12)
         im0 = np.maximum(z.imag, 4.0 * m1 * (1.0 + self.beta))
         z0 = z.real + 1j * im0
@@ -243,6 +253,32 @@ class ExactBulk(SpectralSide):
                 sd, Gd = self._damped(z[slow], 1e-13)
                 X[slow] = np.stack([sd, Gd[0][:, 0], Gd[1][:, 0], Gd[2][:, 0]], 1)
                 im[slow], ratio[slow] = z.imag[slow], 0.1
+        if z.size == 1 and z[0].imag > 0:
+            self._last_point = (complex(z[0]), X[0].copy())
+        return X[:, 0]
+
+    def forget_last_point(self):
+        """Drop the warm start of one-point :meth:`stieltjes` calls (a caller starting an
+        unrelated solve: each solve then depends only on its own points)."""
+        self._last_point = None
+
+    def _near_last(self, z, tol):
+        """``s(z)`` by Newton from the last one-point solution when ``z`` lies within half its
+        height of that point (the feature spectrum's iteration asks for nearby points, each of
+        which would otherwise descend the whole ladder); the branch checks of :meth:`stieltjes`;
+        ``None`` if it is not near or Newton does not settle there."""
+        if self._last_point is None or not z.imag > 0:
+            return None
+        z_last, X_last = self._last_point
+        if abs(z - z_last) > 0.5 * min(z.imag, z_last.imag):
+            return None
+        # to rounding (the outer iteration's tolerance sits near 1e-14: a start-dependent
+        # error of tol would be noise to it); Newton's last step squares the error
+        X, ok = self._newton(X_last[None, :], np.array([z]), min(tol, 1e-15), maxit=6)
+        s, zs = X[0, 0], z * X[0, 0]
+        if not (ok[0] and s.imag > -1e-9 * abs(s) and zs.imag > -1e-9 * abs(zs)):
+            return None
+        self._last_point = (z, X[0].copy())
         return X[:, 0]
 
     def density(self, x, eps: float = 1e-4) -> np.ndarray:

@@ -53,6 +53,9 @@ from .exact_bulk_batch import batch_contour, batch_contour_variant, batch_forms
 
 __all__ = ["ExactGroupPrior", "ExactGroupBulk", "exact_group_bulk", "vocabulary_bulk_warning"]
 
+#: Joukowski radii of the wide contours of the feature spectrum's sums (docs/theory.md (g.5.2))
+WIDE_RADII = (1.7, 2.5, 4.0)
+
 
 class ExactGroupState(NamedTuple):
     """The exact K-group prior at one ``(V1^, V2^)``: ``r``, per contour node ``ell``, ``N =
@@ -102,7 +105,7 @@ class ExactGroupPrior(DirectionGroupPrior):
         # the batch's residual law (for m at a pole inside the contour, feature spectrum)
         self.law_e, self.law_w, self.law_xi, self.alpha0 = law if law is not None else (
             None, None, None, None)
-        self._variants = variants if variants is not None else [None, None]
+        self._variants = variants if variants is not None else [None] * 5
         if not (math.isfinite(beta) and beta > 0 and math.isfinite(lam) and lam >= 0):
             raise ValueError(f"beta must be > 0 and lam >= 0, both finite, got beta = {beta!r}, "
                              f"lam = {lam!r}")
@@ -112,6 +115,7 @@ class ExactGroupPrior(DirectionGroupPrior):
         self.beta, self.lam = float(beta), float(lam)
         self.sqrt_beta = math.sqrt(self.beta)
         self.ell = 1.0 + rule.z[:, None] * self.slope[None, :]   # (nodes, K)
+        self._last_root = None                   # (root, delta) of the last residue
 
     def _parts(self, r, V1hat, ell=None):
         ell = self.ell if ell is None else ell
@@ -130,9 +134,11 @@ class ExactGroupPrior(DirectionGroupPrior):
         (``H`` is linear in ``varsigma``).  For the fixed point (``r > 0``, ``B >= 0``) they lie
         left of the rule's ``-pole``; the feature spectrum's complex ``r`` can bring them inside
         the ellipse (outside the batch's spectrum): their residues are added, and a root too
-        close to the ellipse moves the sum to a confocal one (radius ``rho^0.5`` or ``rho^1.5``,
-        four times the nodes): the rule farthest from the roots, with ``nodes |log(radius of the
-        root / radius)| >= 36`` (the trapezoid's error is ``exp`` of minus that).
+        close to the ellipse moves the sum to a confocal one: first the wide ellipses of
+        Joukowski radius 1.7, 2.5 and 4 (the roots that crowd next to the spectrum then lie well
+        inside, their residues added), then radius ``rho^0.5`` or ``rho^1.5`` with four times
+        the nodes: the first rule with ``nodes |log(radius of the root / radius)| >= 36`` (the
+        trapezoid's error is ``exp`` of minus that), else the refusal names the letter.
 
         >>> P = ExactGroupBulk("tanh", "sin", 2.0, 3.0, vocabulary=[1, 2]).group_prior(0.1, 1.0)
         >>> pr = P.prior(np.eye(2), np.zeros(2))
@@ -145,18 +151,23 @@ class ExactGroupPrior(DirectionGroupPrior):
         best, score = 0, math.inf
         far = (not finite.any() or np.min(self.rule.joukowski_radius(roots[0][finite]))
                >= 0.999 * self.rule.radius**2)   # where the rule's own self-check puts -pole
-        if not far:                          # the rule whose ellipse is farthest from the roots
-            scores = []
-            for k in range(3 if self.law_e is not None else 1):
-                if k and scores[0] >= 36.0:  # the first rule suffices: no confocal one built
-                    break
+        # complex arguments (the feature spectrum) try the wide rules first: few nodes, and
+        # every root of the integrand is a pole whose residue is added
+        wide_first = self.law_e is not None and (np.iscomplexobj(r) or np.iscomplexobj(B))
+        if wide_first or not far:            # the first rule far enough from the roots
+            scores = {}
+            order = (3, 4, 5, 0, 1, 2) if wide_first else (0, 3, 4, 5, 1, 2)
+            for k in order if self.law_e is not None else (0,):
                 rule = self.rule if k == 0 else self._variant(k)
                 if rule is None:             # this confocal rule could not be built
-                    scores.append(-math.inf)
                     continue
                 rad = rule.joukowski_radius(roots[0][finite])
-                scores.append(rule.nodes * np.min(np.abs(np.log(rad / rule.radius))))
-            best, score = int(np.argmax(scores)), max(scores)
+                scores[k] = (rule.nodes * np.min(np.abs(np.log(rad / rule.radius)))
+                             if finite.any() else math.inf)
+                if scores[k] >= 36.0:        # no further rule built
+                    break
+            best = max(scores, key=scores.get)
+            score = scores[best]
         if score < 36.0:                     # trapezoid error ~ exp(-nodes |log(rad/radius)|)
             raise ConvergenceError(self._pole_message(roots, finite, score),
                                    residual=float("nan"))
@@ -194,12 +205,20 @@ class ExactGroupPrior(DirectionGroupPrior):
     def _variant(self, k):
         """The confocal rules of :meth:`expectations` (built once, on first need; ``None`` if
         the rule does not converge, e.g. radius ``rho^0.5`` of a rule already near the
-        spectrum)."""
+        spectrum): k = 1, 2 the radii ``rho^0.5``, ``rho^1.5`` with four times the nodes; k = 3,
+        4, 5 the wide ellipses of Joukowski radius 1.7, 2.5 and 4 (128 nodes: between them every
+        root radius but one window is 0.28 away in log, error ``exp(-36)``), whose nodes sit far
+        from the spectrum and which enclose the roots that crowd next to it (a large letter times
+        a large step puts ``-1/(omega_j^2 b)`` there): their residues are added."""
         if self._variants[k - 1] is None:
+            if k <= 2:
+                factor, nodes = (0.5, 1.5)[k - 1], 4 * self.rule.nodes
+            else:
+                factor, nodes = math.log(WIDE_RADII[k - 3]) / math.log(self.rule.radius), 128
             try:
                 self._variants[k - 1] = batch_contour_variant(
-                    self.rule, self.law_e, self.law_w, self.law_xi, self.alpha0,
-                    (0.5, 1.5)[k - 1], nodes=4 * self.rule.nodes)
+                    self.rule, self.law_e, self.law_w, self.law_xi, self.alpha0, factor,
+                    nodes=nodes)
             except RuntimeError:
                 self._variants[k - 1] = False
         return self._variants[k - 1] or None
@@ -222,9 +241,16 @@ class ExactGroupPrior(DirectionGroupPrior):
         resN = np.outer(u, v) / (v @ P1 @ u)
         Hx = A0 * (1.0 + self.slope * x[i])
         ell = 1.0 + self.slope * x[i]
+        last = self._last_root
+        start = last[1] if last is not None and abs(x[i] - last[0]) < 0.1 * abs(x[i]) else None
         try:
-            m = complex(batch_forms(np.array([-x[i]]), self.law_e, self.law_w, self.law_xi,
-                                    self.alpha0).m[0])
+            f = batch_forms(np.array([-x[i]]), self.law_e, self.law_w, self.law_xi, self.alpha0,
+                            start)
+            if start is not None and f.m[0].imag * x[i].imag < -1e-12 * abs(f.m[0]):
+                f = batch_forms(np.array([-x[i]]), self.law_e, self.law_w, self.law_xi,
+                                self.alpha0)      # the warm start left the physical branch
+            m = complex(f.m[0])
+            self._last_root = (x[i], f.delta)       # a warm start for the next nearby root
         except RuntimeError as exc:          # a pole on the batch's spectrum: no expectation
             raise ConvergenceError(f"the exact law's integrand has a pole at {x[i]} on the "
                                    f"step batch's spectrum ({exc})",
@@ -389,9 +415,19 @@ class ExactGroupBulk(GroupSpectralSide):
             raise ValueError(f"bulk='exact': the law's group means E ell_j = {mean_ell.tolist()} "
                              f"differ from the mapping's c_j = {list(self.group_c)} (keep the "
                              "mapping's mu0 correction)")
-        self.rule = batch_contour(self.law.e, self.law.w, self.law.xi, self.law.alpha0,
-                                  1.0 / float(self.slope.max()))
-        self._variants = [None, None]                   # confocal rules, shared by the priors
+        try:
+            self.rule = batch_contour(self.law.e, self.law.w, self.law.xi, self.law.alpha0,
+                                      1.0 / float(self.slope.max()))
+        except ConvergenceError as exc:
+            j = int(np.argmax(self.slope))
+            raise ConvergenceError(
+                f"bulk='exact' with the {self.vocabulary}: letter {self.vocabulary.letters[j]:g} "
+                f"puts the pole of its rows' variance factor ell = 1 + varsigma omega^2 b at "
+                f"varsigma = {-1.0 / self.slope[j]:.3g} (omega^2 b = {self.slope[j]:.4g}), "
+                "so close to the step batch's spectrum, which starts at 0, that no contour rule "
+                f"around that spectrum resolves it ({exc}); use bulk='step' (the realised layer), "
+                "a smaller eta or smaller letters", residual=float("nan")) from exc
+        self._variants = [None] * 5                     # confocal rules, shared by the priors
 
     def __repr__(self):
         return (f"ExactGroupBulk(letters={self.vocabulary.letters}, b={self.law.b:.6g}, "

@@ -147,12 +147,41 @@ class StepEigenData:
         Wv = math.sqrt(d) * (along - r)              # W v with the bulk W = W1 - r 1 vhat^T
         Wz = W1 @ zeta                               # the spike drops out: <vhat, zeta> = 0
         W_pi = W1 - np.outer(along, vhat)
-        D, U = scipy.linalg.eigh(W_pi @ W_pi.T, driver="evd", check_finite=False)
-        del W_pi
-        D = np.clip(D, 0.0, None)
+        if p <= d:
+            D, U = scipy.linalg.eigh(W_pi @ W_pi.T, driver="evd", check_finite=False)
+            del W_pi
+            D = np.clip(D, 0.0, None)
+            uv, uz = U.T @ Wv, U.T @ Wz
+            return cls(eigenvalues=D, spike_weights=uv ** 2, teacher_weights=uz ** 2,
+                       d=d, p=p, r=r, c=float(D.mean()), gamma=gamma, cross_weights=uv * uz)
+        return cls._from_thin_svd(W_pi, Wv, Wz, r, gamma)
+
+    @classmethod
+    def _from_thin_svd(cls, W_pi, Wv, Wz, r, gamma) -> "StepEigenData":
+        """``p > d``: the ``d`` singular values of ``W_pi`` (``O(p d^2)``, not the ``O(p^3)``
+        eigendecomposition of the ``p x p`` Gram matrix); the other ``p - d`` eigenvalues are 0 and
+        share the weights left outside the singular vectors' span equally (every sum over the
+        eigenvalues sees only their total at ``D = 0``, so this is exact).
+
+        >>> rng = np.random.default_rng(0)
+        >>> W, a, b = rng.standard_normal((40, 10)), rng.standard_normal(40), rng.standard_normal(40)
+        >>> data = StepEigenData._from_thin_svd(W, a, b, 0.0, 1.0)
+        >>> D, U = np.linalg.eigh(W @ W.T)
+        >>> f = lambda x, w: float(np.sum(w / (0.3 + x)))      # a sum the solver takes
+        >>> bool(abs(f(data.eigenvalues, data.spike_weights) - f(D.clip(0), (U.T @ a)**2)) < 1e-10)
+        True
+        """
+        p, d = W_pi.shape
+        U, S, _ = scipy.linalg.svd(W_pi, full_matrices=False, check_finite=False)
         uv, uz = U.T @ Wv, U.T @ Wz
-        return cls(eigenvalues=D, spike_weights=uv ** 2, teacher_weights=uz ** 2,
-                   d=d, p=p, r=r, c=float(D.mean()), gamma=gamma, cross_weights=uv * uz)
+        rest = p - d
+        fill = lambda total: np.full(rest, total / rest)          # noqa: E731
+        D = np.concatenate([np.zeros(rest), (S**2)[::-1]])
+        F = np.concatenate([fill(max(Wv @ Wv - uv @ uv, 0.0)), (uv**2)[::-1]])
+        H = np.concatenate([fill(max(Wz @ Wz - uz @ uz, 0.0)), (uz**2)[::-1]])
+        X = np.concatenate([fill(Wv @ Wz - uv @ uz), (uv * uz)[::-1]])
+        return cls(eigenvalues=D, spike_weights=F, teacher_weights=H, d=d, p=p, r=r,
+                   c=float(D.mean()), gamma=gamma, cross_weights=X)
 
     @property
     def beta(self) -> float:

@@ -1,0 +1,48 @@
+"""The contour rules of the exact law with a vocabulary when the integrand's poles crowd next to the
+step batch's spectrum (docs/theory.md (g.5.2); issue 32, item 4): the feature spectrum's complex
+arguments are summed on a wide ellipse (Joukowski radius 2 or 3) with the poles' residues added,
+so a pole on the first rule's ellipse, where the confocal rules could not be built (as at the
+letters {1, 10}, eta = 10, alpha0 = 0.25), no longer stops the computation."""
+import numpy as np
+import pytest
+
+from srfsym.theory.spectral.exact_bulk_batch import batch_forms
+from srfsym.theory.spectral.exact_bulk_groups import ExactGroupBulk
+
+
+@pytest.mark.parametrize("angle", [0.7, 2.5])
+def test_a_pole_on_the_first_contour_is_summed_on_a_wide_one(angle):
+    bulk = ExactGroupBulk("tanh", "sin", 2.0, 3.0, vocabulary=[2])          # K = 1
+    P = bulk.group_prior(0.0, 1.0)
+    P._variants[0] = P._variants[1] = False      # the rho^0.5, rho^1.5 rules could not be built
+    rule = P.rule
+    u = rule.radius * np.exp(1j * angle)                     # a point of the first ellipse
+    root = rule.centre + rule.half * (u + 1 / u) / 2
+    r = np.array([0.8 + 0.3j])
+    a0 = P.beta * P.pi[0] * r[0]
+    B = np.array([[-1.0 / (a0 * (1.0 + P.slope[0] * root))]])  # det(1 + H B) = 0 at the root
+    assert abs(P._roots(r, B)[0][0] / root - 1) < 1e-12
+    e_diag, V1 = P.expectations(r, B)
+    # one pole, so a closed form: ell B/(1 + a0 ell B) = (1 - 1/(a0 B slope (varsigma - root)))/a0
+    # and h/(1 + h B) = (1 - 1/(a0 B slope (varsigma - root)))/B, with m(root) = E 1/(varsigma - root)
+    m = batch_forms(np.array([-root]), P.law_e, P.law_w, P.law_xi, P.alpha0).m[0]
+    k = 1 - m / (a0 * B[0, 0] * P.slope[0])
+    assert abs(e_diag[0] / (k / a0) - 1) < 1e-10
+    assert abs(V1[0, 0] / (k / (B[0, 0] * P.beta)) - 1) < 1e-10
+    assert P._variants[2] is not None                        # the wide rule served
+
+
+def test_a_first_rule_that_cannot_be_built_names_the_letter(monkeypatch):
+    """Where the batch's fixed point fails on the contour (erf/tanh, {1, 20}, eta = 10, alpha0 = 1:
+    the pole of letter 20 sits at -1/(400 b), next to the spectrum that starts at 0), the refusal
+    names the letter and its pole, not a bare "did not converge at tau = array(...)"."""
+    import srfsym.theory.spectral.exact_bulk_groups as g
+    from srfsym.theory.state import ConvergenceError
+
+    def fails(*args, **kwargs):
+        raise ConvergenceError("the step batch's resolvent fixed point did not converge",
+                               residual=float("nan"))
+    monkeypatch.setattr(g, "batch_contour", fails)
+    with pytest.raises(ConvergenceError,
+                       match=r"letter 20 puts the pole .*\(omega\^2 b = 175.5\)"):
+        g.ExactGroupBulk("tanh", "sin", 2.0, 3.0, vocabulary=[1, 20])
