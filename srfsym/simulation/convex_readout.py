@@ -139,20 +139,13 @@ def check_readout(loss, noise, bias, label_rule, teacher, lam):
     if lo.name == "square" and noise == 0 and not bias and label_rule == "teacher":
         return None
     if getattr(teacher, "k", None) is not None:    # multi-index hook (issue 28): y = g(x)
-        from ..theory.channels.convex_multi import pm1_target
+        from ..theory.channels.convex_multi import check_labels
         if label_rule != "teacher":
             raise ValueError(f"the multi-index target {teacher.name!r} gives the labels y = g(x) "
                              "(label_rule 'teacher'); for labels +-1 write a target with values "
                              "+-1, e.g. sign(z1 + z1*z2) (Bernoulli labels are not implemented "
                              "for a multi-index target; docs/theory.md (n.8))")
-        pm1 = pm1_target(teacher)
-        if pm1 and noise:
-            raise ValueError("labels +-1 of a multi-index target with label noise are not "
-                             "implemented (docs/theory.md (n.8))")
-        if lo.margin and not pm1:
-            raise ValueError(f"the {lo.name} loss needs labels +-1: the multi-index target "
-                             f"{teacher.name!r} takes other values; write a target with values "
-                             "+-1, e.g. sign(z1 + z1*z2) (docs/theory.md (n.8))")
+        pm1 = check_labels(teacher, lo, noise)
     else:
         check_label_rule(label_rule, teacher)
         pm1 = str(teacher.expr) == "sign(x)" or label_rule == "bernoulli"

@@ -181,7 +181,7 @@ def solve_multi_index_convex(student, target, r, c, gamma, lam, alpha, beta=1.0,
     >>> abs(res.classification_error - one.classification_error) < 1e-10
     True
     """
-    from .channels.convex_multi import MultiIndexConvexChannel
+    from .channels.convex_multi import MultiIndexConvexChannel, check_labels
     from .convex_fixed_point import (_check_arguments, _result, _solve_engine, _vector)
     from .engine import Engine, MomentPrior
     tg = multi_index_target(target)
@@ -189,6 +189,7 @@ def solve_multi_index_convex(student, target, r, c, gamma, lam, alpha, beta=1.0,
     lo = _check_arguments(loss, r, c, min(float(np.linalg.norm(g)), 1.0), lam, alpha, beta,
                           noise, bias, "anderson", tol, max_iter)
     r, c, lam, alpha, beta = map(float, (r, c, lam, alpha, beta))
+    pm1 = check_labels(tg, lo, noise)          # before any work
     ridge = solve_multi_index_srf(student, tg, r, c, g, max(lam, 1e-3), alpha, beta, spectrum,
                                   nodes=nodes, tol=1e-8, d=d, seed=seed)
     e = np.asarray(ridge.learned_direction, float)
@@ -196,9 +197,8 @@ def solve_multi_index_convex(student, target, r, c, gamma, lam, alpha, beta=1.0,
         e = np.eye(tg.k)[0]
     s = ridge.state
     x = np.array([s.q1, s.q2, s.V1, s.V2, s.theta, s.psi, s.m, 0.0])
-    from .channels.convex_multi import pm1_target
     # the kappa rule: labels +-1 are cut at kappa = 0 as the single-index teacher sign's
-    ch = channel_data(student, "sign" if pm1_target(tg) else "x", r, c,
+    ch = channel_data(student, "sign" if pm1 else "x", r, c,
                       min(float(np.linalg.norm(g)), 1.0), nodes=int(nodes))
     spec = make_spectrum(spectrum, beta=beta, c=c, d=d, seed=seed,
                          gamma=float(np.linalg.norm(g)))

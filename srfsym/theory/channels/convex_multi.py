@@ -45,7 +45,7 @@ from scipy.special import ndtr
 from ...symbolic.multi_teacher import rotation, teacher_arrays
 from .convex import ConvexChannel, _phi
 
-__all__ = ["MultiIndexConvexChannel", "ETA_NODES", "pm1_target"]
+__all__ = ["MultiIndexConvexChannel", "ETA_NODES", "pm1_target", "check_labels"]
 
 #: Gauss-Hermite nodes per coordinate orthogonal to e, by k.
 ETA_NODES = {1: 1, 2: 48, 3: 16, 4: 8}
@@ -66,6 +66,31 @@ def pm1_target(target, samples=4000) -> bool:
         v = target.numpy(Z)
     return bool(np.all(np.isfinite(v)) and np.all(np.isin(v, (-1.0, 0.0, 1.0)))
                 and np.mean(v == 0) < 0.01)
+
+
+def check_labels(target, loss, noise=0.0) -> bool:
+    """The labels ``y = g(z)`` of ``target`` checked against ``loss`` (a classification loss
+    needs a target with values +-1) and ``noise`` (none with labels +-1); True for labels +-1.
+
+    >>> from srfsym.symbolic.targets import multi_index_target
+    >>> check_labels(multi_index_target("z1*z2"), "logistic")
+    Traceback (most recent call last):
+    ...
+    srfsym.theory.channels.losses.LossError: the logistic loss is a classification loss: it needs labels +-1, but the multi-index target 'z1*z2' takes other values; write a target with values +-1, e.g. sign(z1 + z1*z2) (labels y = g(z); docs/theory.md (n.8)), or use a regression loss such as 'square'
+    """
+    from .losses import LossError, loss as make_loss
+    pm1 = pm1_target(target)
+    lo = make_loss(loss)
+    if lo.margin and not pm1:
+        raise LossError(
+            f"the {lo.name} loss is a classification loss: it needs labels +-1, but the "
+            f"multi-index target {target.name!r} takes other values; write a target with values "
+            "+-1, e.g. sign(z1 + z1*z2) (labels y = g(z); docs/theory.md (n.8)), or use a "
+            "regression loss such as 'square'")
+    if pm1 and noise:
+        raise ValueError("labels +-1 of a multi-index target with label noise are not "
+                         "implemented (the target's values are the labels; docs/theory.md (n.8))")
+    return pm1
 
 
 def _gauss_hermite(n):
@@ -102,10 +127,7 @@ class MultiIndexConvexChannel(ConvexChannel):
         for _ in range(target.k - 1):
             wt = np.multiply.outer(wt, w)
         self.eta_weights = wt.ravel()
-        pm1 = pm1_target(target)
-        if pm1 and noise:
-            raise ValueError("labels +-1 of a multi-index target with label noise are not "
-                             "implemented (the target's values are the labels; docs/theory.md (n.8))")
+        pm1 = check_labels(target, loss, noise)
         self._ready = False
         norm = float(np.linalg.norm(self.gamma_vector))
         from dataclasses import replace
