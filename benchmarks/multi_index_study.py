@@ -10,7 +10,8 @@ map (r, c, alignment vector) measured against its formula.
     PYTHONPATH=$PWD nice -n 10 python benchmarks/multi_index_study.py --d 2000 --seeds 8 \
         --targets "z1 + z1*z2" --students tanh --alphas 1
 
-(the table of docs/theory.md (n.6); about 30 min and 7 min on a shared 2-core machine).
+(the table of docs/theory.md (n.6): the first line at d = 2000 took about 1 h on a shared
+2-core machine, the second 7 min).
 """
 from __future__ import annotations
 

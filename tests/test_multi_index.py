@@ -123,9 +123,11 @@ def test_paths_without_the_multi_index_theory_refuse_naming_why():
         solve_srf("tanh", "z1*z2", 1.0, 1.0, 0.5, LAM, 1.0)
     with pytest.raises(ValueError, match="model='network'"):
         simulate("tanh", "z1*z2", 2, 1, LAM, [1.0], d=50, seeds=2, model="srf")
-    with pytest.raises(ValueError, match="square loss only"):
+    with pytest.raises(ValueError, match="Bernoulli labels are not implemented"):
         simulate("tanh", "z1*z2", 2, 1, LAM, [1.0], d=50, seeds=2, loss="logistic",
                  label_rule="bernoulli")
+    with pytest.raises(ValueError, match="needs labels"):
+        simulate("tanh", "z1*z2", 2, 1, LAM, [1.0], d=50, seeds=2, loss="logistic")
 
 
 def test_a_target_with_no_linear_part_learns_no_direction():

@@ -43,7 +43,8 @@ def _theory(sim, bulk=None):
             raise ValueError(f"--bulk {bulk['bulk']}: the theory of a multi-index target is "
                              "written on the isotropic bulk only (docs/theory.md (n.4))")
         from ..theory.multi_index import solve_multi_index
-        kw = {} if sim.train_loss is None else {"noise": sim.noise, "bias": sim.bias}
+        kw = {} if sim.train_loss is None else {"noise": sim.noise, "bias": sim.bias,
+                                                 "loss": sim.loss}
         return [solve_multi_index(sim.student, sim.teacher, sim.alpha0, sim.eta, sim.lam,
                                   float(a), sim.beta, vocabulary=voc, **kw) for a in sim.alphas]
     kw = {} if voc is None else {"vocabulary": voc}

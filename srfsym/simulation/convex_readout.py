@@ -139,20 +139,21 @@ def check_readout(loss, noise, bias, label_rule, teacher, lam):
         raise ValueError(f"bias must be True or False, got {bias!r}")
     if lo.name == "square" and noise == 0 and not bias and label_rule == "teacher":
         return None
-    if getattr(teacher, "k", None) is not None:    # multi-index hook (issue 28)
-        if lo.name != "square" or label_rule != "teacher":
-            raise ValueError(f"the network with the multi-index target {teacher.name!r} is read "
-                             "out by the square loss only (label noise and a bias allowed, the "
-                             "teacher's labels): the other convex readouts are not implemented "
-                             "for it")
-        return {"loss": "square", "noise": float(noise), "bias": bool(bias),
-                "label_rule": label_rule, "pm1": False}
-    check_label_rule(label_rule, teacher)
-    pm1 = str(teacher.expr) == "sign(x)" or label_rule == "bernoulli"
-    if lo.margin and not pm1:
-        raise ValueError(f"the {lo.name} loss needs labels +-1: use the teacher 'sign' or "
-                         "label_rule='bernoulli' (--label-rule bernoulli; docs/theory.md (m)), "
-                         f"got {teacher.name!r}")
+    if getattr(teacher, "k", None) is not None:    # multi-index hook (issue 28): y = g(x)
+        from ..theory.channels.convex_multi import check_labels
+        if label_rule != "teacher":
+            raise ValueError(f"the multi-index target {teacher.name!r} gives the labels y = g(x) "
+                             "(label_rule 'teacher'); for labels +-1 write a target with values "
+                             "+-1, e.g. sign(z1 + z1*z2) (Bernoulli labels are not implemented "
+                             "for a multi-index target; docs/theory.md (n.8))")
+        pm1 = check_labels(teacher, lo, noise)
+    else:
+        check_label_rule(label_rule, teacher)
+        pm1 = str(teacher.expr) == "sign(x)" or label_rule == "bernoulli"
+        if lo.margin and not pm1:
+            raise ValueError(f"the {lo.name} loss needs labels +-1: use the teacher 'sign' or "
+                             "label_rule='bernoulli' (--label-rule bernoulli; docs/theory.md "
+                             f"(m)), got {teacher.name!r}")
     if bias and not lo.allows_bias:
         raise ValueError(f"a trained bias needs a loss that grows at both ends in yhat; "
                          f"{lo.name!r} does not")

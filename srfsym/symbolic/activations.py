@@ -86,15 +86,16 @@ def _number(value) -> sp.Expr:
 _MAX_DEPTH = 100
 
 
-def _build(node: ast.AST, depth: int = 0, names=None) -> sp.Expr:
+def _build(node: ast.AST, depth: int = 0, names=None, what: str = "activation") -> sp.Expr:
     """SymPy expression of an ``ast`` node; ``names`` maps the allowed variable names to
-    their symbols (default: the activation's one variable ``x``)."""
+    their symbols (default: the activation's one variable ``x``); ``what`` names the
+    expression in error messages."""
     if names is None:
         names = {"x": X}
     if depth > _MAX_DEPTH:
-        raise ActivationError(f"activation expression nested more than {_MAX_DEPTH} levels deep")
+        raise ActivationError(f"{what} expression nested more than {_MAX_DEPTH} levels deep")
     if isinstance(node, ast.Expression):
-        return _build(node.body, depth, names)
+        return _build(node.body, depth, names, what)
     if isinstance(node, ast.Constant):
         return _number(node.value)
     if isinstance(node, ast.Name):
@@ -104,7 +105,8 @@ def _build(node: ast.AST, depth: int = 0, names=None) -> sp.Expr:
             return _CONSTANTS[node.id]
         if list(names) != ["x"]:
             raise ActivationError(
-                f"unknown name {node.id!r}: the variables are {', '.join(map(repr, names))}; "
+                f"unknown name {node.id!r} in the {what} expression: the variables are "
+                f"{', '.join(map(repr, names))}; "
                 f"constants: {sorted(_CONSTANTS)}")
         raise ActivationError(
             f"unknown name {node.id!r}: the variable is 'x'; constants: {sorted(_CONSTANTS)}; "
@@ -114,16 +116,16 @@ def _build(node: ast.AST, depth: int = 0, names=None) -> sp.Expr:
         while isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.UAdd, ast.USub)):
             negative ^= isinstance(node.op, ast.USub)     # '- - - x': no recursion per sign
             node = node.operand
-        operand = _build(node, depth + 1, names)
+        operand = _build(node, depth + 1, names, what)
         return -operand if negative else operand
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
         terms = []                      # a left-nested chain a + b - c + ...: flattened
         while isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
             terms.append((node.op, node.right))
             node = node.left
-        out = [_build(node, depth + 1, names)]
+        out = [_build(node, depth + 1, names, what)]
         for op, right in reversed(terms):
-            term = _build(right, depth + 1, names)
+            term = _build(right, depth + 1, names, what)
             out.append(term if isinstance(op, ast.Add) else -term)
         return sp.Add(*out)
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Div)):
@@ -131,17 +133,18 @@ def _build(node: ast.AST, depth: int = 0, names=None) -> sp.Expr:
         while isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Div)):
             factors.append((node.op, node.right))
             node = node.left
-        out = [_build(node, depth + 1, names)]
+        out = [_build(node, depth + 1, names, what)]
         for op, right in reversed(factors):
-            factor = _build(right, depth + 1, names)
+            factor = _build(right, depth + 1, names, what)
             if isinstance(op, ast.Div):
                 if factor == 0:
-                    raise ActivationError("division by zero in the activation expression")
+                    raise ActivationError(f"division by zero in the {what} expression")
                 factor = 1 / factor
             out.append(factor)
         return sp.Mul(*out)
     if isinstance(node, ast.BinOp):
-        left, right = _build(node.left, depth + 1, names), _build(node.right, depth + 1, names)
+        left = _build(node.left, depth + 1, names, what)
+        right = _build(node.right, depth + 1, names, what)
         op = node.op
         if isinstance(op, ast.Pow):
             if right.is_number and abs(right) > _MAX_POWER:
@@ -161,14 +164,14 @@ def _build(node: ast.AST, depth: int = 0, names=None) -> sp.Expr:
             raise ActivationError(
                 f"unknown function {name!r}; allowed functions: {sorted(set(_FUNCTIONS))}")
         if node.keywords:
-            raise ActivationError("keyword arguments are not allowed in activation expressions")
-        args = [_build(a, depth + 1, names) for a in node.args]
+            raise ActivationError(f"keyword arguments are not allowed in {what} expressions")
+        args = [_build(a, depth + 1, names, what) for a in node.args]
         try:
             return _FUNCTIONS[node.func.id](*args)
         except (TypeError, ValueError) as exc:
             raise ActivationError(f"bad call {node.func.id}(...): {exc}") from None
     raise ActivationError(
-        f"syntax element {type(node).__name__} is not allowed in an activation expression")
+        f"syntax element {type(node).__name__} is not allowed in the {what} expression")
 
 
 def parse_activation(text: str) -> sp.Expr:
@@ -213,7 +216,7 @@ def parse_expression(text: str, names: dict, what: str = "expression") -> sp.Exp
     except (RecursionError, MemoryError):
         raise ActivationError(f"{what} expression nested too deeply to parse") from None
     try:
-        expr = _build(tree, 0, dict(names))
+        expr = _build(tree, 0, dict(names), what)
     except RecursionError:
         raise ActivationError(f"{what} expression nested too deeply "
                               f"(limit {_MAX_DEPTH} levels)") from None

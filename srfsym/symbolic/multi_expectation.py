@@ -64,9 +64,24 @@ def tensor_gauss_hermite(f_numpy, k: int, n: int) -> float:
     return float(np.sum(w * vals))
 
 
+def _split_signs(expr):
+    """``sign(a*b) -> sign(a)*sign(b)``: the sign of a factorisable argument is the product of
+    the factors' signs, whose expectations separate (``sign(z1 + z1*z2)``).
+
+    >>> z1, z2 = sp.symbols("z1 z2", real=True)
+    >>> _split_signs(sp.sign(z1 + z1*z2))
+    sign(z1)*sign(z2 + 1)
+    """
+    def split(arg):
+        return sp.Mul(*[sp.sign(f) ** p for f, p in sp.factor_list(arg)[1]
+                        if p % 2 == 1]) * sp.sign(sp.factor_list(arg)[0])
+    return expr.replace(lambda e: isinstance(e, sp.sign) and e.args[0].is_polynomial(),
+                        lambda e: split(e.args[0]))
+
+
 def _expand(expr, seconds=5.0):
     try:
-        return limited(lambda: sp.expand(expr, power_exp=True), seconds)
+        return limited(lambda: sp.expand(_split_signs(expr), power_exp=True), seconds)
     except LimitReached:
         return expr
 

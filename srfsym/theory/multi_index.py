@@ -25,6 +25,7 @@ the second solve leaves (V1, V2) and e unchanged.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import numpy as np
@@ -34,10 +35,10 @@ from ..symbolic.multi_teacher import teacher_arrays
 from ..symbolic.targets import multi_index_target
 from .channels.kappa_quadrature import channel_data
 from .square_solve import _solve_at, _validate, _validate_solver, make_spectrum
-from .state import ConvergenceError
+from .state import ConvergenceError, State
 
 __all__ = ["solve_multi_index_srf", "solve_multi_index", "solve_multi_index_checked",
-           "solve_multi_index_groups", "solve_multi_index_noisy",
+           "solve_multi_index_groups", "solve_multi_index_noisy", "solve_multi_index_convex",
            "MULTI_INDEX_NODES"]
 
 #: kappa nodes of the multi-index channel.
@@ -159,6 +160,86 @@ def solve_multi_index_noisy(student, target, r, c, gamma, lam, alpha, beta=1.0, 
     return res
 
 
+def solve_multi_index_convex(student, target, r, c, gamma, lam, alpha, beta=1.0,
+                             spectrum="mp", *, loss="logistic", noise=0.0, bias=False,
+                             nodes=MULTI_INDEX_NODES, nodes_u=16, nodes_eta=None, tol=1e-10,
+                             max_iter=1000, max_outer=60, d=None, seed=0):
+    """Any convex readout loss for a multi-index target (docs/theory.md (n.8)): the fixed
+    point of docs/theory.md (m) with the channel
+    :class:`~srfsym.theory.channels.convex_multi.MultiIndexConvexChannel` at the learned
+    direction ``e``, iterated with ``e = psi^/|psi^|`` (the vector conjugate) until ``e`` moves by
+    less than ``sqrt(tol)``; each inner solve starts from the last.  Labels +-1 when the target
+    takes the values +-1 (``sign(z1 + z1*z2)``: ``y = g(z)``), else real (``y = g(z)`` + noise).
+    Returns a :class:`~srfsym.theory.convex_fixed_point.ConvexResult` with
+    ``alignment_vector``, ``learned_direction``, ``outer_iterations``.
+
+    >>> res = solve_multi_index_convex("tanh", "sign((z1 + z2)/sqrt(2))", 1.0, 1.1, (0.5, 0.5),
+    ...                                0.05, 2.0, nodes=60, nodes_u=12)
+    >>> from srfsym.theory.convex_fixed_point import solve_convex_srf
+    >>> one = solve_convex_srf("tanh", "sign", 1.0, 1.1, 0.5 * 2 ** 0.5, 0.05, 2.0,
+    ...                        loss="logistic", nodes=60, nodes_u=12)
+    >>> abs(res.classification_error - one.classification_error) < 1e-10
+    True
+    """
+    from .channels.convex_multi import MultiIndexConvexChannel, check_labels
+    from .convex_fixed_point import (_check_arguments, _result, _solve_engine, _vector)
+    from .engine import Engine, MomentPrior
+    tg = multi_index_target(target)
+    g = np.asarray(gamma, dtype=float).ravel()
+    lo = _check_arguments(loss, r, c, min(float(np.linalg.norm(g)), 1.0), lam, alpha, beta,
+                          noise, bias, "anderson", tol, max_iter)
+    r, c, lam, alpha, beta = map(float, (r, c, lam, alpha, beta))
+    pm1 = check_labels(tg, lo, noise)          # before any work
+    ridge = solve_multi_index_srf(student, tg, r, c, g, max(lam, 1e-3), alpha, beta, spectrum,
+                                  nodes=nodes, tol=1e-8, d=d, seed=seed)
+    e = np.asarray(ridge.learned_direction, float)
+    if not np.linalg.norm(e) > 0:
+        e = np.eye(tg.k)[0]
+    s = ridge.state
+    x = np.array([s.q1, s.q2, s.V1, s.V2, s.theta, s.psi, s.m, 0.0])
+    # the kappa rule: labels +-1 are cut at kappa = 0 as the single-index teacher sign's
+    ch = channel_data(student, "sign" if pm1 else "x", r, c,
+                      min(float(np.linalg.norm(g)), 1.0), nodes=int(nodes))
+    spec = make_spectrum(spectrum, beta=beta, c=c, d=d, seed=seed,
+                         gamma=float(np.linalg.norm(g)))
+    sweeps = 0
+    for outer in range(1, int(max_outer) + 1):
+        C = MultiIndexConvexChannel(ch, lo, alpha=alpha, beta=beta, target=tg, gamma=g,
+                                    direction=e, noise=noise, bias=bias, method="quadrature",
+                                    nodes_u=nodes_u, nodes_eta=nodes_eta)
+        x, it, res, hat = _solve_engine(Engine(C, MomentPrior(spec, lam, beta)), x, tol,
+                                        max_iter, "anderson", lo, lam, bias, None, _vector)
+        sweeps += it
+        state = State(*x[:7])
+        u = C.psi_hat_vector(state, x[7])
+        un = float(np.linalg.norm(u))
+        if un == 0 or tg.k == 1:
+            break
+        e_new = u / un * (1.0 if float(u @ e) >= 0 else -1.0)
+        moved = float(np.linalg.norm(e_new - e))
+        if moved < math.sqrt(tol):
+            break
+        x[5] = x[5] * float(e_new @ e)         # psi along the new direction
+        e = e_new
+    else:
+        raise ConvergenceError(f"multi-index convex solve: the learned direction still moves by "
+                               f"{moved:.2e} after {max_outer} outer iterations")
+    obs = C.observables(state, x[7])
+    out = _result(obs, state, hat, lo, C, dict(
+        alpha=alpha, lam=lam, beta=beta, r=r, c=c, gamma=min(float(np.linalg.norm(g)), 1.0),
+        spectrum=spectrum if isinstance(spectrum, str) else type(spectrum).__name__,
+        nodes=int(nodes), residual=res, method="anderson", iterations=sweeps,
+        seconds=0.0), noise, x[7] if bias else None, "teacher")
+    out.alignment_vector = tuple(float(v) for v in g)
+    out.learned_direction = tuple(float(v) for v in e)
+    out.outer_iterations = outer
+    out.notes = list(out.notes) + [
+        f"multi-index target {tg.name} (k = {tg.k}), {lo.name} loss, labels "
+        + ("+-1 (the target's values)" if C.pm1 else "real") + f": the bulk learns along "
+        f"e = {np.round(e, 6).tolist()} ({outer} outer iterations; docs/theory.md (n.8))"]
+    return out
+
+
 def solve_multi_index_groups(student, target, r, c, gamma, lam, alpha, beta=1.0, *,
                              vocabulary=None, nodes=MULTI_INDEX_NODES, tol=1e-10,
                              max_iter=20000):
@@ -227,7 +308,8 @@ def solve_multi_index(student, target, alpha0, eta, lam, alpha, beta=1.0, spectr
     :func:`srfsym.step.multi_index.multi_index_mapping` then :func:`solve_multi_index_srf`.
     ``alpha0 = 0`` or ``eta = 0`` is the kernel (no step) baseline.  A non-uniform
     ``vocabulary=`` runs :func:`solve_multi_index_groups` (docs/theory.md (n.7)), label
-    ``noise=`` or ``bias=True`` :func:`solve_multi_index_noisy` (n.8).
+    ``noise=`` or ``bias=True`` :func:`solve_multi_index_noisy` (n.8), another ``loss=``
+    :func:`solve_multi_index_convex` (n.8).
 
     >>> res = solve_multi_index("tanh", "z1 + z1*z2", alpha0=0, eta=0, lam=0.1, alpha=2)
     >>> res.r, res.c, res.alignment_vector
@@ -241,6 +323,13 @@ def solve_multi_index(student, target, alpha0, eta, lam, alpha, beta=1.0, spectr
         r, c, g = m.spike_strength, m.bulk_variance, tuple(float(x) for x in m.alignment_vector)
     vocabulary = kwargs.pop("vocabulary", None)
     noise, bias = kwargs.pop("noise", 0.0), kwargs.pop("bias", False)
+    loss = kwargs.pop("loss", "square")
+    if not (isinstance(loss, str) and loss.strip() == "square"):
+        if vocabulary is not None and not _uniform(vocabulary):
+            raise ValueError("multi-index target: a convex loss other than the square loss with "
+                             "a readout vocabulary is not implemented (docs/theory.md (n.8))")
+        return solve_multi_index_convex(student, tg, r, c, g, lam, alpha, beta, spectrum,
+                                        loss=loss, noise=noise, bias=bias, **kwargs)
     if noise != 0 or bias:
         if vocabulary is not None and not _uniform(vocabulary):
             raise ValueError("multi-index target: label noise or a bias with a readout "
@@ -256,8 +345,8 @@ def solve_multi_index(student, target, alpha0, eta, lam, alpha, beta=1.0, spectr
     return solve_multi_index_srf(student, tg, r, c, g, lam, alpha, beta, spectrum, **kwargs)
 
 
-#: keyword arguments of ``solve`` and the values the multi-index path takes.
-_PLAIN = {"loss": ("square",), "label_rule": ("teacher",), "dps": (None,), "bulk": (None, "isotropic"),
+#: keyword arguments of ``solve`` and the values the multi-index path takes (any loss).
+_PLAIN = {"label_rule": ("teacher",), "dps": (None,), "bulk": (None, "isotropic"),
           "method": ("structured",)}
 
 
@@ -266,10 +355,10 @@ def solve_multi_index_checked(student, target, alpha0, eta, lam, alpha, beta=1.0
     """:func:`solve_multi_index` behind ``srfsym.theory.fixed_point.solve``: refuses, naming
     why, the options the multi-index theory does not cover yet, and attaches the mapping.
 
-    >>> solve_multi_index_checked("tanh", "z1*z2", 2, 1, 0.1, 1.0, loss="logistic")
+    >>> solve_multi_index_checked("tanh", "sign(z1*z2)", 2, 1, 0.1, 1.0, label_rule="bernoulli")
     Traceback (most recent call last):
     ...
-    ValueError: multi-index target 'z1*z2': loss = 'logistic' is not implemented (the multi-index theory of docs/theory.md (n) covers the square loss (with label noise or a bias on the uniform readout), the uniform readout and the vocabularies, the isotropic bulk, double precision; other convex losses: (n.8))
+    ValueError: multi-index target 'sign(z1*z2)': label_rule = 'bernoulli' is not implemented (the multi-index theory of docs/theory.md (n) covers the labels y = g(z) -- labels +-1 from a target with values +-1 such as sign(z1 + z1*z2) --, any convex loss on the uniform readout (the square loss also with the vocabularies), the isotropic bulk, double precision: (n.8))
     """
     for key, allowed in _PLAIN.items():
         value = kwargs.pop(key, allowed[0])
@@ -278,10 +367,10 @@ def solve_multi_index_checked(student, target, alpha0, eta, lam, alpha, beta=1.0
         if not any(value is a or (value == a and type(value) is type(a)) for a in allowed):
             raise ValueError(
                 f"multi-index target {getattr(target, 'name', target)!r}: {key} = {value!r} is "
-                "not implemented (the multi-index theory of docs/theory.md (n) covers the square "
-                "loss (with label noise or a bias on the uniform readout), the uniform readout "
-                "and the vocabularies, the isotropic bulk, double precision; other convex losses: "
-                "(n.8))")
+                "not implemented (the multi-index theory of docs/theory.md (n) covers the labels "
+                "y = g(z) -- labels +-1 from a target with values +-1 such as sign(z1 + z1*z2) --"
+                ", any convex loss on the uniform readout (the square loss also with the "
+                "vocabularies), the isotropic bulk, double precision: (n.8))")
     if kwargs.get("nodes") == "auto":
         kwargs.pop("nodes")
     kwargs.pop("start", None)

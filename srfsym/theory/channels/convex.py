@@ -322,8 +322,29 @@ class ConvexChannel(Channel):
         shared = getattr(self, "_fixed_u", None) is not None and u is self._fixed_u[0]
         uu = u[:1] if shared else u
         vr = pt.varrho[None, :, None]
+        Pp, Zp = self._pm1_law(uu, vr, shared)
+        Py = np.where(y > 0, Pp, 1 - Pp)
+        Zy = np.where(y > 0, Zp, vr * uu - Zp)
+        WP = W * Py
+        out = {"Ef": np.einsum("lkn,lkn->k", WP, f), "Ef2": np.einsum("lkn,lkn->k", WP, f * f),
+               "Eg": np.einsum("lkn,lkn->k", WP, g),
+               "Ezf": np.einsum("lkn,lkn->k", W * Zy, f)}
+        self._extra_moments(out, W, f)
+        if observables:
+            yb = np.broadcast_to(y, P.shape)
+            value = self.loss.value(yb, P)
+            out["loss"] = np.einsum("lkn,lkn->k", WP, value)
+            out["mse"] = np.einsum("lkn,lkn->k", WP, (yb - P) ** 2)
+            out["moreau"] = np.einsum("lkn,lkn->k", WP, (P - omega) ** 2 / (2 * np.where(
+                V > 0, V, np.inf)) + 0.5 * value)
+        return out
+
+    def _pm1_law(self, uu, vr, shared=False):
+        """The label law of labels +-1 at the nodes ``uu`` (shape (..., kappa, n)) given the
+        correlation ``vr`` (broadcastable): ``P(y = 1 | kappa, u)`` and
+        ``E[z 1{y=1} | kappa, u]`` (closed form: probit flips; or the Bernoulli smoothing)."""
         delta = np.sqrt(self.rho ** 2 * (1 - vr ** 2) + self.noise)
-        num = self.gamma * self.k[None, :, None] + self.threshold + self.rho * vr * uu
+        num = self.gamma * self.k[:, None] + self.threshold + self.rho * vr * uu
         if self.bernoulli:
             Pp, zterm = self._bernoulli_law(num, delta, vr, shared)
         elif np.all(delta > 0):       # the usual case: no masks over the node arrays
@@ -338,21 +359,7 @@ class ConvexChannel(Channel):
                                  * _phi(np.where(np.isfinite(tau), tau, 0.0)), 0.0)
         if not self.bernoulli:
             Pp = ndtr(tau)
-        Py = np.where(y > 0, Pp, 1 - Pp)
-        Zp = vr * uu * Pp + zterm
-        Zy = np.where(y > 0, Zp, vr * uu - Zp)
-        WP = W * Py
-        out = {"Ef": np.einsum("lkn,lkn->k", WP, f), "Ef2": np.einsum("lkn,lkn->k", WP, f * f),
-               "Eg": np.einsum("lkn,lkn->k", WP, g),
-               "Ezf": np.einsum("lkn,lkn->k", W * Zy, f)}
-        if observables:
-            yb = np.broadcast_to(y, P.shape)
-            value = self.loss.value(yb, P)
-            out["loss"] = np.einsum("lkn,lkn->k", WP, value)
-            out["mse"] = np.einsum("lkn,lkn->k", WP, (yb - P) ** 2)
-            out["moreau"] = np.einsum("lkn,lkn->k", WP, (P - omega) ** 2 / (2 * np.where(
-                V > 0, V, np.inf)) + 0.5 * value)
-        return out
+        return Pp, vr * uu * Pp + zterm
 
     def _z_rule(self):
         """Per-kappa composite Gauss-Legendre in z on [-L, L] (8 pieces, plus the teacher's
@@ -370,11 +377,20 @@ class ConvexChannel(Channel):
         W = (half[:, :, None] * wt).reshape(K, -1) * _phi(z)
         return z, W
 
+    def _real_table(self):
+        """The rule in the teacher's orthogonal ``z`` and the clean labels on it: ``(z, Wz,
+        y)``, each of shape (kappa, n)."""
+        z, Wz = self._z_rule()
+        return z, Wz, np.asarray(self.teacher.numpy(self.gamma * self.k[:, None]
+                                                    + self.rho * z), float)
+
+    def _extra_moments(self, out, W, f):
+        """Hook: more per-kappa moments from the weights ``W`` and ``f`` of a sweep (none here;
+        the multi-index channel adds ``E[eta f]``)."""
+
     def _labels_real(self, pt, observables):
         if not hasattr(self, "_zr"):
-            z, Wz = self._z_rule()
-            self._zr = (z, Wz, np.asarray(self.teacher.numpy(self.gamma * self.k[:, None]
-                                                             + self.rho * z), float))
+            self._zr = self._real_table()
         z, Wz, yclean = self._zr
         xi, wxi = self._gh_xi
         s2 = np.maximum(pt.Q - pt.s ** 2, 0.0)
@@ -397,6 +413,7 @@ class ConvexChannel(Channel):
         axes = tuple(range(1, omega.ndim))
         out = {"Ef": np.sum(W * f, axis=axes), "Ef2": np.sum(W * f * f, axis=axes),
                "Eg": np.sum(W * g, axis=axes), "Ezf": np.sum(W * zz * f, axis=axes)}
+        self._extra_moments(out, W, f)
         if observables:
             out["loss"] = np.sum(W * self.loss.value(y, P), axis=axes)
             out["mse"] = np.sum(W * (y - P) ** 2, axis=axes)
@@ -536,23 +553,13 @@ class ConvexChannel(Channel):
             half, mid = (hi - lo) / 2, (hi + lo) / 2
             u = mid[:, None] + half[:, None] * t
             W = half[:, None] * wt * _phi(u)
-            vr = pt.varrho[:, None]
-            delta = np.sqrt(self.rho ** 2 * (1 - vr ** 2) + self.noise)
-            num = self.gamma * self.k[:, None] + self.threshold + self.rho * vr * u
-            if self.bernoulli:
-                Pp = self._label_law(num, delta, vr)[0]
-            else:
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    tau = np.where(delta > 0, num / np.where(delta > 0, delta, 1.0),
-                                   np.sign(num) * np.inf)
-                Pp = ndtr(tau)
+            Pp = self._pm1_law(u, pt.varrho[:, None])[0]
             # omega < 0 below u0: wrong when y = +1; above u0 wrong when y = -1
             wrong = Pp if neg else 1 - Pp
             out += np.sum(W * wrong, axis=1)
         degenerate = sq <= 1e-150     # omega = b exactly
         if np.any(degenerate):
-            s = self.h if self.bernoulli else 2 * ndtr((self.gamma * self.k + self.threshold)
-                         / max(math.sqrt(self.rho ** 2 + self.noise), 1e-300)) - 1
+            s = self.h       # E[y | kappa] (the label law at Q = 0)
             exact = (1 + s) / 2 * (pt.b < t_plus) + (1 - s) / 2 * (pt.b > t_minus)
             out = np.where(degenerate, exact, out)
         return out
