@@ -54,8 +54,10 @@ def test_a_multi_index_target_runs_through_the_table():
     assert g.test_error[1, 0] == direct.test_error and g.gamma == pytest.approx(m.alignment)
     cell = combinations()[("uniform", "convex", "mp", "double", "multi")]
     assert cell["solver"] and "Bernoulli labels" in cell["partial"]
-    with pytest.raises(ValueError, match="loss = 'hinge'"):
-        solve_problem(p.at(loss="hinge"))
+    with pytest.raises(ValueError, match="needs labels [+]-1, but the multi-index target"):
+        solve_problem(p.at(loss="hinge"))             # a classification loss, real labels
+    with pytest.raises(ValueError, match="label_rule = 'bernoulli': Bernoulli labels"):
+        solve_problem(p.at(loss="logistic", label_rule="bernoulli"))
 
 
 @pytest.mark.parametrize("kw", [dict(vocabulary=[1, -1]),

@@ -16,6 +16,7 @@ from srfsym.theory.fixed_point import solve
 from srfsym.theory.multi_index import (solve_multi_index_convex, solve_multi_index_srf)
 
 FAST = dict(nodes=60, nodes_u=12)
+SOLVE = dict(nodes=60)     # solve() takes the options of every channel (no nodes_u)
 
 
 @pytest.mark.parametrize("loss", ["logistic", "hinge"])
@@ -107,12 +108,12 @@ def test_the_label_moments_of_a_sign_target_are_exact():
 def test_solve_routes_a_loss_and_the_step_map_of_a_sign_target_is_exact():
     """solve(..., loss=) with a multi-index target: the one-step map of sign(z1 + z1*z2) is
     exact (the sign of a product splits), and the kernel baseline runs."""
-    res = solve("tanh", "sign(z1 + z1*z2)", 4, 2, 0.1, 2.0, loss="logistic", **FAST)
+    res = solve("tanh", "sign(z1 + z1*z2)", 4, 2, 0.1, 2.0, loss="logistic", **SOLVE)
     c10 = math.sqrt(2 / math.pi) * erf(1 / math.sqrt(2))     # E[|z1|] E[sign(1 + z2)]
     gamma = c10 / math.sqrt(c10 ** 2 + 1 / 4)
     assert abs(res.alignment_vector[0] - gamma) < 1e-12 and res.alignment_vector[1] == 0
     assert 0 < res.classification_error < 0.5
-    base = solve("tanh", "sign(z1 + z1*z2)", 0, 0, 0.1, 2.0, loss="logistic", **FAST)
+    base = solve("tanh", "sign(z1 + z1*z2)", 0, 0, 0.1, 2.0, loss="logistic", **SOLVE)
     assert base.classification_error > res.classification_error
 
 
@@ -120,7 +121,7 @@ def test_refusals_name_the_problem():
     tg = multi_index_target("z1 + z1*z2")
     with pytest.raises(ValueError, match="needs labels"):
         solve_multi_index_convex("tanh", tg, 1.0, 1.1, (0.6, 0.0), 0.1, 2.0, loss="logistic")
-    with pytest.raises(ValueError, match="label_rule = 'bernoulli' is not implemented"):
+    with pytest.raises(ValueError, match="label_rule = 'bernoulli': Bernoulli labels: not derived"):
         solve("tanh", "tanh(z1 + z2)", 4, 2, 0.1, 2.0, loss="logistic", label_rule="bernoulli")
     with pytest.raises(ValueError, match="label noise"):
         solve("tanh", "sign(z1*z2 + z1)", 4, 2, 0.1, 2.0, loss="logistic", noise=0.1)

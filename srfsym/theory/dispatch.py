@@ -198,21 +198,21 @@ register_refusal(("groups", "convex", None, None, "multi"),
 
 
 def _multi_index_loss(problem, options=None):
-    """a loss other than the square one (which takes label noise or a bias) or Bernoulli
-    labels: not derived for a multi-index target (with another loss the learned direction
-    depends on the labels through the proximal step, docs/theory.md (n.8))"""
+    """Bernoulli labels: not derived for a multi-index target (its labels are y = g(z); a
+    classification loss takes a target with values +-1 such as sign(z1 + z1*z2),
+    docs/theory.md (n.8))"""
     p = problem
-    if isinstance(p.loss, str) and p.loss.strip() == "square" and p.label_rule == "teacher":
+    if p.label_rule == "teacher":
         return None
-    return (f"multi-index target {getattr(p.teacher, 'name', p.teacher)!r}, loss = {p.loss!r}"
-            f", label_rule = {p.label_rule!r}: " + " ".join(_multi_index_loss.__doc__.split()))
+    return (f"multi-index target {getattr(p.teacher, 'name', p.teacher)!r}, label_rule = "
+            f"{p.label_rule!r}: " + " ".join(_multi_index_loss.__doc__.split()))
 
 
 _multi_index_loss.partial = True
 register_refusal((None, "convex", None, None, "multi"), _multi_index_loss)
 register_solver("uniform", "square", "double", solvers.multi_index_ridge, target="multi")
 register_solver("groups", "square", "double", solvers.multi_index_groups, target="multi")
-register_solver("uniform", "convex", "double", solvers.multi_index_noisy, target="multi")
+register_solver("uniform", "convex", "double", solvers.multi_index_convex, target="multi")
 
 
 #: entry points beyond the single solve: name -> (how it runs a cell, refusal of a cell or None)

@@ -12,7 +12,7 @@ engine (:mod:`srfsym.theory.engine`) with its channel:
   (:mod:`srfsym.theory.convex_fixed_point`, docs/theory.md (m));
 - :func:`convex_groups`: the same with a vocabulary (:mod:`srfsym.theory.convex_groups`,
   docs/theory.md (m.8));
-- :func:`multi_index_ridge`, :func:`multi_index_groups`, :func:`multi_index_noisy`: a
+- :func:`multi_index_ridge`, :func:`multi_index_groups`, :func:`multi_index_convex`: a
   multi-index target (:mod:`srfsym.theory.multi_index`, docs/theory.md (n)).
 
 >>> from srfsym.theory.problem import Options, Problem
@@ -32,14 +32,15 @@ from .convex_fixed_point import NoUniqueSolution, solve_convex_srf
 from .convex_groups import solve_convex_groups
 from .engine import _START, NODE_LADDER
 from .fixed_point_groups import solve_srf_groups
-from .multi_index import solve_multi_index_groups, solve_multi_index_noisy, solve_multi_index_srf
+from .multi_index import (solve_multi_index_convex, solve_multi_index_groups,
+                          solve_multi_index_noisy, solve_multi_index_srf)
 from .square_solve import _solve_at, small_spike_branch
 from .spectral.priors import make_spectrum
 from .spectral.exact_bulk_groups import exact_group_bulk
 from .state import NODES_REFUSE, ConvergenceError, Hats, State, climb_nodes
 
 __all__ = ["ridge", "ridge_mpmath", "ridge_groups", "convex", "convex_groups",
-           "multi_index_ridge", "multi_index_groups", "multi_index_noisy"]
+           "multi_index_ridge", "multi_index_groups", "multi_index_convex"]
 
 
 def ridge(problem, prior, options, start):
@@ -371,14 +372,20 @@ def multi_index_groups(problem, prior, options, start):
 multi_index_groups.label = "multi-index ridge, K groups"
 
 
-def multi_index_noisy(problem, prior, options, start):
-    """The square loss with label noise or a trained bias for a multi-index target
-    (:func:`~srfsym.theory.multi_index.solve_multi_index_noisy`, docs/theory.md (n.8))."""
+def multi_index_convex(problem, prior, options, start):
+    """A convex loss for a multi-index target: the square loss with label noise or a trained
+    bias (:func:`~srfsym.theory.multi_index.solve_multi_index_noisy`), any other convex loss
+    (:func:`~srfsym.theory.multi_index.solve_multi_index_convex`), docs/theory.md (n.8)."""
     p = problem
-    return solve_multi_index_noisy(p.student, p.teacher, *prior.params, p.lam, p.alpha, p.beta,
-                                   p.spectrum, noise=p.noise, bias=p.bias,
-                                   max_iter=min(options.max_iter, 1000), d=p.d, seed=p.seed,
-                                   **_multi_index_options(options))
+    nodes = {} if options.nodes == "auto" else {"nodes": int(options.nodes)}
+    args = (p.student, p.teacher, *prior.params, p.lam, p.alpha, p.beta, p.spectrum)
+    if isinstance(p.loss, str) and p.loss.strip() == "square":
+        return solve_multi_index_noisy(*args, noise=p.noise, bias=p.bias,
+                                       max_iter=min(options.max_iter, 1000), d=p.d, seed=p.seed,
+                                       **_multi_index_options(options))
+    return solve_multi_index_convex(*args, loss=p.loss, noise=p.noise, bias=p.bias,
+                                    tol=options.tol, max_iter=min(options.max_iter, 1000),
+                                    d=p.d, seed=p.seed, **nodes)
 
 
-multi_index_noisy.label = "multi-index, noise / bias"
+multi_index_convex.label = "multi-index, convex"
