@@ -27,7 +27,7 @@ def test_every_cell_is_run_or_says_why():
 
 def test_the_table_is_what_solve_problem_refuses():
     p = Problem("tanh", "sign", 0.1, 1.0, alpha0=2, eta=3, loss="logistic", dps=30)
-    assert p.key == ("uniform", "convex", "mp", "mpmath")
+    assert p.key == ("uniform", "convex", "mp", "mpmath", "one")
     assert refusal(p) == combinations()[p.key]["reason"]
     with pytest.raises(ValueError, match="numerical proximal step"):
         solve_problem(p)
@@ -57,7 +57,7 @@ def test_one_validation_for_every_door():
     """Decimal strings are numbers everywhere (alpha, noise, the sweep's alpha0); dps 0 is
     refused everywhere (the API, and ``coefficients --dps 0`` on the command line)."""
     a = Problem("tanh", "sign", "0.1", "1", alpha0="2", eta=3, loss="logistic", noise="0.1")
-    assert a.noise == 0.1 and a.key == ("uniform", "convex", "mp", "double")
+    assert a.noise == 0.1 and a.key == ("uniform", "convex", "mp", "double", "one")
     with pytest.raises(ValueError, match="label noise must be a finite number"):
         Problem("tanh", "sign", 0.1, 1, alpha0=2, eta=3, noise="lots")
     from srfsym.sweep.spec import parse_spec

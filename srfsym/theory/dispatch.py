@@ -1,15 +1,17 @@
 r"""The dispatch table: a :class:`~srfsym.theory.problem.Problem` to its prior and its solver.
 
-:func:`solve_problem` reads the problem's key ``(readout, loss, bulk, precision)``
+:func:`solve_problem` reads the problem's key ``(readout, loss, bulk, precision, steps)``
 (:attr:`Problem.key <srfsym.theory.problem.Problem.key>`) off three tables, with no chain of
 ``if`` branches:
 
 - :data:`REFUSALS`: the combinations that are refused, each with its reason (a pattern over
   the key, ``None`` matching anything);
 - :data:`PRIORS`: the bulk to the spectral side (``(r, c, gamma)`` on the channel side and
-  the spectrum object, docs/theory.md (f), (g.4), (g.5));
-- :data:`SOLVERS`: ``(readout, loss, precision)`` to the solver running the engine
-  (:mod:`srfsym.theory.engine`) with that channel (square or convex, uniform or K groups).
+  the spectrum object, docs/theory.md (f), (g.4), (g.5)); after several steps
+  (``(bulk, "several")``) the T-step map's last state (docs/theory.md (p.2));
+- :data:`SOLVERS`: ``(readout, loss, precision, steps)`` to the solver running the engine
+  (:mod:`srfsym.theory.engine`) with that channel (square or convex, uniform or K groups;
+  after several steps the vector-kappa channel of docs/theory.md (p.4)).
 
 Adding an axis is adding a field to the problem, a component to its key and rows to these
 tables (:func:`register_solver`, :func:`register_prior`, :func:`register_refusal`).
@@ -29,24 +31,27 @@ from __future__ import annotations
 import time
 from . import solvers
 from .problem import Options, Prior, Problem, check_readout_point
+from . import several_steps_convex, several_steps_error
 from .spectral import priors
 
 __all__ = ["Prior", "solve_problem", "build_prior", "refusal", "combinations",
            "combinations_markdown", "ENTRY_POINTS", "SOLVERS",
            "PRIORS", "REFUSALS", "register_solver", "register_prior", "register_refusal",
-           "READOUTS", "LOSSES", "BULK_KINDS", "PRECISIONS"]
+           "READOUTS", "LOSSES", "BULK_KINDS", "PRECISIONS", "STEPS"]
 
 READOUTS = ("uniform", "groups")
 LOSSES = ("square", "convex")
 BULK_KINDS = ("mp", "sample", "step", "exact")
 PRECISIONS = ("double", "mpmath")
+STEPS = ("one", "several")
 
 
-#: (pattern over (readout, loss, bulk, precision), reason); the first match refuses.
+#: (pattern over (readout, loss, bulk, precision, steps), reason; a shorter pattern leaves the
+#: last components free); the first match refuses.
 REFUSALS: list = []
-#: bulk kind -> ``builder(problem, mapping) -> Prior``
+#: bulk kind (or ``(bulk kind, "several")``) -> ``builder(problem, mapping) -> Prior``
 PRIORS: dict = {}
-#: (readout, loss, precision) -> ``solver(problem, prior, options, start) -> result``
+#: (readout, loss, precision, steps) -> ``solver(problem, prior, options, start) -> result``
 SOLVERS: dict = {}
 
 
@@ -56,14 +61,20 @@ def register_refusal(pattern, reason):
     REFUSALS.append((tuple(pattern), reason))
 
 
-def register_prior(bulk, builder):
-    """``builder(problem, mapping) -> Prior`` for the bulk kind ``bulk``."""
-    PRIORS[bulk] = builder
+def register_prior(bulk, builder, steps="one"):
+    """``builder(problem, mapping) -> Prior`` for the bulk kind ``bulk`` (after ``steps``
+    ``"one"`` or ``"several"`` giant steps)."""
+    PRIORS[bulk if steps == "one" else (bulk, steps)] = builder
 
 
-def register_solver(readout, loss, precision, solver):
+def register_solver(readout, loss, precision, solver, steps="one"):
     """``solver(problem, prior, options, start) -> result`` for that row of the table."""
-    SOLVERS[(readout, loss, precision)] = solver
+    SOLVERS[(readout, loss, precision, steps)] = solver
+
+
+def _solver_key(key):
+    """The solver's part of a problem key: (readout, loss, precision, steps)."""
+    return (key[0], key[1], key[3], key[4])
 
 
 def _matches(pattern, key):
@@ -77,8 +88,9 @@ def refusal(problem: Problem, options: Options | None = None):
     for pattern, reason in REFUSALS:
         if _matches(pattern, key):
             return reason(problem, options) if callable(reason) else reason
-    if (key[0], key[1], key[3]) not in SOLVERS:
-        return f"no solver for readout {key[0]}, loss {key[1]}, precision {key[3]}"
+    if _solver_key(key) not in SOLVERS:
+        return (f"no solver for readout {key[0]}, loss {key[1]}, precision {key[3]}, "
+                f"{key[4]} step(s)")
     return None
 
 
@@ -87,7 +99,8 @@ def build_prior(problem: Problem, mapping=None) -> Prior:
     if mapping is None:
         mapping = problem.mapping()
     kind = problem.bulk_kind if isinstance(problem.spectrum, str) else "given"
-    return PRIORS[kind](problem, mapping)
+    return PRIORS[kind if problem.step_kind == "one" else (kind, problem.step_kind)](problem,
+                                                                                    mapping)
 
 
 def solve_problem(problem: Problem, options: Options | None = None, *, start=None,
@@ -106,7 +119,7 @@ def solve_problem(problem: Problem, options: Options | None = None, *, start=Non
     if prior is None:
         prior = build_prior(problem, mapping)
     key = problem.key
-    res = SOLVERS[(key[0], key[1], key[3])](problem, prior, options, start)
+    res = SOLVERS[_solver_key(key)](problem, prior, options, start)
     if mapping is not None:
         res.mapping = mapping
         res.notes.extend(mapping.notes)
@@ -135,6 +148,14 @@ def _group_side_precision(problem, options=None):
 
 
 # ---- the tables --------------------------------------------------------------------------
+register_refusal((None, None, None, "mpmath", "several"),
+                 "several giant steps are solved in double precision (the T-step map's Gaussian "
+                 "expectations and the vector-kappa rule are double-precision tensor "
+                 "Gauss-Hermite rules): drop dps (docs/theory.md (p.4))")
+register_refusal((None, None, ("sample", "given", "step", "exact"), None, "several"),
+                 "after several giant steps the bulk is the T-step map's: isotropic per letter "
+                 "with the map's variances c_j (the 'mp' spectrum); a sampled, realised or exact "
+                 "bulk after T > 1 steps is not derived (docs/theory.md (p.4), (p.6))")
 register_refusal((None, "convex", None, "mpmath"),
                  "a loss other than the plain square loss (or label noise, or a bias) is solved "
                  "in double precision (numerical proximal step): drop dps (docs/theory.md (m))")
@@ -152,17 +173,23 @@ for _bulk in ("mp", "sample", "given"):
     register_prior(_bulk, priors.isotropic_prior)
 register_prior("step", priors.step_prior)
 register_prior("exact", priors.exact_prior)
+register_prior("mp", several_steps_error.steps_prior, steps="several")
 
 register_solver("uniform", "square", "double", solvers.ridge)
 register_solver("uniform", "square", "mpmath", solvers.ridge_mpmath)
 register_solver("groups", "square", "double", solvers.ridge_groups)
 register_solver("uniform", "convex", "double", solvers.convex)
 register_solver("groups", "convex", "double", solvers.convex_groups)
+for _readout in READOUTS:
+    register_solver(_readout, "square", "double", several_steps_error.ridge_steps,
+                    steps="several")
+    register_solver(_readout, "convex", "double", several_steps_convex.convex_steps,
+                    steps="several")
 
 
 #: entry points beyond the single solve: name -> (how it runs a cell, refusal of a cell or None)
 def _grid_how(key, solver):
-    return "batch" if (key[0], key[1], key[3]) == ("uniform", "square", "double") else \
+    return "batch" if _solver_key(key) == ("uniform", "square", "double", "one") else \
         "point by point"
 
 
@@ -191,17 +218,18 @@ def combinations():
     what each entry point does with it.
 
     >>> cells = combinations()
-    >>> cell = cells[("uniform", "square", "mp", "double")]
+    >>> cell = cells[("uniform", "square", "mp", "double", "one")]
     >>> cell["solver"], cell["solve_grid"]
     ('ridge', 'batch')
     """
     out = {}
-    for readout in READOUTS:
-        for loss in LOSSES:
-            for bulk in BULK_KINDS:
-                for precision in PRECISIONS:
-                    key = (readout, loss, bulk, precision)
-                    out[key] = _cell(key)
+    for steps in STEPS:
+        for readout in READOUTS:
+            for loss in LOSSES:
+                for bulk in BULK_KINDS:
+                    for precision in PRECISIONS:
+                        key = (readout, loss, bulk, precision, steps)
+                        out[key] = _cell(key)
     return out
 
 
@@ -209,7 +237,10 @@ def _cell(key):
     reason = next((r for p, r in REFUSALS if _matches(p, key)), None)
     if callable(reason):
         reason = " ".join(reason.__doc__.split())
-    solver = SOLVERS.get((key[0], key[1], key[3]))
+    solver = SOLVERS.get(_solver_key(key))
+    if reason is None and solver is None:
+        reason = (f"no solver for readout {key[0]}, loss {key[1]}, precision {key[3]}, "
+                  f"{key[4]} step(s)")
     label = getattr(solver, "label", None) if reason is None else None
     cell = {"solver": label, "reason": reason}
     for name, (how, refuses) in ENTRY_POINTS.items():
@@ -233,11 +264,13 @@ def combinations_markdown() -> str:
         "open('docs/combinations.md', 'w').write(m())\"",
         "```",
         "",
-        "A problem's key is (readout, loss, bulk, precision): readout `uniform` or `groups` (a "
+        "A problem's key is (readout, loss, bulk, precision, steps): readout `uniform` or `groups` (a "
         "vocabulary with K > 1); loss `square` (the plain ridge) or `convex` (any other loss, "
         "label noise, a bias or Bernoulli labels); bulk `mp` (isotropic, Marchenko-Pastur), "
         "`sample` (isotropic, one finite-d sample), `step` (the realised first layer), "
-        "`exact` (its d -> infinity law); precision `double` or `mpmath` (`dps`).  Each cell "
+        "`exact` (its d -> infinity law); precision `double` or `mpmath` (`dps`); steps `one` "
+        "giant step (the sRF mapping) or `several` (`steps = T > 1`: the T-step map and the "
+        "vector-kappa channel, docs/theory.md (p)).  Each cell "
         "says which solver runs it and how each entry point runs it (`batch`: one vectorised "
         "solve of the whole grid; `point by point`: the single solve at each point, the "
         "bulk built once), or the reason it is refused (numbered below the table).  The "
@@ -245,9 +278,9 @@ def combinations_markdown() -> str:
         "(or `optimal_lambda` with `--optimize-lambda`), `grid` as `solve_grid`, `sweep` as "
         "`sweep`.",
         "",
-        "| readout | loss | bulk | precision | solve | solve_grid | learning_curve | "
+        "| readout | loss | bulk | precision | steps | solve | solve_grid | learning_curve | "
         "optimal_lambda | sweep |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     reasons = []
     for key, cell in combinations().items():

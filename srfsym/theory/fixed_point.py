@@ -52,7 +52,7 @@ __all__ = ["State", "Hats", "ConvergenceError", "FixedPointResult", "LearningCur
 
 _OPTION_NAMES = ("nodes", "tol", "method", "max_iter")
 _PROBLEM_NAMES = ("vocabulary", "loss", "noise", "bias", "label_rule", "dps", "d", "seed",
-                  "bulk", "mu0_correction")
+                  "bulk", "mu0_correction", "steps")
 
 
 def _split(kwargs):
@@ -63,6 +63,12 @@ def _split(kwargs):
     options = Options(**{k: kwargs[k] for k in _OPTION_NAMES if k in kwargs})
     fields = {k: kwargs[k] for k in _PROBLEM_NAMES if k in kwargs}
     return fields, options, kwargs.get("start")
+
+
+def _one_step(kwargs) -> bool:
+    """One giant step (``steps`` absent or 1): several steps go through the problem value for
+    every target (the T-step map takes multi-index targets itself)."""
+    return kwargs.get("steps", 1) == 1
 
 
 def solve_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp", **kwargs):
@@ -154,13 +160,17 @@ def solve(student, teacher, alpha0, eta, lam, alpha, beta=1.0, spectrum="mp", *,
     (:mod:`srfsym.theory.spectral.step_bulk_groups`, docs/theory.md (g.4.1)).
     ``bulk="exact"`` uses its d -> infinity law instead
     (:mod:`srfsym.theory.spectral.exact_bulk`, the mapping's ``r, c, gamma``; double
-    precision; docs/theory.md (g.5)).
+    precision; docs/theory.md (g.5)).  ``steps=T`` (also for :func:`learning_curve`,
+    :func:`optimal_lambda`) takes T giant steps on fresh batches: the T-step map of
+    docs/theory.md (p.2) and the readout on the vector-kappa channel of (p.4) (any target,
+    single- or multi-index; the square loss; double precision); ``steps=1`` (the default) is
+    the one-step problem unchanged.
 
     >>> res = solve("tanh", "sin", alpha0=0, eta=3, lam=0.1, alpha=2.0)  # plain RF
     >>> round(res.state.m, 12), round(res.state.theta, 12)
     (0.0, 0.0)
     """
-    if multi_index_teacher(teacher):     # multi-index hook (issue 28): docs/theory.md (n)
+    if multi_index_teacher(teacher) and _one_step(kwargs):   # multi-index hook (issue 28), (n)
         from .multi_index import solve_multi_index_checked
         _validate(alpha, lam, beta)
         return solve_multi_index_checked(student, teacher, alpha0, eta, lam, alpha, beta,
@@ -208,7 +218,7 @@ def learning_curve(student, teacher, alpha0, eta, lam, alphas, beta=1.0, spectru
     alphas = np.atleast_1d(np.asarray(alphas, dtype=float))
     if alphas.size == 0:
         raise ValueError("alphas must contain at least one value")
-    if multi_index_teacher(teacher):     # multi-index hook (issue 28): docs/theory.md (n)
+    if multi_index_teacher(teacher) and _one_step(kwargs):   # multi-index hook (issue 28), (n)
         from .multi_index import solve_multi_index_checked
         return LearningCurve(alphas, [solve_multi_index_checked(
             student, teacher, alpha0, eta, lam, float(a), beta, spectrum,
@@ -259,7 +269,7 @@ def optimal_lambda(student, teacher, alpha0, eta, alpha, beta=1.0, spectrum="mp"
         raise ValueError(f"lam_range must be two numbers, got {lam_range!r}") from None
     if not (0 < lo_lam < hi_lam and math.isfinite(hi_lam)):
         raise ValueError(f"lam_range must satisfy 0 < low < high < inf, got {lam_range!r}")
-    if multi_index_teacher(teacher):     # multi-index hook (issue 28): docs/theory.md (n)
+    if multi_index_teacher(teacher) and _one_step(kwargs):   # multi-index hook (issue 28), (n)
         return _optimal_lambda_multi_index(student, teacher, alpha0, eta, alpha, beta, spectrum,
                                            (lo_lam, hi_lam), kwargs)
     fields, options, _ = _split(kwargs)

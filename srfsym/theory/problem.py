@@ -15,7 +15,9 @@ dispatch table of :mod:`srfsym.theory.dispatch` reads the channel and the prior 
 - the bulk: ``"isotropic"`` with ``spectrum`` ``"mp"``, ``"sample"`` (at ``d``, ``seed``) or
   a spectrum object; ``"step"`` (the first layer realised at ``d``, ``seed``,
   docs/theory.md (g.4)); ``"exact"`` (its d -> infinity law, (g.5));
-- the precision: ``dps`` (``None``: double precision).
+- the precision: ``dps`` (``None``: double precision);
+- the number of giant steps ``steps`` (default 1; ``T > 1``: the T-step map of
+  docs/theory.md (p.2) and the vector-kappa channel of (p.4)).
 
 ``alpha`` and ``lam`` may be ``None`` for a family of problems over those axes (a grid, a
 learning curve): each point is validated when it is solved.  Numbers may be given as
@@ -24,7 +26,7 @@ is run (``nodes``, ``tol``, ``method``, ``max_iter``) is a :class:`Options` valu
 
 >>> p = Problem("tanh", "sin", lam=0.1, alpha="1", alpha0=20, eta=3, noise="0")
 >>> p.key
-('uniform', 'square', 'mp', 'double')
+('uniform', 'square', 'mp', 'double', 'one')
 >>> Problem("tanh", "sin", lam=0.1, alpha=1, alpha0=20, eta=3, dps=0)
 Traceback (most recent call last):
 ...
@@ -175,6 +177,7 @@ class Problem:
     label_rule: str = "teacher"
     dps: object = None
     mu0_correction: bool = True
+    steps: object = 1
 
     def __post_init__(self):
         _validate(self)
@@ -212,9 +215,15 @@ class Problem:
         return "double" if self.dps is None else "mpmath"
 
     @property
+    def step_kind(self) -> str:
+        """``"one"`` giant step (the sRF mapping) or ``"several"`` (``steps > 1``, the T-step
+        map)."""
+        return "one" if self.steps == 1 else "several"
+
+    @property
     def key(self) -> tuple:
-        """``(readout, loss, bulk, precision)``: the row of the dispatch table."""
-        return (self.readout, self.loss_kind, self.bulk_kind, self.precision)
+        """``(readout, loss, bulk, precision, steps)``: the row of the dispatch table."""
+        return (self.readout, self.loss_kind, self.bulk_kind, self.precision, self.step_kind)
 
     def at(self, **changes) -> "Problem":
         """A copy with some fields changed (validated again).
@@ -226,9 +235,13 @@ class Problem:
 
     def mapping(self):
         """The step's :func:`~srfsym.step.mapping.srf_mapping` (``None`` when ``r, c, gamma``
-        are given directly)."""
+        are given directly); after ``steps > 1`` the T-step map
+        (:func:`~srfsym.theory.several_steps_error.steps_mapping`)."""
         if self.alpha0 is None:
             return None
+        if self.steps != 1:
+            from .several_steps_error import steps_mapping
+            return steps_mapping(self)
         from ..step.mapping import srf_mapping
         return srf_mapping(self.student, self.teacher, self.eta, self.alpha0,
                            mu0_correction=self.mu0_correction)
@@ -254,6 +267,7 @@ def _validate(p: Problem):
         from .channels.kappa_quadrature import validate_srf_parameters
         validate_srf_parameters(p.r, p.c, p.gamma)
     _validate_bulk(p)
+    _validate_steps(p)
     _set(p, "noise", check_readout_options(p.noise, p.bias))
     if p.label_rule not in ("teacher", "bernoulli"):
         raise ValueError(f"label_rule must be one of ('teacher', 'bernoulli'), "
@@ -265,6 +279,30 @@ def _validate(p: Problem):
     if p.loss_kind == "convex":
         from .channels.losses import loss as make_loss
         make_loss(p.loss)
+
+
+def _validate_steps(p: Problem):
+    """``steps`` an integer >= 1; several steps need the step itself (``alpha0 > 0``, ``eta``)
+    and the full residual (the T-step map has no uncorrected variant)."""
+    T = p.steps
+    if isinstance(T, float) and T.is_integer():
+        T = int(T)
+    if isinstance(T, (bool, np.bool_)) or not isinstance(T, (int, np.integer)) or T < 1:
+        raise ValueError(f"steps (the number of giant steps) must be an integer >= 1, got "
+                         f"{p.steps!r}")
+    _set(p, "steps", int(T))
+    if T == 1:
+        return
+    if p.alpha0 is None:
+        raise ValueError(f"steps = {T}: several steps are taken by the network, give the step "
+                         "as (alpha0, eta), not (r, c, gamma) (docs/theory.md (p))")
+    if not real_scalar("alpha0", p.alpha0, allow_str=True) > 0:
+        raise ValueError(f"steps = {T} needs alpha0 > 0 (n0 = alpha0 d fresh samples per "
+                         f"step), got {p.alpha0!r}")
+    if not p.mu0_correction:
+        raise ValueError(f"steps = {T}: the T-step map uses the full residual y - f_(t-1)(x) "
+                         "(docs/theory.md (p.2)); mu0_correction=False has no several-step "
+                         "counterpart")
 
 
 def _validate_bulk(p: Problem):
