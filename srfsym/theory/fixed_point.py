@@ -66,9 +66,13 @@ def _split(kwargs):
 
 
 def _one_step(kwargs) -> bool:
-    """One giant step (``steps`` absent or 1): several steps go through the problem value for
-    every target (the T-step map takes multi-index targets itself)."""
-    return kwargs.get("steps", 1) == 1
+    """One giant step (``steps`` absent or 1, then dropped from ``kwargs``): several steps go
+    through the problem value for every target (the T-step map takes multi-index targets
+    itself)."""
+    if kwargs.get("steps", 1) != 1:
+        return False
+    kwargs.pop("steps", None)
+    return True
 
 
 def solve_srf(student, teacher, r, c, gamma, lam, alpha, beta=1.0, spectrum="mp", **kwargs):
