@@ -1,12 +1,15 @@
 """The relu gap after T steps, on the same layers (docs/theory.md (p.4)): the network's ridge test
-error on its realised first layer W_T, and on the same W_T with the bulk *inside the subspace*
-replaced by an isotropic one.
+error on its realised first layer W_T, and on the same W_T with parts of its bulk redrawn.
 
 The subspace is S = span(e_1..e_k, the letters' spike vectors) (the mean rows), with an
 orthonormal basis Q.  A row w_k of letter omega is m_omega + delta_k/sqrt(d) inside S plus its own
-part off S; the isotropised layer keeps the spikes and the part off S and redraws delta_k as
-N(0, c_perp I) (c_perp the letter's bulk variance per direction off S): exactly the layer the
-isotropic-bulk theory describes.  Both readouts use the seed's own readout and test streams (a
+part off S.  Three variants keep the spikes: "inside" redraws delta_k as N(0, c_perp I) (c_perp
+the letter's bulk variance per direction off S), "off" redraws the part off S as Gaussian with
+variance c_perp/d per direction (an isotropic, Marchenko-Pastur bulk), "both" does both: exactly
+the layer the isotropic-bulk theory describes.  Beside them, the theory of docs/theory.md (p.4)
+on the measured state of each layer (spike vectors, per-letter c_perp, and the measured
+covariance d Cov(delta) inside S): with the isotropic bulk ("theory, measured, isotropic") and
+with the measured covariance put into the bulk-linear overlaps ("theory, measured C").  Both readouts use the seed's own readout and test streams (a
 paired comparison), and the steps are those of ``simulate(..., steps=T)`` (the same streams: the
 "network" column reproduces the simulation).  Also printed: the measured covariance
 d Cov(delta) along e_1..e_k against c.
@@ -24,9 +27,45 @@ from srfsym.simulation.first_layer import network_step, seed_children, sphere_ro
 from srfsym.step import realised
 
 
-def isotropised(W, omega, k, rng):
-    """``W`` with each letter's bulk inside span(e_1..e_k, spikes) redrawn isotropic; and the
-    measured ``d Cov(delta)`` along e_1..e_k per letter."""
+def measured_state(W, omega, k):
+    """The T-step state of a realised layer: the spike vectors and the covariance of the rows'
+    own components in S (basis e_1..e_k, then the spikes' other directions), c_perp per
+    letter."""
+    from srfsym.step.several_steps import StepState
+    p, d = W.shape
+    letters = list(dict.fromkeys(omega.tolist()))
+    means = np.array([W[omega == w].mean(axis=0) for w in letters])
+    Q, R = np.linalg.qr(np.vstack([np.eye(d)[:k], means]).T)
+    Q = Q * np.sign(np.diag(R))
+    spikes, cs, covs = [], [], []
+    for w in letters:
+        rows = omega == w
+        coords = W[rows] @ Q
+        delta = coords - coords.mean(axis=0)
+        off = W[rows] - coords @ Q.T
+        spikes.append(coords.mean(axis=0))
+        cs.append(float(np.mean(np.einsum("ij,ij->i", off, off))) * d / (d - Q.shape[1]))
+        covs.append(d * delta.T @ delta / rows.sum())
+    weights = [float(np.mean(omega == w)) for w in letters]
+    return StepState(0, tuple(f"q{a}" for a in range(Q.shape[1])), tuple(letters),
+                     tuple(weights), np.array(spikes), np.array(cs), k, np.array(covs))
+
+
+def measured_theory(student, target, W, omega, k):
+    """Ridge test error at alpha 1, 2 on the measured state: isotropic bulk, measured C."""
+    from srfsym.theory.channels.subspace import subspace_channel_data
+    from srfsym.theory.several_steps_error import solve_subspace
+    st = measured_state(W, omega, k)
+    out = {}
+    for name, iso in (("theory iso", True), ("theory C", False)):
+        sch = subspace_channel_data(student, st, target, 24, isotropic=iso)
+        out[name] = [solve_subspace(sch, 0.1, a, 1.0)[0] for a in (1.0, 2.0)]
+    return out
+
+
+def isotropised(W, omega, k, rng, inside=True, off=False):
+    """``W`` with each letter's bulk inside span(e_1..e_k, spikes) (``inside``) and/or off it
+    (``off``) redrawn isotropic; and the measured ``d Cov(delta)`` along e_1..e_k per letter."""
     p, d = W.shape
     letters = list(dict.fromkeys(omega.tolist()))
     means = np.array([W[omega == w].mean(axis=0) for w in letters])
@@ -37,10 +76,14 @@ def isotropised(W, omega, k, rng):
         rows = omega == w
         coords = W[rows] @ Q
         delta = coords - coords.mean(axis=0)
-        off = W[rows] - coords @ Q.T
-        c_perp = float(np.mean(np.einsum("ij,ij->i", off, off))) * d / (d - Q.shape[1])
-        new = coords.mean(axis=0) + rng.standard_normal(delta.shape) * math.sqrt(c_perp / d)
-        out[rows] = off + new @ Q.T
+        off_part = W[rows] - coords @ Q.T
+        c_perp = float(np.mean(np.einsum("ij,ij->i", off_part, off_part))) * d / (d - Q.shape[1])
+        new = coords.mean(axis=0) + (rng.standard_normal(delta.shape) * math.sqrt(c_perp / d)
+                                     if inside else delta)
+        if off:
+            g = rng.standard_normal(off_part.shape) * math.sqrt(c_perp / d)
+            off_part = g - (g @ Q) @ Q.T
+        out[rows] = off_part + new @ Q.T
         dz = W[rows][:, :k] - W[rows][:, :k].mean(axis=0)
         covs.append((d * dz.T @ dz / rows.sum(), c_perp))
     return out, covs
@@ -56,7 +99,9 @@ def main(d, seeds, student, target, Ts):
     a["readout"] = sim.check_readout("square", 0.0, False, "teacher", a["teacher_act"], 0.1)
     base = sim._base(a)
     omega = np.asarray(a["omega"], float)
-    rows = {T: ([], []) for T in Ts}
+    variants = {"inside": dict(inside=True), "off": dict(inside=False, off=True),
+                "both": dict(inside=True, off=True)}
+    rows = {T: {name: [] for name in ("network", *variants)} for T in Ts}
     for i, ss in enumerate(seed_children(np.random.SeedSequence(0), seeds)):
         t0 = time.time()
         task = dict(base, student=a["student_act"], teacher=a["teacher_act"], seed_sequence=ss,
@@ -67,24 +112,36 @@ def main(d, seeds, student, target, Ts):
                              "float32", 1, None, a["omega"])
             if t not in Ts:
                 continue
-            W_iso, covs = isotropised(W, omega, a["target"].k, np.random.default_rng(1000 + i))
             emp = {"r": 0.0, "c": 0.0, "gamma": 0.0, "singular_values": None}
-            net = sim._run_seed(dict(task, first_layer=(W, emp)))["test"]
-            iso = sim._run_seed(dict(task, first_layer=(W_iso, emp)))["test"]
-            rows[t][0].append(net)
-            rows[t][1].append(iso)
+            got = {"network": sim._run_seed(dict(task, first_layer=(W, emp)))["test"]}
+            for name, kw in variants.items():
+                W_v, covs = isotropised(W, omega, a["target"].k,
+                                        np.random.default_rng(1000 + i), **kw)
+                got[name] = sim._run_seed(dict(task, first_layer=(W_v, emp)))["test"]
+                del W_v
+            got.update(measured_theory(student, target, W, omega, a["target"].k))
+            for name, v in got.items():
+                rows[t].setdefault(name, []).append(v)
             cov = "; ".join(f"C={np.round(C, 2).tolist()} c={cp:.3f}" for C, cp in covs)
-            print(f"seed {i} T={t}: network {np.round(net, 4).tolist()}, isotropised "
-                  f"{np.round(iso, 4).tolist()} ({cov})", flush=True)
+            print(f"seed {i} T={t}: " + ", ".join(f"{n} {np.round(v, 4).tolist()}"
+                                                  for n, v in got.items()) + f" ({cov})",
+                  flush=True)
         print(f"seed {i}: {time.time() - t0:.0f} s", flush=True)
+    sem = lambda v: v.std(axis=0, ddof=1) / math.sqrt(len(v))  # noqa: E731
+    print("| student | target | T | alpha | network | bulk inside S redrawn | bulk off S redrawn "
+          "| both redrawn | network - inside (paired) | theory, measured, isotropic | theory, "
+          "measured C |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for T in Ts:
-        net, iso = (np.array(v) for v in rows[T])
-        diff = net - iso
-        sem = lambda v: v.std(axis=0, ddof=1) / math.sqrt(len(v))  # noqa: E731
+        v = {n: np.array(x) for n, x in rows[T].items()}
+        diff = v["network"] - v["inside"]
         for j, al in enumerate(a["alpha"]):
-            print(f"| {student} | {target} | {T} | {al:g} | {net[:, j].mean():.4f} ± "
-                  f"{sem(net[:, j]):.4f} | {iso[:, j].mean():.4f} ± {sem(iso[:, j]):.4f} | "
-                  f"{diff[:, j].mean():+.4f} ± {sem(diff[:, j]):.4f} |", flush=True)
+            cells = " | ".join(f"{v[n][:, j].mean():.4f} ± {sem(v[n][:, j]):.4f}"
+                               for n in ("network", *variants))
+            ths = " | ".join(f"{v[n][:, j].mean():.4f} ± {sem(v[n][:, j]):.4f}"
+                             for n in ("theory iso", "theory C"))
+            print(f"| {student} | {target} | {T} | {al:g} | {cells} | "
+                  f"{diff[:, j].mean():+.4f} ± {sem(diff[:, j]):.4f} | {ths} |", flush=True)
 
 
 if __name__ == "__main__":
