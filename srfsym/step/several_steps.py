@@ -366,7 +366,7 @@ def several_steps(student, target, eta: float, alpha0: float, steps: int = 1, vo
     vocabulary : None, letters or :class:`~srfsym.step.vocabulary.Vocabulary`
         Readout letters, fixed during the steps.
     nodes : int
-        Gauss-Hermite nodes per dimension (8 times more in one dimension, fewer in high
+        Gauss-Hermite nodes per dimension, 12 to 40 (8 times more in one dimension, fewer in high
         dimension: at most :data:`MAX_POINTS` points); the node error compares with 4 fewer.
 
     Examples
@@ -386,8 +386,10 @@ def several_steps(student, target, eta: float, alpha0: float, steps: int = 1, vo
         raise ValueError(f"alpha0 must be > 0 for a step (n0 = alpha0 d samples), got {alpha0}")
     if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 1:
         raise ValueError(f"steps must be an integer >= 1, got {steps!r}")
-    if isinstance(nodes, bool) or not isinstance(nodes, (int, np.integer)) or nodes < 12:
-        raise ValueError(f"nodes must be an integer >= 12, got {nodes!r}")
+    if isinstance(nodes, bool) or not isinstance(nodes, (int, np.integer)) or not \
+            12 <= nodes <= 40:     # 8 * 40 one-dimensional Gauss-Hermite nodes: beyond ~360
+        # numpy's rule overflows (NaN weights)
+        raise ValueError(f"nodes must be an integer from 12 to 40, got {nodes!r}")
     states, fns = _run(student, target, eta_f, alpha0_f, int(steps), voc, int(nodes))
     coarse, _ = _run(student, target, eta_f, alpha0_f, int(steps), voc, int(nodes), shrink=4)
     err = max(_node_gap(a, b) for a, b in zip(states, coarse))
