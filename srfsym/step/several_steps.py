@@ -139,19 +139,19 @@ def gauss_hermite_rule(r: int, n: int, split_first: bool = False):
 
 
 #: Edges of the pieces of :func:`split_gaussian_rule` (mass beyond +-10: 1.5e-23).
-SPLIT_EDGES = (-10.0, -6.0, -3.0, -1.5, 0.0, 1.5, 3.0, 6.0, 10.0)
+SPLIT_EDGES = (-10.0, -5.0, -2.5, 0.0, 2.5, 5.0, 10.0)
 
 
 def split_gaussian_rule(n: int):
     """A rule for ``N(0, 1)`` exact for piecewise smooth integrands with a jump at 0:
-    Gauss-Legendre on the pieces :data:`SPLIT_EDGES` (``max(4, n // 4)`` nodes each) times the
-    Gaussian density.
+    Gauss-Legendre on the pieces :data:`SPLIT_EDGES` (``max(8, n // 2)`` nodes each: 3n points,
+    Gaussian moments to ~1e-14 at n = 24) times the Gaussian density.
 
     >>> x, w = split_gaussian_rule(24)
     >>> round(float(w @ (x > 0)), 12), round(float(w @ x**2), 12)
     (0.5, 1.0)
     """
-    t, wt = np.polynomial.legendre.leggauss(max(4, n // 4))
+    t, wt = np.polynomial.legendre.leggauss(max(8, n // 2))
     lo, hi = np.array(SPLIT_EDGES[:-1]), np.array(SPLIT_EDGES[1:])
     x = ((hi + lo)[:, None] + (hi - lo)[:, None] * t) / 2
     w = (hi - lo)[:, None] / 2 * wt * np.exp(-x * x / 2) / math.sqrt(2 * math.pi)

@@ -201,7 +201,7 @@ def parse_spec(raw: dict) -> dict:
     ...                        "lam": 0.1, "alpha": [1, 2], "gamma": 1}})  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    srfsym.sweep.spec.SweepError: [theory] unknown key 'gamma'; allowed: student, teacher, ..., bulk
+    srfsym.sweep.spec.SweepError: [theory] unknown key 'gamma'; allowed: student, teacher, ..., steps
     """
     if not isinstance(raw, dict):
         raise SweepError("a sweep description is a table with [theory] and/or [simulation]")
