@@ -11,6 +11,8 @@ import sys
 import time
 import warnings
 
+import numpy as np
+
 from srfsym.simulation.simulate import simulate
 from srfsym.theory.fixed_point import solve
 
@@ -34,12 +36,12 @@ def main(d, seeds, student, teacher, T, loss, lam=0.05, alphas=(1.0, 2.0), alpha
             rows.insert(0, ("classification error",
                             [s[j] for s in per["classification_error"]],
                             th.classification_error))
-        import numpy as np
+        node = "n/a" if th.node_error is None else f"{th.node_error:.0e}"
         for name, vals, theory in rows:
             v = np.asarray(vals, float)
             m, se = v.mean(), v.std(ddof=1) / np.sqrt(len(v))
             print(f"| {student} | {teacher} | {T} | {loss} | {a:g} | {name} | {m:.4f} ± "
-                  f"{se:.4f} ({d}, {seeds}) | {theory:.4f} ({th.node_error:.0e}) | "
+                  f"{se:.4f} ({d}, {seeds}) | {theory:.4f} ({node}) | "
                   f"{(m - theory) / se:+.1f} |", flush=True)
 
 
