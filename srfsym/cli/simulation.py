@@ -159,6 +159,10 @@ def _simulate_bulk(args):
     if args.model != "network":
         raise CLIError(f"--bulk {args.bulk} is the trained network's bulk: use it with "
                        "--model network")
+    if args.steps > 1:      # refused before the simulation runs, not after
+        raise CLIError(f"--bulk {args.bulk} with --steps {args.steps}: after several steps the "
+                       "theory's bulk is the T-step map's (isotropic per letter); a realised or "
+                       "exact bulk after T > 1 steps is not derived (docs/theory.md (p.4))")
     if args.bulk == "step":
         if args.seeds != 1 or args.shared_first_layer:
             raise CLIError("--bulk step pairs the theory with the first layer of one seed: use "
