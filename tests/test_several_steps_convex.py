@@ -45,3 +45,13 @@ def test_bernoulli_labels_after_several_steps_are_refused():
                 label_rule="bernoulli")
     with pytest.raises(ValueError, match="bernoulli.*not derived"):
         solve_problem(p)
+
+
+def test_a_sign_target_is_integrated_across_its_jump():
+    # the rule along theta_1 is split at z1 = 0: the map's node error drops from ~6e-3 (plain
+    # Gauss-Hermite across the jump) to round-off
+    from srfsym.step.several_steps import split_gaussian_rule
+    m = several_steps("tanh", "sign", 1, 2, 2)
+    assert m.node_error < 1e-10
+    x, w = split_gaussian_rule(20)
+    assert abs(w @ (x > 0) - 0.5) < 1e-13 and abs(w @ x**4 - 3) < 1e-10
