@@ -27,12 +27,12 @@ def test_every_cell_is_run_or_says_why():
 
 def test_the_table_is_what_solve_problem_refuses():
     p = Problem("tanh", "sign", 0.1, 1.0, alpha0=2, eta=3, loss="logistic", dps=30)
-    assert p.key == ("uniform", "convex", "mp", "mpmath", "single")
+    assert p.key == ("uniform", "convex", "mp", "mpmath", "single", "one")
     assert refusal(p) == combinations()[p.key]["reason"]
     with pytest.raises(ValueError, match="numerical proximal step"):
         solve_problem(p)
     q = Problem("tanh", "z1 + z1*z2", 0.1, 1.0, alpha0=4, eta=2, bulk="step", d=100)
-    assert q.key == ("uniform", "square", "step", "double", "multi")
+    assert q.key == ("uniform", "square", "step", "double", "multi", "one")
     assert refusal(q) == combinations()[q.key]["reason"] and "isotropic bulk" in refusal(q)
 
 
@@ -52,7 +52,7 @@ def test_a_multi_index_target_runs_through_the_table():
     assert res.test_error == direct.test_error and res.mapping.alignment_vector
     g = solve_grid("tanh", t, 4, 2, [1.0, 2.0], [0.1])
     assert g.test_error[1, 0] == direct.test_error and g.gamma == pytest.approx(m.alignment)
-    cell = combinations()[("uniform", "convex", "mp", "double", "multi")]
+    cell = combinations()[("uniform", "convex", "mp", "double", "multi", "one")]
     assert cell["solver"] and "Bernoulli labels" in cell["partial"]
     with pytest.raises(ValueError, match="needs labels [+]-1, but the multi-index target"):
         solve_problem(p.at(loss="hinge"))             # a classification loss, real labels
@@ -84,7 +84,7 @@ def test_one_validation_for_every_door():
     """Decimal strings are numbers everywhere (alpha, noise, the sweep's alpha0); dps 0 is
     refused everywhere (the API, and ``coefficients --dps 0`` on the command line)."""
     a = Problem("tanh", "sign", "0.1", "1", alpha0="2", eta=3, loss="logistic", noise="0.1")
-    assert a.noise == 0.1 and a.key == ("uniform", "convex", "mp", "double", "single")
+    assert a.noise == 0.1 and a.key == ("uniform", "convex", "mp", "double", "single", "one")
     with pytest.raises(ValueError, match="label noise must be a finite number"):
         Problem("tanh", "sign", 0.1, 1, alpha0=2, eta=3, noise="lots")
     with pytest.raises(ValueError, match="unknown spectrum 'empirical'"):   # was a KeyError

@@ -83,7 +83,7 @@ def test_bad_steps_and_targets_are_refused():
         simulate("tanh", "z1*w", **kw)
 
 
-def test_cli_simulate_steps_reports_the_steps_and_no_theory():
+def test_cli_simulate_steps_reports_the_steps_and_the_theory():
     import json
     from cli_run import run_cli
     args = ["simulate", "--student", "relu", "--teacher", "z1 + z1*z2", "--alpha0", "2",
@@ -95,7 +95,9 @@ def test_cli_simulate_steps_reports_the_steps_and_no_theory():
     sim = simulate("relu", "z1 + z1*z2", 2.0, 1.0, 0.1, [1.0], d=40, seeds=2, n_test=100,
                    workers=1, steps=2, vocabulary=[1, -1])
     assert data["rows"][0]["test_error"] == pytest.approx(sim.test_error[0], rel=1e-12)
-    assert data["rows"][0]["theory_test_error"] is None
+    from srfsym.theory.fixed_point import solve
+    theory = solve("relu", "z1 + z1*z2", 2, 1, 0.1, 1.0, vocabulary=[1, -1], steps=2)
+    assert data["rows"][0]["theory_test_error"] == pytest.approx(theory.test_error, rel=1e-12)
     assert len(data["details"]["simulation"]["step_measurements"]["singular_values"][0]) == 2
     text = run_cli(*args, "--quiet")
     assert text.returncode == 0 and "2 giant step(s)" in text.stdout

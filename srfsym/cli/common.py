@@ -337,6 +337,19 @@ def non_negative_int(text):
     return value
 
 
+
+def positive_int(text):
+    """argparse type of ``--steps``: an integer >= 1.
+
+    >>> positive_int("2")
+    2
+    """
+    value = non_negative_int(text)
+    if value < 1:
+        import argparse
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {value}")
+    return value
+
 #: the warnings shown during the current command, in order (:func:`warnings_once`); the
 #: outputs (JSON, CSV, figure captions) carry them
 _SHOWN: list = []
@@ -421,6 +434,8 @@ def warn_if_isotropic_is_off(args):
     """With the isotropic bulk, warn when the step's own bulk departs from it (docs/theory.md (g.4))."""
     if getattr(args, "bulk", "isotropic") != "isotropic" or not args.alpha0 or not args.eta:
         return
+    if getattr(args, "steps", 1) > 1:      # the realised one-step bulk: not the T-step map's
+        return
     from ..theory.fixed_point import multi_index_teacher
     if multi_index_teacher(args.teacher):     # multi-index hook (issue 28): no step-bulk check
         return
@@ -473,6 +488,15 @@ def add_output(p):
     g.add_argument("--json", action="store_true", help="machine-readable output")
     g.add_argument("--csv", action="store_true", help="one CSV row per point")
 
+
+
+def add_steps(p):
+    """``--steps T``: giant steps on fresh batches (docs/theory.md (p); default 1)."""
+    p.add_argument("--steps", type=positive_int, default=1,
+                   help="giant steps T, each on a fresh batch of n0 = alpha0 d samples with the "
+                        "full residual (docs/theory.md (p)); T > 1: the T-step map and the "
+                        "vector-kappa readout theory (p.4); the teacher may then be a "
+                        "multi-index target in z1..z4, e.g. 'z1 + z1*z2'; default 1")
 
 
 def add_vocabulary(p):

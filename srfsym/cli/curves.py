@@ -131,6 +131,8 @@ def several_figure(args, name, values, variants, curves, warns):
     lines = {"upper": ("--", "upper bound on $\\min_\\lambda$ test error"),
              "lower": ("-.", "lower bound (any $\\lambda$)"),
              "kernel": (":", "kernel baseline (best linear)")}
+    if any(cr.b is None for cr in curves):     # after several steps: no bounds derived
+        lines = {}
     shared = {k: len({getattr(cr.b, k) for cr in curves}) == 1 for k in lines}
     for i, (value, cr) in enumerate(zip(values, curves)):
         color = f"C{i % 10}"
@@ -164,7 +166,7 @@ def several_figure(args, name, values, variants, curves, warns):
     legend_right(ax)
     notes = []
     for one, value, cr in zip(variants, values, curves):
-        if one.lam is not None and not one.optimize_lambda and \
+        if one.lam is not None and not one.optimize_lambda and cr.b is not None and \
                 getattr(cr.lc.results[0], "loss", "square") == "square":
             notes += [f"{label(name, value, tex=False)}: {n}"
                       for n in curve_notes(cr.lc.alphas, cr.lc.test_error, cr.b, one.lam)]

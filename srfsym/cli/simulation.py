@@ -11,15 +11,16 @@ from ..sweep.agreement import Z_LIMIT, agreement_warnings, z_score  # noqa: F401
 
 
 class _NoTheory:
-    """Stands for the theory where srfsym has none beside this simulation (several steps, a
-    non-odd student with a vocabulary): every value absent."""
+    """Stands for the theory where srfsym has none beside this simulation (a non-odd student
+    with a vocabulary after one step, the sRF model after several steps): every value
+    absent."""
     r = c = gamma = test_error = train_error = None
 
 
 def _theory_applies(sim) -> bool:
     from ..symbolic.activations import activation
-    if getattr(sim, "steps", 1) > 1:      # the T-step readout theory is not on this door yet
-        return False
+    if getattr(sim, "steps", 1) > 1:      # the T-step map needs no parity (docs/theory.md (p))
+        return sim.model == "network"
     return sim.vocabulary is None or activation(sim.student).parity == "odd"
 
 
@@ -38,6 +39,12 @@ def _theory(sim, bulk=None):
         from ..step.vocabulary import vocabulary
         voc = vocabulary(voc["letters"], voc["weights"])
     from ..theory.fixed_point import multi_index_teacher
+    if getattr(sim, "steps", 1) > 1:     # the T-step map and the vector-kappa channel, (p.4)
+        kw = {} if sim.train_loss is None else dict(loss=sim.loss, noise=sim.noise,
+                                                    bias=sim.bias, label_rule=sim.label_rule)
+        return learning_curve(sim.student, sim.teacher, sim.alpha0, sim.eta, sim.lam,
+                              [float(a) for a in sim.alphas], sim.beta, vocabulary=voc,
+                              steps=sim.steps, **(bulk or {}), **kw).results
     if multi_index_teacher(sim.teacher):     # multi-index hook (issue 28): docs/theory.md (n)
         if bulk:
             raise ValueError(f"--bulk {bulk['bulk']}: the theory of a multi-index target is "
@@ -62,12 +69,16 @@ def _theory(sim, bulk=None):
             for a in sim.alphas]
 
 
-def theory_label(bulk=None):
-    """What the theory column of a comparison is (its bulk, docs/theory.md (g)).
+def theory_label(bulk=None, steps=1):
+    """What the theory column of a comparison is (its bulk, docs/theory.md (g); after
+    ``steps > 1`` the T-step map's, (p.4)).
 
     >>> theory_label({"bulk": "exact"})
     'theory (d -> infinity, exact law of the step bulk, docs/theory.md (g.5))'
     """
+    if steps > 1:
+        return (f"theory (d -> infinity, the {steps}-step map, isotropic bulk per letter, "
+                "docs/theory.md (p.4))")
     name = (bulk or {}).get("bulk", "isotropic")
     if (bulk or {}).get("spectrum") == "sample":
         return (f"theory (isotropic bulk sampled at d = {bulk.get('d')}, seed "
@@ -149,6 +160,10 @@ def _simulate_bulk(args):
     if args.model != "network":
         raise CLIError(f"--bulk {args.bulk} is the trained network's bulk: use it with "
                        "--model network")
+    if args.steps > 1:      # refused before the simulation runs, not after
+        raise CLIError(f"--bulk {args.bulk} with --steps {args.steps}: after several steps the "
+                       "theory's bulk is the T-step map's (isotropic per letter); a realised or "
+                       "exact bulk after T > 1 steps is not derived (docs/theory.md (p.4))")
     if args.bulk == "step":
         if args.seeds != 1 or args.shared_first_layer:
             raise CLIError("--bulk step pairs the theory with the first layer of one seed: use "
@@ -167,7 +182,7 @@ def cmd_simulate(args):
                    shared_first_layer=args.shared_first_layer,
                    progress=not (args.json or args.csv or args.quiet),
                    vocabulary=vocabulary_arg(args), steps=args.steps, **_loss_kwargs(args))
-    with status(f"the {theory_label(bulk)} at the same parameters"):
+    with status(f"the {theory_label(bulk, args.steps)} at the same parameters"):
         rows = simulation_rows(res, bulk=bulk)
     if rows and rows[0].get("classification_error") is not None:   # a classifier's rows
         from .classification import lead_with_classification
@@ -175,7 +190,7 @@ def cmd_simulate(args):
     warns = agreement_warnings(rows, model_caveat(bulk))
     if not emit_output(args, rows, warnings=warns, details={"simulation": res.to_dict()}):
         out(res.summary())
-        out(simulation_table(rows, res.seeds, theory_label(bulk)))
+        out(simulation_table(rows, res.seeds, theory_label(bulk, args.steps)))
         for line in warning_lines(warns):
             out(line)
 
@@ -198,8 +213,8 @@ def simulation_table(rows, seeds, label=None):
         spread = f" +- {row['test_error_sem']:.2g}" if row['test_error_sem'] is not None \
             else " (one seed)"
         if row["theory_test_error"] is None:
-            lines[0] = "  no theory beside this simulation (several steps: docs/theory.md (p); or " \
-                "a non-odd student with a vocabulary: docs/theory.md (k.7))"
+            lines[0] = "  no theory beside this simulation (a non-odd student with a vocabulary " \
+                "after one step: docs/theory.md (k.7))"
             lines.append(f"  {row['alpha']:<8.4g}  {row['test_error']:.6f}{spread}")
             continue
         flag = "" if z is None else f"{z:+.1f}" + ("  <- > 3 s.e." if abs(z) > Z_LIMIT else "")

@@ -14,12 +14,14 @@ from .simulation import agreement_warnings, model_caveat, simulation_rows, theor
 #: most alphas of one ``curve`` (each a fixed point kept in memory); ``sweep`` takes more
 MAX_POINTS = 10_000
 from .common import (SHARED_HELP, CLIError, add_bulk, add_output, add_physics, add_spectrum,
-                     add_vocabulary, emit_output, out, status, table_row, vocabulary_arg,
+                     add_steps, add_vocabulary, emit_output, out, status, table_row, vocabulary_arg,
                      warn_if_isotropic_is_off)
 
 
 def _solve_kwargs(args):
     kw = {"spectrum": args.spectrum, "vocabulary": vocabulary_arg(args)}
+    if getattr(args, "steps", 1) != 1:
+        kw["steps"] = args.steps
     if not _plain_square(args):
         kw.update(_loss_kwargs(args))
     if args.spectrum == "sample":
@@ -54,6 +56,8 @@ def _solve_kwargs(args):
 def _theory_row(args, res, **extra):
     """A fixed-point result in the common output schema (cli/common.py)."""
     m = res.mapping
+    if getattr(args, "steps", 1) > 1:
+        extra = dict(steps=args.steps, **extra)
     return table_row("theory", m.student.name, m.teacher.name, alpha0=args.alpha0, eta=args.eta,
                      **res.to_dict(getattr(args, "dps", None) or 30), **extra)
 
@@ -98,13 +102,19 @@ def cmd_error(args):
         results.append(res)
         rows.append(_theory_row(args, res))
     if not emit_output(args, rows, notes=[n for res in results for n in res.notes]):
-        out(srf_header(results[0].mapping, vocabulary_arg(args)))
+        out(run_header(results[0].mapping, vocabulary_arg(args)))
         for res in results:
             out(str(res))
             for note in res.notes:
                 out(f"  note: {note}")
             if res.mp_test_error is not None:
                 out(f"  test error ({args.dps} digits) = {mpmath.nstr(res.mp_test_error, args.dps)}")
+
+
+def run_header(m, voc, digits=10):
+    """The sRF parameters of a run (:func:`srf_header`), or after several steps the T-step
+    map's spike vectors and bulk variances per letter (docs/theory.md (p.2))."""
+    return str(m) if getattr(m, "steps", 1) > 1 else srf_header(m, voc, digits)
 
 
 def srf_header(m, voc, digits=10):
@@ -193,6 +203,12 @@ def _bounds_mode(args):
 def cmd_bounds(args):
     from ..theory.bounds import bounds, optimal_learning_rate_bounds
     from ..step.mapping import srf_mapping
+    if args.steps > 1:
+        raise CLIError(f"--steps {args.steps}: the bounds of docs/theory.md (l) are those of the "
+                       "one-step sRF model (one rank-one spike with a scalar alignment gamma); "
+                       "after several steps the features carry a spike vector per letter in a "
+                       "subspace and their bounds are not derived: use 'srfsym error' or "
+                       "'srfsym curve' with --steps (docs/theory.md (p.4))")
     mode = _bounds_mode(args)
     voc = vocabulary_arg(args)
     if mode == "optimize" and args.bias:
@@ -298,8 +314,8 @@ def curve_results(args, alphas, sim=None):
         lc = _learning_curve(args, alphas)
     mp = lc.results[0].mapping
     voc = vocabulary_arg(args)
-    b = bounds(args.student, args.teacher, mp.r, mp.c, mp.gamma, vocabulary=voc,
-               bias=bool(getattr(args, "bias", False)))
+    b = None if args.steps > 1 else bounds(args.student, args.teacher, mp.r, mp.c, mp.gamma,
+                                           vocabulary=voc, bias=bool(getattr(args, "bias", False)))
     if args.simulate and sim is None:
         from ..simulation.simulate import simulate
         sim = simulate(args.student, args.teacher, args.alpha0, args.eta, args.lam,
@@ -307,10 +323,11 @@ def curve_results(args, alphas, sim=None):
                        d=args.d_sim, beta=args.beta, seeds=args.seeds,
                        progress=not args.quiet,
                        shared_first_layer=args.shared_first_layer, vocabulary=voc,
-                       **_loss_kwargs(args))
+                       steps=args.steps, **_loss_kwargs(args))
     # both bounds hold at this gamma (docs/theory.md (l.4))
-    rows = [_theory_row(args, res, upper_bound=b.upper, lower_bound=b.lower,
-                        kernel_baseline=b.kernel) for res in lc.results]
+    rows = [_theory_row(args, res, **({} if b is None else dict(
+        upper_bound=b.upper, lower_bound=b.lower, kernel_baseline=b.kernel)))
+        for res in lc.results]
     shown = compared_theory(args)
     sim_rows = [] if sim is None else simulation_rows(
         sim, theory=_theory_at(args, lc, sim.alphas), bulk=shown)
@@ -330,13 +347,15 @@ def curve_results(args, alphas, sim=None):
 def curve_text(args, cr):
     """The text report of one curve (:func:`curve_results`), as lines."""
     lc, b = cr.lc, cr.b
-    lines = [srf_header(lc.results[0].mapping, vocabulary_arg(args), 8)]
+    lines = [run_header(lc.results[0].mapping, vocabulary_arg(args), 8)]
     if args.bulk != "isotropic":
         lines.append(f"theory on the {lc.results[0].notes[-1]}")
     if cr.base is not None:
         lines += list(classification_lines(lc, cr.base, lc.results[0].loss, b))
     else:
-        lines.append(f"bounds: lower {b.lower:.8g}, upper {b.upper:.8g}, kernel {b.kernel:.8g}")
+        lines.append("bounds: not derived after several steps (docs/theory.md (p.6))"
+                     if b is None else
+                     f"bounds: lower {b.lower:.8g}, upper {b.upper:.8g}, kernel {b.kernel:.8g}")
         lam = f" {'optimal lambda':>14s}" if getattr(args, "optimize_lambda", False) else ""
         lines.append(f"{'alpha':>10s}{lam} {'test error':>14s} {'train error':>14s}")
         for res in lc.results:
@@ -346,7 +365,8 @@ def curve_text(args, cr):
     if cr.sim is not None:
         from .simulation import simulation_table, warning_lines
         lines.append(cr.sim.summary())
-        lines.append(simulation_table(cr.sim_rows, cr.sim.seeds, theory_label(cr.shown)))
+        lines.append(simulation_table(cr.sim_rows, cr.sim.seeds,
+                                      theory_label(cr.shown, args.steps)))
         lines += warning_lines(cr.warns)
     return lines
 
@@ -496,7 +516,7 @@ def curve_figure(args, lc, b, sim, warns=(), base=None):
     sampled = getattr(args, "label_rule", "teacher") == "bernoulli" or (
         cl and getattr(args, "noise", 0.0) > 0)
     ridge = loss == "square"
-    if not sampled:
+    if not sampled and b is not None:       # no bounds after several steps
         if ridge:
             ax.axhline(b.upper, ls="--", color="C1",
                        label="upper bound on $\\min_\\lambda$ test error\n"
@@ -522,7 +542,7 @@ def curve_figure(args, lc, b, sim, warns=(), base=None):
     else:
         ax.set_title(title, fontsize=10)
         legend_right(ax)
-    caption(fig, ([] if sampled or not ridge or optimal
+    caption(fig, ([] if sampled or not ridge or optimal or b is None
                   else curve_notes(lc.alphas, lc.test_error, b, args.lam))
             + [w[0].upper() + w[1:] + "." for w in warns])
     return fig
@@ -533,6 +553,7 @@ def register(sub):
                        description="Test and train error of the ridge readout from the fixed "
                        "point of Result 3.3, for any width ratio beta (docs/theory.md (f), (g)).")
     add_physics(p, need_lam=False)
+    add_steps(p)
     p.add_argument("--lam", type=float, help="ridge penalty lambda (sum loss)")
     p.add_argument("--optimize-lambda", action="store_true",
                    help="minimise the test error over lambda at each alpha")
@@ -569,6 +590,7 @@ def register(sub):
                    help="a trained output bias: the constant function joins both spans "
                    "(docs/theory.md (m))")
     add_vocabulary(p)
+    add_steps(p)
     add_output(p)
     p.set_defaults(func=cmd_bounds)
 
@@ -582,6 +604,7 @@ def register(sub):
     p.add_argument("--optimize-lambda", action="store_true",
                    help="the optimally regularised curve: lambda minimising the test error at "
                    "each alpha (square loss; the upper bound bounds this curve)")
+    add_steps(p)
     add_spectrum(p)
     add_loss(p)
     add_bulk(p, several=True)

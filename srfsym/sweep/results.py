@@ -13,7 +13,8 @@ import stat
 
 from .spec import SweepError
 
-__all__ = ["COLUMNS", "KEY_COLUMNS", "LABEL_RULE_COLUMNS", "read_results", "row_key"]
+__all__ = ["COLUMNS", "KEY_COLUMNS", "LABEL_RULE_COLUMNS", "read_results", "row_key",
+           "table_columns"]
 
 #: the columns of the results table, in order: the leading columns are those of every srfsym
 #: table (``srfsym.cli.common.INPUT_COLUMNS + SRF_COLUMNS``: ``source``, the inputs, r, c, gamma)
@@ -32,13 +33,31 @@ KEY_COLUMNS = tuple(c for c in COLUMNS[:COLUMNS.index("test_error")] if c not in
 #: ``bias``; a sweep that leaves it at its default ("teacher") has :data:`COLUMNS`
 LABEL_RULE_COLUMNS = (COLUMNS[:COLUMNS.index("bias") + 1] + ("label_rule",)
                       + COLUMNS[COLUMNS.index("bias") + 1:])
-_LAYOUTS = (COLUMNS, LABEL_RULE_COLUMNS)
+
+
+def table_columns(label_rule: bool = False, steps: bool = False) -> tuple:
+    """The columns of a sweep's table: :data:`COLUMNS`, with ``label_rule`` after ``bias`` for a
+    sweep that sets it, and ``steps`` (giant steps T, docs/theory.md (p)) after ``seed`` for a
+    sweep that takes more than one step somewhere.
+
+    >>> table_columns(steps=True)[COLUMNS.index("seed") + 1]
+    'steps'
+    """
+    cols = LABEL_RULE_COLUMNS if label_rule else COLUMNS
+    if steps:
+        at = cols.index("seed") + 1
+        cols = cols[:at] + ("steps",) + cols[at:]
+    return cols
+
+
+_LAYOUTS = tuple(table_columns(lr, st) for lr in (False, True) for st in (False, True))
 
 
 def row_key(row) -> tuple:
-    """The identity of a row: its :data:`KEY_COLUMNS` and its label rule (``"teacher"`` in a
-    table without the column)."""
-    return tuple(row[k] for k in KEY_COLUMNS) + (row.get("label_rule") or "teacher",)
+    """The identity of a row: its :data:`KEY_COLUMNS`, its label rule (``"teacher"`` in a
+    table without the column) and its steps (``"1"`` in a table without the column)."""
+    return tuple(row[k] for k in KEY_COLUMNS) + (row.get("label_rule") or "teacher",
+                                                 row.get("steps") or "1")
 
 
 def read_results(path) -> list:

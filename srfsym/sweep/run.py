@@ -60,9 +60,9 @@ import time
 from dataclasses import dataclass, field
 
 from .results import (COLUMNS, KEY_COLUMNS, LABEL_RULE_COLUMNS, _append,  # noqa: F401
-                      _open_results, read_results, row_key)
+                      _open_results, read_results, row_key, table_columns)
 from .spec import (SweepError, grid_id, keys_help, load_spec, parse_spec,  # noqa: F401
-                   uses_label_rule, vocabulary_of)
+                   uses_label_rule, uses_steps, vocabulary_of)
 from .tasks import (check_simulation_tasks, check_size, run_task, simulation_tasks, task_keys,
                     theory_tasks)
 
@@ -291,7 +291,7 @@ def run_sweep(spec: dict, out, *, workers=None, scheduler=None, progress=True,
     total = sum(len(k) for k in keys)
     client = _dask_client(scheduler, timeout) if scheduler is not None else None
     try:
-        columns = LABEL_RULE_COLUMNS if uses_label_rule(spec) else COLUMNS
+        columns = table_columns(uses_label_rule(spec), uses_steps(spec))
         fh, done, repairs = _open_results(out, gid, columns)
     except BaseException:
         if client is not None:

@@ -15,7 +15,7 @@ import math
 import textwrap
 
 __all__ = ["SweepError", "parse_spec", "load_spec", "grid_id", "keys_help", "vocabulary_of",
-           "uses_label_rule"]
+           "uses_label_rule", "uses_steps"]
 
 
 class SweepError(ValueError):
@@ -32,12 +32,12 @@ _THEORY_KEYS = {"student": (str, ...), "teacher": (str, ...), "alpha0": (_NUMBER
                 "spectrum": (str, "mp"), "d": (int, None), "seed": (int, 0),
                 "loss": (str, "square"), "noise": (_NUMBER, 0.0), "bias": (bool, False),
                 "label_rule": (str, "teacher"), "bulk": (str, "isotropic"),
-                "dps": (int, None)}
+                "dps": (int, None), "steps": (int, 1)}
 #: readout keys left out of ``grid_id`` (and of the tasks) at their default: older sweeps keep
 #: their id, their tasks and their columns (same defaults in both tables)
 _LOSS_KEYS = ("loss", "noise", "bias", "label_rule")
 #: theory keys left out of ``grid_id`` at their default (older sweeps keep their id)
-_DEFAULT_FREE_KEYS = _LOSS_KEYS + ("bulk", "dps")
+_DEFAULT_FREE_KEYS = _LOSS_KEYS + ("bulk", "dps", "steps")
 _SIMULATION_KEYS = {"student": (str, ...), "teacher": (str, ...), "alpha0": (_NUMBER, ...),
                     "eta": (_NUMBER, ...), "lam": (_NUMBER, ...), "alpha": (_NUMBER, ...),
                     "d": (int, ...), "beta": (_NUMBER, 1.0), "vocabulary": (_VOCABULARY, "1.0"),
@@ -45,7 +45,7 @@ _SIMULATION_KEYS = {"student": (str, ...), "teacher": (str, ...), "alpha0": (_NU
                     "seed": (int, 0), "model": (str, "network"), "n_test": (int, 5000),
                     "shared_first_layer": (bool, False),
                     "loss": (str, "square"), "noise": (_NUMBER, 0.0), "bias": (bool, False),
-                    "label_rule": (str, "teacher")}
+                    "label_rule": (str, "teacher"), "steps": (int, 1)}
 _TABLES = {"theory": _THEORY_KEYS, "simulation": _SIMULATION_KEYS}
 _CHOICES = {"spectrum": ("mp", "sample"), "model": ("network", "srf"),
             "label_rule": ("teacher", "bernoulli"), "bulk": ("isotropic", "step", "exact")}
@@ -176,7 +176,7 @@ def _check_value(table, key, v):
             check_dps(v, MAX_SOLVER_DPS)
         except ValueError as exc:
             raise SweepError(f"{where}: {exc}") from None
-    if key in ("seeds", "n_test") and v < 1:
+    if key in ("seeds", "n_test", "steps") and v < 1:
         raise SweepError(f"{where} must be a positive integer, got {v}")
     if key == "seed" and v < 0:
         raise SweepError(f"{where} must be >= 0, got {v}")
@@ -210,7 +210,7 @@ def parse_spec(raw: dict) -> dict:
     ...                        "lam": 0.1, "alpha": [1, 2], "gamma": 1}})  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    srfsym.sweep.spec.SweepError: [theory] unknown key 'gamma'; allowed: student, teacher, ..., bulk, dps
+    srfsym.sweep.spec.SweepError: [theory] unknown key 'gamma'; allowed: student, teacher, ..., dps, steps
     """
     if not isinstance(raw, dict):
         raise SweepError("a sweep description is a table with [theory] and/or [simulation]")
@@ -337,6 +337,17 @@ def grid_id(spec: dict) -> str:
     text = json.dumps(spec, sort_keys=True, default=repr)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
+
+
+def uses_steps(spec: dict) -> bool:
+    """Whether a table of ``spec`` takes more than one giant step somewhere: only such a sweep's
+    table has the ``steps`` column (older sweeps keep their columns).
+
+    >>> uses_steps(parse_spec({"theory": {"student": "tanh", "teacher": "sin", "alpha0": 2,
+    ...     "eta": 1, "lam": 0.1, "alpha": 1, "steps": [1, 2]}}))
+    True
+    """
+    return any(body.get("steps", [1]) != [1] for body in spec.values())
 
 
 def uses_label_rule(spec: dict) -> bool:

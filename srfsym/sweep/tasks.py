@@ -83,8 +83,9 @@ def theory_tasks(spec: dict) -> list:
     for combo in _product(t, outer):
         if combo["spectrum"] == "mp" and combo.get("bulk", "isotropic") != "step":
             combo.update(d=None, seed=None)   # d and seed do not enter the deterministic limit
-        if combo["label_rule"] == _THEORY_KEYS["label_rule"][1]:
-            combo.pop("label_rule")       # the tasks (and failure notes) of earlier sweeps
+        for k in ("label_rule", "steps"):   # the tasks (and failure notes) of earlier sweeps
+            if combo.get(k) == _THEORY_KEYS[k][1]:
+                combo.pop(k)
         if combo.get("dps", 0) is None:
             combo.pop("dps")
         task = {"source": "theory", **combo, "alpha": list(t["alpha"]), "lam": list(t["lam"])}
@@ -106,7 +107,7 @@ def simulation_tasks(spec: dict) -> list:
     n = max(s["seeds"])
     tasks, seen = [], set()
     for combo in _product(s, outer):
-        for k in _LOSS_KEYS:        # the ridge's tasks (and rows) as before the readout loss
+        for k in _LOSS_KEYS + ("steps",):  # the one-step ridge's tasks (and rows) as before
             if combo.get(k) == _THEORY_KEYS[k][1]:
                 combo.pop(k)
         if combo["shared_first_layer"]:
@@ -200,6 +201,7 @@ def _row(task, **values):
     for k, v in values.items():
         row[k] = _fmt(v)
     row["label_rule"] = task.get("label_rule", "teacher")   # its column where the sweep has one
+    row["steps"] = _fmt(task.get("steps", 1))                # its column where the sweep has one
     return row
 
 
@@ -259,7 +261,7 @@ def _theory_rows(task):
     from ..theory.grid import solve_grid
     t0 = time.perf_counter()
     voc = vocabulary_of(task.get("vocabulary", "1.0"))
-    if voc is not None:
+    if voc is not None or task.get("steps", 1) != 1:     # point by point (docs/theory.md (p))
         return _theory_rows_vocabulary(task, voc, t0)
     sample = {} if task["spectrum"] == "mp" else {"d": task["d"], "seed": task["seed"]}
     if task.get("dps") is not None:      # mpmath precision: point by point (the table's cell)
@@ -325,9 +327,9 @@ def _classifier_values(g, i, j):
 
 
 def _theory_rows_vocabulary(task, voc, t0):
-    """Theory rows with a readout vocabulary: the per-letter fixed point point by point
-    (:func:`srfsym.solve` with ``vocabulary=`` and the task's loss, noise, bias; the batched
-    grid solve is uniform only)."""
+    """Theory rows with a readout vocabulary or several steps: the per-letter fixed point
+    point by point (:func:`srfsym.solve` with ``vocabulary=``, ``steps=`` and the task's loss,
+    noise, bias; the batched grid solve is one-step and uniform only)."""
     import warnings
 
     from ..theory.fixed_point import ConvergenceError, solve
@@ -338,7 +340,9 @@ def _theory_rows_vocabulary(task, voc, t0):
         {"d": task["d"], "seed": task["seed"]} if bulk == "step" else {})}
     if task.get("dps") is not None:
         extra["dps"] = task["dps"]
-    rows, caveats = [], bulk_warnings(task, voc)
+    if task.get("steps", 1) != 1:
+        extra["steps"] = task["steps"]
+    rows, caveats = [], [] if task.get("steps", 1) != 1 else bulk_warnings(task, voc)
     for a in task["alpha"]:
         for lam in task["lam"]:
             t1 = time.perf_counter()
@@ -373,7 +377,7 @@ def _simulation_rows(task):
                    seed=task["seed"], n_test=task["n_test"], model=task["model"], workers=1,
                    progress=False, shared_first_layer=task["shared_first_layer"],
                    vocabulary=vocabulary_of(task.get("vocabulary", "1.0")),
-                   **{k: task[k] for k in _LOSS_KEYS if k in task})
+                   steps=task.get("steps", 1), **{k: task[k] for k in _LOSS_KEYS if k in task})
     each = (time.perf_counter() - t0) / (len(task["alpha"]) * task["seeds"])
     method = f"simulation ({task['model']}, p = {res.p}" + (
         ", one first layer per root seed)" if task["shared_first_layer"] else ")")

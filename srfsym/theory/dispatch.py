@@ -1,16 +1,19 @@
 r"""The dispatch table: a :class:`~srfsym.theory.problem.Problem` to its prior and its solver.
 
-:func:`solve_problem` reads the problem's key ``(readout, loss, bulk, precision, target)``
+:func:`solve_problem` reads the problem's key ``(readout, loss, bulk, precision, target,
+steps)``
 (:attr:`Problem.key <srfsym.theory.problem.Problem.key>`) off three tables, with no chain of
 ``if`` branches:
 
 - :data:`REFUSALS`: the combinations that are refused, each with its reason (a pattern over
   the key, ``None`` matching anything);
 - :data:`PRIORS`: the bulk to the spectral side (``(r, c, gamma)`` on the channel side and
-  the spectrum object, docs/theory.md (f), (g.4), (g.5));
-- :data:`SOLVERS`: ``(readout, loss, precision, target)`` to the solver running the engine
-  (:mod:`srfsym.theory.engine`) with that channel (square or convex, uniform or K groups; a
-  single-index teacher or a multi-index target, docs/theory.md (n)).
+  the spectrum object, docs/theory.md (f), (g.4), (g.5)); after several steps
+  (``(bulk, "several")``) the T-step map's last state (docs/theory.md (p.2));
+- :data:`SOLVERS`: ``(readout, loss, precision, target, steps)`` to the solver running the
+  engine (:mod:`srfsym.theory.engine`) with that channel (square or convex, uniform or K
+  groups; a single-index teacher or a multi-index target, docs/theory.md (n); after several
+  steps the vector-kappa channel of docs/theory.md (p.4)).
 
 Adding an axis is adding a field to the problem, a component to its key and rows to these
 tables (:func:`register_solver`, :func:`register_prior`, :func:`register_refusal`).
@@ -28,20 +31,22 @@ tables (:func:`register_solver`, :func:`register_prior`, :func:`register_refusal
 from __future__ import annotations
 
 import time
-from . import solvers
+from . import several_steps_convex, several_steps_error, solvers
 from .problem import Options, Prior, Problem, check_readout_point
 from .spectral import priors
 
 __all__ = ["Prior", "solve_problem", "build_prior", "refusal", "combinations",
            "combinations_markdown", "ENTRY_POINTS", "SOLVERS",
            "PRIORS", "REFUSALS", "register_solver", "register_prior", "register_refusal",
-           "READOUTS", "LOSSES", "BULK_KINDS", "PRECISIONS", "TARGETS"]
+           "READOUTS", "LOSSES", "BULK_KINDS", "PRECISIONS", "TARGETS",
+           "STEPS"]
 
 READOUTS = ("uniform", "groups")
 LOSSES = ("square", "convex")
 BULK_KINDS = ("mp", "sample", "step", "exact")
 PRECISIONS = ("double", "mpmath")
 TARGETS = ("single", "multi")
+STEPS = ("one", "several")
 
 
 #: (pattern over (readout, loss, bulk, precision, target), reason); the first match refuses
@@ -66,14 +71,15 @@ def register_refusal(pattern, reason):
 _MATCHING: dict = {}
 
 
-def register_prior(bulk, builder):
-    """``builder(problem, mapping) -> Prior`` for the bulk kind ``bulk``."""
-    PRIORS[bulk] = builder
+def register_prior(bulk, builder, steps="one"):
+    """``builder(problem, mapping) -> Prior`` for the bulk kind ``bulk`` (after ``steps``
+    ``"one"`` or ``"several"`` giant steps)."""
+    PRIORS[bulk if steps == "one" else (bulk, steps)] = builder
 
 
-def register_solver(readout, loss, precision, solver, target="single"):
+def register_solver(readout, loss, precision, solver, target="single", steps="one"):
     """``solver(problem, prior, options, start) -> result`` for that row of the table."""
-    SOLVERS[(readout, loss, precision, target)] = solver
+    SOLVERS[(readout, loss, precision, target, steps)] = solver
 
 
 def _matches(pattern, key):
@@ -84,7 +90,13 @@ def _matches(pattern, key):
 
 
 def _solver_key(key):
-    return (key[0], key[1], key[3], key[4])
+    """The solver's part of a problem key: (readout, loss, precision, target, steps)."""
+    return (key[0], key[1], key[3], key[4], key[5])
+
+
+def _no_solver(key):
+    return (f"no solver for readout {key[0]}, loss {key[1]}, precision {key[3]}, target "
+            f"{key[4]}, {key[5]} step(s)")
 
 
 def refusal(problem: Problem, options: Options | None = None):
@@ -100,8 +112,7 @@ def refusal(problem: Problem, options: Options | None = None):
         if why is not None:
             return why
     if _solver_key(key) not in SOLVERS:
-        return f"no solver for readout {key[0]}, loss {key[1]}, precision {key[3]}, " \
-               f"target {key[4]}"
+        return _no_solver(key)
     return None
 
 
@@ -110,7 +121,8 @@ def build_prior(problem: Problem, mapping=None) -> Prior:
     if mapping is None:
         mapping = problem.mapping()
     kind = problem.bulk_kind if isinstance(problem.spectrum, str) else "given"
-    return PRIORS[kind](problem, mapping)
+    return PRIORS[kind if problem.step_kind == "one" else (kind, problem.step_kind)](problem,
+                                                                                    mapping)
 
 
 def solve_problem(problem: Problem, options: Options | None = None, *, start=None,
@@ -158,6 +170,14 @@ def _group_side_precision(problem, options=None):
 
 
 # ---- the tables --------------------------------------------------------------------------
+register_refusal((None, None, None, "mpmath", None, "several"),
+                 "several giant steps are solved in double precision (the T-step map's Gaussian "
+                 "expectations and the vector-kappa rule are double-precision tensor "
+                 "Gauss-Hermite rules): drop dps (docs/theory.md (p.4))")
+register_refusal((None, None, ("sample", "given", "step", "exact"), None, None, "several"),
+                 "after several giant steps the bulk is the T-step map's: isotropic per letter "
+                 "with the map's variances c_j (the 'mp' spectrum); a sampled, realised or exact "
+                 "bulk after T > 1 steps is not derived (docs/theory.md (p.4), (p.6))")
 register_refusal((None, "convex", None, "mpmath"),
                  "a loss other than the plain square loss (or label noise, or a bias) is solved "
                  "in double precision (numerical proximal step): drop dps (docs/theory.md (m))")
@@ -191,7 +211,7 @@ register_refusal((None, None, None, "mpmath", "multi"),
                  "a multi-index target's conditional moments h, h1, h2 come from a "
                  "double-precision quadrature over its k directions (docs/theory.md (n)): "
                  "drop dps")
-register_refusal(("groups", "convex", None, None, "multi"),
+register_refusal(("groups", "convex", None, None, "multi", "one"),
                  "a multi-index target with a readout vocabulary: label noise, a bias or "
                  "another loss are not implemented (the K-group multi-index solver of "
                  "docs/theory.md (n.7) has the plain square loss only; (n.8))")
@@ -214,10 +234,19 @@ register_solver("uniform", "square", "double", solvers.multi_index_ridge, target
 register_solver("groups", "square", "double", solvers.multi_index_groups, target="multi")
 register_solver("uniform", "convex", "double", solvers.multi_index_convex, target="multi")
 
+# ---- several giant steps (docs/theory.md (p)): the T-step map and the vector-kappa channel --
+register_prior("mp", several_steps_error.steps_prior, steps="several")
+for _readout in READOUTS:
+    for _target in TARGETS:
+        register_solver(_readout, "square", "double", several_steps_error.ridge_steps,
+                        target=_target, steps="several")
+        register_solver(_readout, "convex", "double", several_steps_convex.convex_steps,
+                        target=_target, steps="several")
+
 
 #: entry points beyond the single solve: name -> (how it runs a cell, refusal of a cell or None)
 def _grid_how(key, solver):
-    return "batch" if _solver_key(key) == ("uniform", "square", "double", "single") else \
+    return "batch" if _solver_key(key) == ("uniform", "square", "double", "single", "one") else \
         "point by point"
 
 
@@ -236,18 +265,18 @@ ENTRY_POINTS = {
 
 
 def combinations():
-    """Every cell ``(readout, loss, bulk, precision, target)`` with its solver or its reason,
+    """Every cell ``(readout, loss, bulk, precision, target, steps)`` with its solver or its reason,
     and what each entry point does with it (``partial``: the reason some problems of a cell
     that runs are refused, or ``None``).
 
     >>> cells = combinations()
-    >>> cell = cells[("uniform", "square", "mp", "double", "single")]
+    >>> cell = cells[("uniform", "square", "mp", "double", "single", "one")]
     >>> cell["solver"], cell["solve_grid"]
     ('ridge', 'batch')
     """
     import itertools
     return {key: _cell(key) for key in itertools.product(READOUTS, LOSSES, BULK_KINDS,
-                                                          PRECISIONS, TARGETS)}
+                                                          PRECISIONS, TARGETS, STEPS)}
 
 
 def _cell(key):
@@ -263,7 +292,7 @@ def _cell(key):
         break
     solver = SOLVERS.get(_solver_key(key))
     if reason is None and solver is None:
-        reason = "no solver"
+        reason = _no_solver(key)
     label = getattr(solver, "label", None) if reason is None else None
     cell = {"solver": label, "reason": reason, "partial": None if reason else partial}
     for name, (how, refuses) in ENTRY_POINTS.items():
@@ -287,13 +316,15 @@ def combinations_markdown() -> str:
         "open('docs/combinations.md', 'w').write(m())\"",
         "```",
         "",
-        "A problem's key is (readout, loss, bulk, precision, target): readout `uniform` or "
+        "A problem's key is (readout, loss, bulk, precision, target, steps): readout `uniform` or "
         "`groups` (a vocabulary with K > 1); loss `square` (the plain ridge) or `convex` (any "
         "other loss, label noise, a bias or Bernoulli labels); bulk `mp` (isotropic, "
         "Marchenko-Pastur), `sample` (isotropic, one finite-d sample), `step` (the realised "
         "first layer), `exact` (its d -> infinity law); precision `double` or `mpmath` "
         "(`dps`); target `single` (a single-index teacher) or `multi` (a multi-index target "
-        "in z1..zk, any k the parser takes, docs/theory.md (n)).  Each cell "
+        "in z1..zk, any k the parser takes, docs/theory.md (n)); steps `one` giant step (the "
+        "sRF mapping) or `several` (`steps = T > 1`: the T-step map and the vector-kappa "
+        "channel, docs/theory.md (p)).  Each cell "
         "says which solver runs it and how each entry point runs it (`batch`: one vectorised "
         "solve of the whole grid; `point by point`: the single solve at each point, the "
         "bulk built once), or the reason it is refused (numbered below the table; `only`: "
@@ -302,9 +333,9 @@ def combinations_markdown() -> str:
         "(or `optimal_lambda` with `--optimize-lambda`), `grid` as `solve_grid`, `sweep` as "
         "`sweep`.",
         "",
-        "| readout | loss | bulk | precision | target | solve | solve_grid | learning_curve | "
-        "optimal_lambda | sweep |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| readout | loss | bulk | precision | target | steps | solve | solve_grid | "
+        "learning_curve | optimal_lambda | sweep |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     reasons = []
 

@@ -52,7 +52,7 @@ __all__ = ["State", "Hats", "ConvergenceError", "FixedPointResult", "LearningCur
 
 _OPTION_NAMES = ("nodes", "tol", "method", "max_iter")
 _PROBLEM_NAMES = ("vocabulary", "loss", "noise", "bias", "label_rule", "dps", "d", "seed",
-                  "bulk", "mu0_correction")
+                  "bulk", "mu0_correction", "steps")
 
 
 def _split(kwargs):
@@ -149,7 +149,11 @@ def solve(student, teacher, alpha0, eta, lam, alpha, beta=1.0, spectrum="mp", *,
     (:mod:`srfsym.theory.spectral.step_bulk_groups`, docs/theory.md (g.4.1)).
     ``bulk="exact"`` uses its d -> infinity law instead
     (:mod:`srfsym.theory.spectral.exact_bulk`, the mapping's ``r, c, gamma``; double
-    precision; docs/theory.md (g.5)).
+    precision; docs/theory.md (g.5)).  ``steps=T`` (also for :func:`learning_curve`,
+    :func:`optimal_lambda`) takes T giant steps on fresh batches: the T-step map of
+    docs/theory.md (p.2) and the readout on the vector-kappa channel of (p.4) (any target,
+    single- or multi-index; the square loss; double precision); ``steps=1`` (the default) is
+    the one-step problem unchanged.
 
     >>> res = solve("tanh", "sin", alpha0=0, eta=3, lam=0.1, alpha=2.0)  # plain RF
     >>> round(res.state.m, 12), round(res.state.theta, 12)

@@ -262,7 +262,7 @@ def solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, spectrum="
                d=None, seed=0, nodes="auto", tol=1e-10, mu0_correction=True,
                on_failure="report", max_iter=20000, chunk=65536, bulk="isotropic",
                loss="square", noise=0.0, bias=False, label_rule="teacher", vocabulary=None,
-               dps=None) -> GridResult:
+               dps=None, steps=1) -> GridResult:
     """Test and train error on every point of the grid ``alphas x lams`` at once.
 
     Same model and answer as :func:`srfsym.solve` (each entry equals the single-point
@@ -311,6 +311,8 @@ def solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, spectrum="
         ``classification_error`` and ``train_loss``.
     vocabulary, dps :
         A readout vocabulary (docs/theory.md (k.7)) or mpmath precision: point by point.
+    steps :
+        Giant steps T (docs/theory.md (p)); T > 1 is solved point by point.
 
     >>> g = solve_grid("tanh", "sin", 20, 3, [0.5, 1.0, 2.0], [0.1], beta=2.0)
     >>> bool(np.all(np.diff(g.test_error[:, 0]) < 0))
@@ -320,9 +322,10 @@ def solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, spectrum="
     family = Problem(student, teacher, None, None, beta, alpha0=alpha0, eta=eta,
                      spectrum=spectrum, d=d, seed=seed, bulk=bulk, loss=loss, noise=noise,
                      bias=bias, label_rule=label_rule, vocabulary=vocabulary, dps=dps,
-                     mu0_correction=mu0_correction)
-    readout, loss_kind, _, precision, target = family.key
-    if (readout, loss_kind, precision, target) != ("uniform", "square", "double", "single"):
+                     mu0_correction=mu0_correction, steps=steps)
+    readout, loss_kind, _, precision, target, step_kind = family.key
+    if (readout, loss_kind, precision, target, step_kind) != ("uniform", "square", "double",
+                                                              "single", "one"):
         convex = loss_kind == "convex"
         options = Options(nodes=120 if convex and nodes == "auto" else nodes, tol=tol,
                           method="anderson" if convex else "structured",

@@ -20,6 +20,8 @@ dispatch table of :mod:`srfsym.theory.dispatch` reads the channel and the prior 
   ``z1..zk`` or a :class:`~srfsym.symbolic.targets.MultiIndexTarget`, docs/theory.md (n)):
   :attr:`Problem.target` is ``"single"`` or ``"multi"``, :attr:`Problem.k` its number of
   directions.
+- the number of giant steps ``steps`` (default 1; ``T > 1``: the T-step map of
+  docs/theory.md (p.2) and the vector-kappa channel of (p.4)).
 
 ``alpha`` and ``lam`` may be ``None`` for a family of problems over those axes (a grid, a
 learning curve): each point is validated when it is solved.  Numbers may be given as
@@ -28,10 +30,10 @@ is run (``nodes``, ``tol``, ``method``, ``max_iter``) is a :class:`Options` valu
 
 >>> p = Problem("tanh", "sin", lam=0.1, alpha="1", alpha0=20, eta=3, noise="0")
 >>> p.key
-('uniform', 'square', 'mp', 'double', 'single')
->>> q = Problem("tanh", "z1 + z1*z2", lam=0.1, alpha=1, alpha0=4, eta=2)
->>> q.target, q.k
-('multi', 2)
+('uniform', 'square', 'mp', 'double', 'single', 'one')
+>>> q = Problem("tanh", "z1 + z1*z2", lam=0.1, alpha=1, alpha0=4, eta=2, steps=2)
+>>> q.target, q.k, q.step_kind
+('multi', 2, 'several')
 >>> Problem("tanh", "sin", lam=0.1, alpha=1, alpha0=20, eta=3, dps=0)
 Traceback (most recent call last):
 ...
@@ -183,6 +185,7 @@ class Problem:
     label_rule: str = "teacher"
     dps: object = None
     mu0_correction: bool = True
+    steps: object = 1
 
     def __post_init__(self):
         _validate(self)
@@ -235,9 +238,15 @@ class Problem:
 
     @property
     def key(self) -> tuple:
-        """``(readout, loss, bulk, precision, target)``: the row of the dispatch table
-        (computed once, when the problem is validated)."""
+        """``(readout, loss, bulk, precision, target, steps)``: the row of the dispatch
+        table (computed once, when the problem is validated)."""
         return self._key
+
+    @property
+    def step_kind(self) -> str:
+        """``"one"`` giant step (the sRF mapping) or ``"several"`` (``steps > 1``, the T-step
+        map)."""
+        return "one" if self.steps == 1 else "several"
 
     def at(self, **changes) -> "Problem":
         """A copy with some fields changed (validated again).
@@ -249,9 +258,13 @@ class Problem:
 
     def mapping(self):
         """The step's :func:`~srfsym.step.mapping.srf_mapping` (``None`` when ``r, c, gamma``
-        are given directly)."""
+        are given directly); after ``steps > 1`` the T-step map
+        (:func:`~srfsym.theory.several_steps_error.steps_mapping`)."""
         if self.alpha0 is None:
             return None
+        if self.steps != 1:
+            from .several_steps_error import steps_mapping
+            return steps_mapping(self)
         if self.target == "multi":     # the alignment vector, docs/theory.md (n)
             from ..step.multi_index import multi_index_mapping, no_step_mapping
             if float(self.alpha0) == 0 or float(self.eta) == 0:
@@ -289,6 +302,7 @@ def _validate(p: Problem):
         from .channels.kappa_quadrature import validate_srf_parameters
         validate_srf_parameters(p.r, p.c, p.gamma)
     _validate_bulk(p)
+    _validate_steps(p)
     _set(p, "noise", check_readout_options(p.noise, p.bias))
     if p.label_rule not in ("teacher", "bernoulli"):
         raise ValueError(f"label_rule must be one of ('teacher', 'bernoulli'), "
@@ -300,7 +314,8 @@ def _validate(p: Problem):
     if p.loss_kind == "convex":
         from .channels.losses import loss as make_loss
         make_loss(p.loss)
-    _set(p, "_key", (p.readout, p.loss_kind, p.bulk_kind, p.precision, p.target))
+    _set(p, "_key", (p.readout, p.loss_kind, p.bulk_kind, p.precision, p.target,
+                     p.step_kind))
 
 
 def _multi_index(teacher) -> bool:
@@ -315,6 +330,30 @@ def _multi_index(teacher) -> bool:
 def _multi_index_text(text: str) -> bool:
     from ..symbolic.targets import is_multi_index
     return is_multi_index(text)
+
+
+def _validate_steps(p: Problem):
+    """``steps`` an integer >= 1; several steps need the step itself (``alpha0 > 0``, ``eta``)
+    and the full residual (the T-step map has no uncorrected variant)."""
+    T = p.steps
+    if isinstance(T, float) and T.is_integer():
+        T = int(T)
+    if isinstance(T, (bool, np.bool_)) or not isinstance(T, (int, np.integer)) or T < 1:
+        raise ValueError(f"steps (the number of giant steps) must be an integer >= 1, got "
+                         f"{p.steps!r}")
+    _set(p, "steps", int(T))
+    if T == 1:
+        return
+    if p.alpha0 is None:
+        raise ValueError(f"steps = {T}: several steps are taken by the network, give the step "
+                         "as (alpha0, eta), not (r, c, gamma) (docs/theory.md (p))")
+    if not real_scalar("alpha0", p.alpha0, allow_str=True) > 0:
+        raise ValueError(f"steps = {T} needs alpha0 > 0 (n0 = alpha0 d fresh samples per "
+                         f"step), got {p.alpha0!r}")
+    if not p.mu0_correction:
+        raise ValueError(f"steps = {T}: the T-step map uses the full residual y - f_(t-1)(x) "
+                         "(docs/theory.md (p.2)); mu0_correction=False has no several-step "
+                         "counterpart")
 
 
 def _validate_bulk(p: Problem):

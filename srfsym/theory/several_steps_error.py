@@ -15,6 +15,7 @@ True
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -22,10 +23,13 @@ from .channels.subspace import SubspaceSquareLossChannel, subspace_channel_data
 from .engine import Engine, _anderson, _validate
 from .fixed_point_groups import (_GroupProblem, _complete, _residual, _solve_v_newton,
                                  _start_vector, _v_map)
+from .problem import Prior
+from .result import FixedPointResult
 from .spectral.block_wishart import BlockWishartPrior
 from .state import ConvergenceError
 
-__all__ = ["several_steps_error", "solve_subspace"]
+__all__ = ["several_steps_error", "solve_subspace", "steps_mapping", "StepsMapping",
+           "steps_prior", "ridge_steps"]
 
 
 class _SubspaceProblem(_GroupProblem):
@@ -41,16 +45,20 @@ class _SubspaceProblem(_GroupProblem):
 
 
 def solve_subspace(sch, lam: float, alpha: float, beta: float = 1.0, tol: float = 1e-10,
-                   max_iter: int = 20000):
+                   max_iter: int = 20000, start=None, details: bool = False):
     """``(test_error, train_error, state)`` of the ridge readout on the channel data ``sch``
-    (:func:`~srfsym.theory.channels.subspace.subspace_channel_data`)."""
+    (:func:`~srfsym.theory.channels.subspace.subspace_channel_data`); ``start`` a warm start
+    (a state with ``V1``, ``V2`` of matching shape; it does not change the answer);
+    ``details``: also ``(hats, residual, iterations, notes)``."""
     _validate(alpha, lam, beta)
     P = _SubspaceProblem(sch, alpha, lam, beta)
+    notes, iterations = [], 0
     try:
-        x, _ = _solve_v_newton(P, _start_vector(P, None))
-    except (ConvergenceError, np.linalg.LinAlgError):
-        x, _, _ = _anderson(lambda v: _v_map(P, v), _start_vector(P, None), tol * 1e-2,
-                            max_iter)
+        x, iterations = _solve_v_newton(P, _start_vector(P, start))
+    except (ConvergenceError, np.linalg.LinAlgError) as exc:
+        notes.append(f"Newton failed ({exc}); Anderson iteration on (V1, V2)")
+        x, iterations, _ = _anderson(lambda v: _v_map(P, v), _start_vector(P, None),
+                                     tol * 1e-2, max_iter)
     V1, V2 = P.unpack(x)
     state, _ = _complete(P, V1, V2)
     res, _ = _residual(P, state)
@@ -59,6 +67,8 @@ def solve_subspace(sch, lam: float, alpha: float, beta: float = 1.0, tol: float 
                                f"parameters by {res:.3e} > tol = {tol:g}", residual=res,
                                iterate=state)
     test, train = (float(v) for v in P.errors(state))
+    if details:
+        return test, train, state, (P.hats(state)[0], res, iterations, notes)
     return test, train, state
 
 
@@ -89,6 +99,132 @@ def several_steps_error(student, target, eta, alpha0, steps, lam, alpha, beta: f
     test_c, _, _ = solve_subspace(coarse, lam, alpha, beta)
     return SubspaceResult(float(test), float(train), abs(float(test) - float(test_c)), m, st,
                           time.perf_counter() - t0)
+
+
+@dataclass(frozen=True)
+class StepsMapping:
+    """The T-step map behind a :class:`~srfsym.theory.problem.Problem` with ``steps > 1``:
+    the map (:class:`~srfsym.step.several_steps.SeveralStepsMap`), the student and target
+    objects, and summary numbers in the places of the one-step ``r, c, gamma``:
+    ``r = sqrt(sum_j pi_j |m_j|^2)`` (the spikes' size), ``c = sum_j pi_j c_j`` and
+    ``gamma`` the fraction of the spikes' size inside the target span (each letter's spike
+    vector, target components and bulk variance are in ``map.states[-1]``).
+
+    >>> from srfsym.theory.problem import Problem
+    >>> m = Problem("tanh", "sin", 0.1, 1.0, alpha0=2, eta=1, steps=2).mapping()
+    >>> m.steps, round(m.c, 6) == round(float(m.map.states[2].bulk_variances[0]), 6)
+    (2, True)
+    """
+
+    map: object
+    student: object
+    teacher: object
+    steps: int
+
+    @property
+    def state(self):
+        return self.map.states[-1]
+
+    @property
+    def r(self) -> float:
+        pi = np.asarray(self.state.weights, float)
+        return float(np.sqrt(pi @ self.state.spike_norms ** 2))
+
+    spike_strength = r
+
+    @property
+    def c(self) -> float:
+        return float(np.asarray(self.state.weights, float) @ self.state.bulk_variances)
+
+    bulk_variance = c
+
+    @property
+    def gamma(self) -> float:
+        pi = np.asarray(self.state.weights, float)
+        inside = float(np.sqrt(pi @ np.sum(self.state.target_components ** 2, axis=1)))
+        return inside / self.r if self.r > 0 else 0.0
+
+    alignment = gamma
+
+    @property
+    def notes(self) -> tuple:
+        return (f"{self.steps} giant steps: the T-step map of docs/theory.md (p.2) "
+                f"({self.map.method}; node error {self.map.node_error:.1e}), the readout on the "
+                "vector-kappa channel with the isotropic bulk per letter (p.4)",) \
+            + tuple(self.map.notes)
+
+    def to_dict(self, dps: int = 30) -> dict:
+        st = self.state
+        return {"student": self.student.name, "teacher": self.teacher.name,
+                "eta": self.map.eta, "alpha0": self.map.alpha0, "steps": self.steps,
+                "spike_strength": self.r, "bulk_variance": self.c, "alignment": self.gamma,
+                "letters": list(st.letters), "spike_norms": st.spike_norms.tolist(),
+                "target_components": st.target_components.tolist(),
+                "bulk_variances": st.bulk_variances.tolist(),
+                "node_error": self.map.node_error, "notes": list(self.notes)}
+
+    def __str__(self):
+        return str(self.map)
+
+
+def steps_mapping(problem) -> StepsMapping:
+    """The T-step map of a problem with ``steps > 1`` (its step ``alpha0, eta``, its
+    vocabulary)."""
+    from ..step.several_steps import several_steps
+    from ..step.step_target import step_target
+    from ..symbolic.activations import activation
+    m = several_steps(problem.student, problem.teacher, problem.eta, problem.alpha0,
+                      problem.steps, problem.vocabulary)
+    return StepsMapping(m, activation(problem.student), step_target(problem.teacher),
+                        int(problem.steps))
+
+
+def steps_prior(problem, mapping) -> Prior:
+    """The prior after several steps: the map's summary ``(r, c, gamma)`` and the map itself
+    (the solver builds the block-Wishart prior with the letters' ``c_j``)."""
+    if mapping is None:
+        mapping = steps_mapping(problem)
+    return Prior((mapping.r, mapping.c, mapping.gamma), mapping, None, "block-mp")
+
+
+def _steps_nodes(options) -> int:
+    return 24 if options.nodes == "auto" else int(options.nodes)
+
+
+def ridge_steps(problem, prior, options, start) -> FixedPointResult:
+    """The square loss after ``steps > 1`` giant steps: the K-group fixed point on the
+    vector-kappa channel of the map's last state (uniform readout: K = 1), double precision.
+    The node error is the change of the test error with 4 nodes fewer per dimension."""
+    t0 = time.perf_counter()
+    p, mapping = problem, prior.spec
+    nodes = _steps_nodes(options)
+    lam, alpha, beta = float(p.lam), float(p.alpha), float(p.beta)
+    sch = subspace_channel_data(p.student, mapping.state, p.teacher, nodes)
+    try:
+        test, train, state, (hats, res, its, notes) = solve_subspace(
+            sch, lam, alpha, beta, options.tol, options.max_iter, start, details=True)
+    except (ConvergenceError, ValueError, np.linalg.LinAlgError):
+        if start is None:
+            raise
+        test, train, state, (hats, res, its, notes) = solve_subspace(
+            sch, lam, alpha, beta, options.tol, options.max_iter, None, details=True)
+    coarse = subspace_channel_data(p.student, mapping.state, p.teacher, nodes, shrink=4)
+    test_c = solve_subspace(coarse, lam, alpha, beta, options.tol, options.max_iter)[0]
+    out = FixedPointResult(test, train, state, hats, alpha, lam, beta, mapping.r, mapping.c,
+                           mapping.gamma, prior.name, nodes, res, "structured-subspace",
+                           its, time.perf_counter() - t0, node_error=abs(test - test_c),
+                           notes=list(notes))
+    st = mapping.state
+    if p.vocabulary is not None:
+        out.vocabulary = p.vocabulary
+    out.groups = {"spike_norm": st.spike_norms.tolist(),
+                  "target_components": st.target_components.tolist(),
+                  "bulk_variance": st.bulk_variances.tolist()}
+    out.steps = mapping.steps
+    return out
+
+
+ridge_steps.label = "ridge, T-step map (vector kappa)"
 
 
 class SubspaceResult:

@@ -79,13 +79,17 @@ class GroupConvexChannel(ConvexChannel):
     # --- state -> per-kappa Gaussian ------------------------------------------------
     def point(self, q1, q2, V1, V2, theta, psi, m, b0=0.0):
         mu1, mus2 = self.gmu1, self.gmus2
-        b = b0 + np.asarray(m, float) @ self.gmu0 + np.asarray(theta, float) @ self.kmu1
+        b = b0 + np.asarray(m, float) @ self.gmu0 + self.theta_part(theta)
         Q = np.maximum(np.einsum("jn,jl,ln->n", mu1, np.asarray(q1, float), mu1)
                        + np.asarray(q2, float) @ mus2, 0.0)
         V = np.maximum(np.einsum("jn,jl,ln->n", mu1, np.asarray(V1, float), mu1)
                        + np.asarray(V2, float) @ mus2, 0.0)
         psi = np.asarray(psi, float)
         return _channel_point(b, Q, V, psi @ mu1, psi)
+
+    def theta_part(self, theta):
+        """``sum_j kappa mu1_j theta_j`` per node (a vector kappa overrides it)."""
+        return np.asarray(theta, float) @ self.kmu1
 
     # --- the channel equations ------------------------------------------------------
     def hats(self, mom, psi):

@@ -25,9 +25,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .convex_groups import GroupConvexChannel
 from .square import GroupSquareLossChannel
 
-__all__ = ["SubspaceChannelData", "subspace_channel_data", "SubspaceSquareLossChannel"]
+__all__ = ["SubspaceChannelData", "subspace_channel_data", "SubspaceSquareLossChannel",
+           "SubspaceConvexChannel"]
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,7 @@ class SubspaceChannelData:
     nodes: int
     theta_metric: np.ndarray = None   # (K, r, r): the bulk's covariance along the directions
     precision: str = "double"
+    target_map: np.ndarray = None     # (k, r): z = target_map @ zeta
 
     @property
     def K(self) -> int:
@@ -60,7 +63,8 @@ class SubspaceChannelData:
 
 
 def subspace_channel_data(student, state, target, nodes: int = 24,
-                          isotropic: bool = True, shrink: int = 0) -> SubspaceChannelData:
+                          isotropic: bool = True, shrink: int = 0,
+                          max_points: int | None = None) -> SubspaceChannelData:
     """The channel data of a T-step state (:class:`~srfsym.step.several_steps.StepState`).
 
     The bulk's covariance along the subspace is the map's ``bulk_in_subspace`` (``isotropic``:
@@ -68,22 +72,20 @@ def subspace_channel_data(student, state, target, nodes: int = 24,
 
     ``nodes`` Gauss-Hermite nodes per dimension of ``span(theta_1..theta_k, m_j)`` (fewer in
     high dimension: at most :data:`~srfsym.step.several_steps.MAX_POINTS` points), minus
-    ``shrink`` (the node-error twin).
+    ``shrink`` (the node-error twin); ``max_points`` a smaller cap on the rule's points (the
+    convex channel's inner integrals multiply them).
     """
     from ...symbolic.cget import cget_coefficients
-    from ...step.several_steps import gauss_hermite_rule, hermite_rule_size
+    from ...step.several_steps import MAX_POINTS, has_jump, subspace_rule
     from ...step.step_target import Z, step_target
     from ...step.vocabulary import vocabulary
     from ...symbolic.activations import lambdify_numpy
     tgt = step_target(target)
     spikes, c = np.asarray(state.spikes, float), np.asarray(state.bulk_variances, float)
     K, D = spikes.shape
-    A = np.hstack([np.eye(D)[:, :state.k], spikes.T])
-    U, sv, _ = np.linalg.svd(A, full_matrices=False)
-    Q = U[:, sv > 1e-12 * sv.max()]
+    Q, Y, w, n = subspace_rule(state.k, spikes, nodes, shrink, has_jump(tgt), wide_1d=False,
+                               max_points=MAX_POINTS if max_points is None else max_points)
     r = Q.shape[1]
-    n = hermite_rule_size(int(nodes), r, shrink) if r > 1 else int(nodes) - shrink
-    Y, w = gauss_hermite_rule(r, n)
     z = Y @ Q[:state.k].T
     u = Y @ (Q.T @ spikes.T)                                  # (N, K)
     co = cget_coefficients(student).numpy()
@@ -97,7 +99,7 @@ def subspace_channel_data(student, state, target, nodes: int = 24,
         else np.array([cj * np.eye(r) for cj in c])
     return SubspaceChannelData(np.ascontiguousarray(Y.T), w, mu0, mu1, mus2, g.copy(),
                                np.zeros_like(g), g * g, voc, tuple(float(v) for v in c), n,
-                               metric)
+                               metric, target_map=np.ascontiguousarray(Q[:state.k]))
 
 
 class SubspaceSquareLossChannel(GroupSquareLossChannel):
@@ -129,3 +131,53 @@ class SubspaceSquareLossChannel(GroupSquareLossChannel):
         ev, Q = np.linalg.eigh(G)
         keep = ev > self._mean_cut(ev)
         return Q[:, keep] @ ((Q[:, keep].T @ u) / ev[keep])
+
+
+class SubspaceConvexChannel(GroupConvexChannel):
+    """:class:`~srfsym.theory.channels.convex_groups.GroupConvexChannel` with a vector kappa
+    (docs/theory.md (p.4)): the convex channel's proximal step and label integrals on the
+    tensor rule over ``zeta``, the bulk-linear overlap ``theta`` K x r as in
+    :class:`SubspaceSquareLossChannel`.
+
+    Given ``zeta`` the label is a function of the node: the convex channel's label law is used
+    with ``gamma = 1``, ``rho = 0`` and its "kappa" set to the label's field ``t(zeta)``: the
+    target itself (real labels, teacher ``x``: ``y = t + sqrt(noise) xi0``) or, for a target
+    ``sign(t)``, its argument (labels +-1, teacher ``sign``: ``y = sign(t)``, probit flips of
+    variance ``noise``).  No part of the label is orthogonal to ``zeta``, so ``psi`` stays 0.
+
+    >>> from srfsym.step.several_steps import several_steps
+    >>> st = several_steps("tanh", "sign", 1, 2, 2).states[2]
+    >>> C = SubspaceConvexChannel(subspace_channel_data("tanh", st, "sign", 16), "logistic",
+    ...                           "sign", alpha=2.0, beta=1.0)
+    >>> C.teacher.name, C.kmu1.shape[:2]
+    ('sign', (1, 2))
+    """
+
+    def __init__(self, sch: SubspaceChannelData, loss, target, *, alpha, beta, noise=0.0,
+                 bias=False, nodes_u=16):
+        from types import SimpleNamespace
+        from ...step.step_target import Z, step_target
+        from ...symbolic.activations import lambdify_numpy
+        tgt = step_target(target)
+        expr = tgt.expr
+        sign = expr.func.__name__ == "sign"
+        field = expr.args[0] if sign else expr
+        r = sch.zeta.shape[0]
+        z = sch.zeta.T[:, :r] if sch.target_map is None else sch.zeta.T @ sch.target_map.T
+        t = np.broadcast_to(np.asarray(lambdify_numpy(Z[:tgt.k], field)(*z.T), float),
+                            sch.weights.shape).copy()
+        data = SimpleNamespace(precision="double", weights=sch.weights, kappa=t, gamma=1.0,
+                               mu0=sch.mu0, mu1=sch.mu1, mustar2=sch.mustar2, h=sch.h,
+                               h1=sch.h1, h2=sch.h2, K=sch.K)
+        super().__init__(data, loss, alpha=alpha, beta=beta, teacher="sign" if sign else "x",
+                         noise=noise, bias=bias, nodes_u=nodes_u)
+        # real labels: nothing of the label is left outside zeta (rho = 0), one z node
+        one = np.ones((len(self.k), 1))
+        self._zr = (0 * one, one, self.k[:, None].copy())
+        self.r = r
+        self.kmu1 = sch.zeta[None, :, self._live] * self.gmu1[:, None, :]   # (K, r, N)
+
+    def theta_part(self, theta):
+        theta = np.asarray(theta, float)
+        theta = np.broadcast_to(theta[:, None], (self.K, self.r)) if theta.ndim == 1 else theta
+        return np.einsum("ja,jan->n", theta, self.kmu1)
