@@ -134,7 +134,7 @@ def main():
     _step(n, "eps(kappa) = h2 - 2 b h - 2 mu1 psi h1 + b^2 + mu1^2 q1 + mu*^2 q2", target)
 
     # 2. = the fixed point's conditional error --------------------------------------------
-    fake = SimpleNamespace(mu0=MU0, mu1=MU1, kmu1=KAP * MU1, mu1sq=MU1**2, mus2=MUS**2,
+    fake = SimpleNamespace(mu0=MU0, mu1=MU1, kmu1=KAP * MU1, mu1sq=MU1**2, mus2=MUS**2, two_mu1=2 * MU1,
                            h=H, h1=H1, h2=H2)
     lib = SquareLossChannel.conditional_error(fake, State(Q1, Q2, None, None, THETA, PSI, M))
     assert _is_zero(lib - eps)

@@ -49,7 +49,7 @@ def test_a_failing_figure_costs_only_the_figure(capsys, tmp_path, monkeypatch, a
 
 def test_the_result_comes_before_the_figure(capsys, tmp_path, monkeypatch):
     """--json output is complete even when the figure fails."""
-    from srfsym.cli import theory
+    from srfsym.cli import curves as theory     # the curve subcommand draws through it
     monkeypatch.setattr(theory, "curve_figure",
                         lambda *a, **k: (_ for _ in ()).throw(KeyError("outlier_correction")))
     png = tmp_path / "c.png"

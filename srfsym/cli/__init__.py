@@ -12,12 +12,13 @@ import io
 import sys
 
 from ..core.version import __version__
-from . import activation, cache, derive, reference, scaling, simulation, spectrum, sweep, target, theory
+from . import (activation, cache, curves, derive, reference, scaling, simulation, spectrum, sweep,
+               target, theory)
 from .common import (CLIError, HelpFormatter, Interrupted, configure_feedback, finish_parsers,
                      warnings_once)
 
 #: subcommand modules in the order ``srfsym --help`` lists them
-COMMANDS = (derive, activation, target, theory, spectrum, scaling, simulation, sweep, reference, cache)
+COMMANDS = (derive, activation, target, theory, curves, spectrum, scaling, simulation, sweep, reference, cache)
 
 
 DESCRIPTION = ("srfsym: symbolic-numeric workbench for the spiked Random Features model\n"

@@ -1,12 +1,15 @@
 """Several learning curves on one figure (``srfsym curve --eta 1 3 5``, ``--alpha0 ...``,
 ``--lam ...`` or ``--bulk isotropic step exact``): one curve per value of the one varied
-parameter, each labelled, the rows carrying the varied parameter's column.  Not a subcommand
-module: ``curve`` calls it when an option has several values."""
+parameter, each labelled, the rows carrying the varied parameter's column; and the ``curve``
+subcommand itself (one curve: :mod:`srfsym.cli.theory`'s :func:`curve_results`)."""
 from __future__ import annotations
 
 import argparse
 
-from .common import CLIError, emit_output, out, status, warn_if_isotropic_is_off
+from .common import (SHARED_HELP, CLIError, add_bulk, add_output, add_physics, add_spectrum,
+                     add_steps, emit_output, out, status, warn_if_isotropic_is_off)
+from .readout import add_loss
+from .theory import curve_alphas, curve_figure, curve_notes, curve_results, curve_text, curve_title
 
 #: the options of ``curve`` that may take several values, and their names in labels
 VARIED = {"alpha0": "$\\alpha_0$", "eta": "$\\tilde\\eta$", "lam": "$\\lambda$",
@@ -75,7 +78,6 @@ def several_curves(args, alphas, name, values):
     """``curve`` with one curve per value of ``name``: rows of every curve (with a ``bulk``
     column when the bulks vary), the text of each, one figure."""
     from .readout import check_readout_first
-    from .theory import curve_results, curve_text
     if name == "bulk" and "step" in values and args.d is None:
         raise CLIError("--bulk step needs --d >= 2 (the dimension of the realised first "
                        "layer); the other bulks of the list take no --d")
@@ -122,7 +124,6 @@ def several_figure(args, name, values, variants, curves, warns):
     the bounds once when every curve shares them (a list of lambdas or bulks), else each
     curve's bounds in its colour (thin)."""
     from .figures import caption, legend_right, pyplot, sem_label
-    from .theory import curve_notes, curve_title
     if any(cr.base is not None for cr in curves):
         raise CLIError("several classifier curves on one figure are not drawn (the "
                        "classification panel is per curve): draw one curve per --plot")
@@ -173,3 +174,66 @@ def several_figure(args, name, values, variants, curves, warns):
     caption(fig, notes + [w[0].upper() + w[1:] + "." if w[0].islower() else w + "."
                           for w in warns])
     return fig
+
+
+def cmd_curve(args):
+    varied = varied_parameter(args)      # lists of one value become that value
+    alphas = curve_alphas(args)
+    if args.optimize_lambda and args.simulate:
+        raise CLIError("--optimize-lambda has its own lambda at each alpha: simulate one "
+                       "alpha at its optimal lambda (the lam column) with 'srfsym simulate "
+                       "--lam', or drop --simulate")
+    if args.lam is None and not args.optimize_lambda:
+        raise CLIError("give --lam, or --optimize-lambda for the curve of the test error "
+                       "minimised over lambda")
+    if varied is not None:               # several curves on one figure
+        return several_curves(args, alphas, *varied)
+    from .readout import check_readout_first
+    check_readout_first(args)        # (--optimize-lambda: the ridge's square loss only)
+    warn_if_isotropic_is_off(args)
+    cr = curve_results(args, alphas)
+    if not emit_output(args, cr.rows + cr.sim_rows, notes=cr.notes, warnings=cr.warns,
+                       details=None if cr.sim is None else {"simulation": cr.sim.to_dict()}):
+        for line in curve_text(args, cr):
+            out(line)
+    if args.plot:       # after the results: a figure that fails costs only the figure
+        from .figures import draw
+        if draw(lambda: curve_figure(args, cr.lc, cr.b, cr.sim, cr.warns, cr.base),
+                args.plot) and not (args.json or args.csv):
+            out(f"plot written to {args.plot}")
+
+
+def register(sub):
+    p = sub.add_parser("curve", help="learning curve (optionally plotted, with simulation)",
+                       description="Test error against alpha = n/d with the bounds and the "
+                       "kernel baseline (docs/theory.md (f), (l.4)); optionally a figure and "
+                       "simulation points.")
+    add_physics(p, need_lam=False, alpha_nargs="*", several=True)
+    p.add_argument("--lam", type=float, nargs="+", help="ridge penalty lambda (sum loss; "
+                   "several: one curve per value); or --optimize-lambda")
+    p.add_argument("--optimize-lambda", action="store_true",
+                   help="the optimally regularised curve: lambda minimising the test error at "
+                   "each alpha (square loss; the upper bound bounds this curve)")
+    add_steps(p)
+    add_spectrum(p)
+    add_loss(p)
+    add_bulk(p, several=True)
+    p.add_argument("--alpha-min", type=float, default=0.1, help="first alpha (without --alpha)")
+    p.add_argument("--alpha-max", type=float, default=4.0, help="last alpha (without --alpha)")
+    p.add_argument("--points", type=int, default=50,
+                   help="number of alphas between --alpha-min and --alpha-max")
+    p.add_argument("--log-alpha", action="store_true",
+                   help="alphas spaced logarithmically and a logarithmic alpha axis")
+    p.add_argument("--plot", help="write a figure with theory, bounds, kernel baseline; the "
+                   "format follows the extension: .png, .pdf or .svg")
+    p.add_argument("--simulate", action="store_true", help="overlay simulation points")
+    p.add_argument("--sim-alpha", type=float, nargs="*",
+                   help="alphas of the simulation (default: every sixth alpha of the curve)")
+    p.add_argument("--d-sim", type=int, default=500, help="input dimension of the simulation")
+    p.add_argument("--seeds", type=int, default=3, help="independent seeds of the simulation")
+    p.add_argument("--shared-first-layer", action="store_true", help=SHARED_HELP)
+    p.add_argument("--workers", type=int, default=None,
+                   help="local processes for the curve's points (the sweeps' pool; the "
+                   "alphas in contiguous pieces, the same answer as one process) (default 1)")
+    add_output(p)
+    p.set_defaults(func=cmd_curve)

@@ -13,7 +13,7 @@ from .simulation import agreement_warnings, model_caveat, simulation_rows, theor
 
 #: most alphas of one ``curve`` (each a fixed point kept in memory); ``sweep`` takes more
 MAX_POINTS = 10_000
-from .common import (SHARED_HELP, CLIError, add_bulk, add_output, add_physics, add_spectrum,
+from .common import (CLIError, add_bulk, add_output, add_physics, add_spectrum,
                      add_steps, add_vocabulary, emit_output, out, status, table_row, vocabulary_arg,
                      warn_if_isotropic_is_off)
 
@@ -274,33 +274,6 @@ def curve_alphas(args):
                       spacing(args.alpha_min, args.alpha_max, args.points))
 
 
-def cmd_curve(args):
-    from .curves import several_curves, varied_parameter
-    varied = varied_parameter(args)      # lists of one value become that value
-    alphas = curve_alphas(args)
-    if args.optimize_lambda and args.simulate:
-        raise CLIError("--optimize-lambda has its own lambda at each alpha: simulate one "
-                       "alpha at its optimal lambda (the lam column) with 'srfsym simulate "
-                       "--lam', or drop --simulate")
-    if args.lam is None and not args.optimize_lambda:
-        raise CLIError("give --lam, or --optimize-lambda for the curve of the test error "
-                       "minimised over lambda")
-    if varied is not None:               # several curves on one figure
-        return several_curves(args, alphas, *varied)
-    check_readout_first(args)        # (--optimize-lambda: the ridge's square loss only)
-    warn_if_isotropic_is_off(args)
-    cr = curve_results(args, alphas)
-    if not emit_output(args, cr.rows + cr.sim_rows, notes=cr.notes, warnings=cr.warns,
-                       details=None if cr.sim is None else {"simulation": cr.sim.to_dict()}):
-        for line in curve_text(args, cr):
-            out(line)
-    if args.plot:       # after the results: a figure that fails costs only the figure
-        from .figures import draw
-        if draw(lambda: curve_figure(args, cr.lc, cr.b, cr.sim, cr.warns, cr.base),
-                args.plot) and not (args.json or args.csv):
-            out(f"plot written to {args.plot}")
-
-
 def curve_results(args, alphas, sim=None):
     """One learning curve of ``curve``: the fixed points (``lc``), the bounds (``b``), the
     simulation (``sim``: run here with ``--simulate`` unless given), the output rows of both,
@@ -314,8 +287,9 @@ def curve_results(args, alphas, sim=None):
         lc = _learning_curve(args, alphas)
     mp = lc.results[0].mapping
     voc = vocabulary_arg(args)
-    b = None if args.steps > 1 else bounds(args.student, args.teacher, mp.r, mp.c, mp.gamma,
-                                           vocabulary=voc, bias=bool(getattr(args, "bias", False)))
+    b = None if getattr(args, "steps", 1) > 1 else bounds(   # none derived after several steps
+        args.student, args.teacher, mp.r, mp.c, mp.gamma, vocabulary=voc,
+        bias=bool(getattr(args, "bias", False)))
     if args.simulate and sim is None:
         from ..simulation.simulate import simulate
         sim = simulate(args.student, args.teacher, args.alpha0, args.eta, args.lam,
@@ -323,7 +297,7 @@ def curve_results(args, alphas, sim=None):
                        d=args.d_sim, beta=args.beta, seeds=args.seeds,
                        progress=not args.quiet,
                        shared_first_layer=args.shared_first_layer, vocabulary=voc,
-                       steps=args.steps, **_loss_kwargs(args))
+                       steps=getattr(args, "steps", 1), **_loss_kwargs(args))
     # both bounds hold at this gamma (docs/theory.md (l.4))
     rows = [_theory_row(args, res, **({} if b is None else dict(
         upper_bound=b.upper, lower_bound=b.lower, kernel_baseline=b.kernel)))
@@ -366,7 +340,7 @@ def curve_text(args, cr):
         from .simulation import simulation_table, warning_lines
         lines.append(cr.sim.summary())
         lines.append(simulation_table(cr.sim_rows, cr.sim.seeds,
-                                      theory_label(cr.shown, args.steps)))
+                                      theory_label(cr.shown, getattr(args, "steps", 1))))
         lines += warning_lines(cr.warns)
     return lines
 
@@ -395,7 +369,8 @@ def _learning_curve(args, alphas):
     kappa node count the whole curve would use (chosen at its two ends first), so the
     answer is the serial one."""
     from ..theory.fixed_point import LearningCurve, learning_curve
-    workers = args.workers if args.workers is not None else 1
+    workers = getattr(args, "workers", None)        # API callers build their own Namespace
+    workers = 1 if workers is None else workers
     if workers < 1:
         raise CLIError(f"--workers must be a positive integer, got {workers}")
     if workers == 1 or len(alphas) < 2:
@@ -594,36 +569,3 @@ def register(sub):
     add_output(p)
     p.set_defaults(func=cmd_bounds)
 
-    p = sub.add_parser("curve", help="learning curve (optionally plotted, with simulation)",
-                       description="Test error against alpha = n/d with the bounds and the "
-                       "kernel baseline (docs/theory.md (f), (l.4)); optionally a figure and "
-                       "simulation points.")
-    add_physics(p, need_lam=False, alpha_nargs="*", several=True)
-    p.add_argument("--lam", type=float, nargs="+", help="ridge penalty lambda (sum loss; "
-                   "several: one curve per value); or --optimize-lambda")
-    p.add_argument("--optimize-lambda", action="store_true",
-                   help="the optimally regularised curve: lambda minimising the test error at "
-                   "each alpha (square loss; the upper bound bounds this curve)")
-    add_steps(p)
-    add_spectrum(p)
-    add_loss(p)
-    add_bulk(p, several=True)
-    p.add_argument("--alpha-min", type=float, default=0.1, help="first alpha (without --alpha)")
-    p.add_argument("--alpha-max", type=float, default=4.0, help="last alpha (without --alpha)")
-    p.add_argument("--points", type=int, default=50,
-                   help="number of alphas between --alpha-min and --alpha-max")
-    p.add_argument("--log-alpha", action="store_true",
-                   help="alphas spaced logarithmically and a logarithmic alpha axis")
-    p.add_argument("--plot", help="write a figure with theory, bounds, kernel baseline; the "
-                   "format follows the extension: .png, .pdf or .svg")
-    p.add_argument("--simulate", action="store_true", help="overlay simulation points")
-    p.add_argument("--sim-alpha", type=float, nargs="*",
-                   help="alphas of the simulation (default: every sixth alpha of the curve)")
-    p.add_argument("--d-sim", type=int, default=500, help="input dimension of the simulation")
-    p.add_argument("--seeds", type=int, default=3, help="independent seeds of the simulation")
-    p.add_argument("--shared-first-layer", action="store_true", help=SHARED_HELP)
-    p.add_argument("--workers", type=int, default=None,
-                   help="local processes for the curve's points (the sweeps' pool; the "
-                   "alphas in contiguous pieces, the same answer as one process) (default 1)")
-    add_output(p)
-    p.set_defaults(func=cmd_curve)

@@ -259,11 +259,11 @@ class Problem:
     def mapping(self):
         """The step's :func:`~srfsym.step.mapping.srf_mapping` (``None`` when ``r, c, gamma``
         are given directly); after ``steps > 1`` the T-step map
-        (:func:`~srfsym.theory.several_steps_error.steps_mapping`)."""
+        (:func:`~srfsym.theory.steps_mapping.steps_mapping`)."""
         if self.alpha0 is None:
             return None
         if self.steps != 1:
-            from .several_steps_error import steps_mapping
+            from .steps_mapping import steps_mapping
             return steps_mapping(self)
         if self.target == "multi":     # the alignment vector, docs/theory.md (n)
             from ..step.multi_index import multi_index_mapping, no_step_mapping
