@@ -77,8 +77,8 @@ def test_bad_steps_and_targets_are_refused():
         simulate("tanh", "sin", steps=0, **kw)
     with pytest.raises(ValueError, match="model='network'"):
         simulate("tanh", "z1*z2", model="srf", **kw)
-    with pytest.raises(ValueError, match="square loss only"):
-        simulate("tanh", "z1*z2", loss="logistic", **kw)
+    with pytest.raises(ValueError, match="needs labels [+]-1, but the multi-index target"):
+        simulate("tanh", "z1*z2", loss="logistic", **kw)   # a classification loss, real labels
     with pytest.raises(ValueError, match="unknown name"):
         simulate("tanh", "z1*w", **kw)
 
