@@ -3,11 +3,15 @@ channel with the multi-index label law at a learned direction shared by the lett
 (docs/theory.md (n.8))."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from srfsym.theory.convex_groups import solve_convex_groups
 from srfsym.theory.multi_index import (solve_multi_index_convex,
                                        solve_multi_index_convex_groups)
+
+from cli_run import run_cli
 
 ROTATED = "sign((z1 + z2)/sqrt(2))"
 FAST = dict(nodes=60, nodes_u=12)
@@ -43,17 +47,23 @@ def test_letters_learning_different_directions_are_refused():
     # E[xi f | kappa] differently, so their rows of psi^ are not parallel
     with pytest.raises(NotImplementedError, match="the letters learn different directions"):
         solve_multi_index_convex_groups("tanh", "sign(z1 + z1*z2)", 1.0, 1.1, (0.6, 0.4), 0.05,
-                                        2.0, vocabulary=[1, 2], loss="logistic", **FAST)
+                                        2.0, vocabulary=[1, 2], loss="logistic", nodes=40,
+                                        nodes_u=8, max_outer=3)
 
 
 def test_through_solve_and_the_table():
     from srfsym.theory.dispatch import combinations_markdown
     from srfsym.theory.fixed_point import solve
-    res = solve("tanh", "sign(z1 + z1*z2)", 2, 1, 0.05, 2.0, loss="logistic", vocabulary=[1, 2],
-                nodes=60)
+    res = solve("tanh", "sign(z1 + z1*z2)", 2, 1, 0.05, 2.0, loss="logistic", vocabulary=[1, 2])
     assert res.vocabulary.K == 2 and 0 < res.classification_error < 0.5
     assert res.direction_spread < 1e-10       # gamma on the axis z2 -> -z2 leaves alone
     assert res.mapping is not None
+    out = run_cli("error", "--student", "tanh", "--teacher", "sign(z1 + z1*z2)", "--alpha0", 2,
+                  "--eta", 1, "--lam", 0.05, "--alpha", 2, "--loss", "logistic", "--vocabulary",
+                  1, 2)
+    assert out.returncode == 0, out.stderr
+    printed = re.search(r"test classification error = ([0-9.]+)", out.stdout).group(1)
+    assert abs(float(printed) - res.classification_error) < 1e-9
     assert "with a readout vocabulary: label noise" not in combinations_markdown()
     with pytest.raises(ValueError, match="deterministic spectrum"):
         solve("tanh", "sign(z1 + z1*z2)", 2, 1, 0.05, 2.0, loss="logistic", vocabulary=[1, 2],
