@@ -51,7 +51,8 @@ def main():
             t0 = time.time()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                ths = [solve(st, tg, ALPHA0, ETA, LAM, a, loss="logistic", vocabulary=voc) for a in args.alphas]
+                ths = [solve(st, tg, ALPHA0, ETA, LAM, a, loss="logistic", vocabulary=voc)
+                       for a in args.alphas]
             sim = simulate(st, tg, ALPHA0, ETA, LAM, list(args.alphas), d=args.d,
                            seeds=args.seeds, n_test=10000, workers=1, seed=2029, loss="logistic",
                            vocabulary=voc)

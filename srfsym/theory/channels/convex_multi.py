@@ -47,7 +47,8 @@ from .convex import ConvexChannel, _phi
 from .convex_groups import GroupConvexChannel
 from ..state import State  # noqa: F401  (the doctest's state)
 
-__all__ = ["MultiIndexConvexChannel", "GroupMultiIndexConvexChannel", "ETA_NODES", "pm1_target", "check_labels"]
+__all__ = ["MultiIndexConvexChannel", "GroupMultiIndexConvexChannel", "ETA_NODES", "pm1_target",
+           "check_labels"]
 
 #: Gauss-Hermite nodes per coordinate orthogonal to e, by k.
 ETA_NODES = {1: 1, 2: 48, 3: 16, 4: 8}
