@@ -6,7 +6,11 @@ direction e of the theory beside.
     PYTHONPATH=$PWD nice -n 10 python benchmarks/multi_index_convex_check.py --d 1000 --seeds 8
 
 (alpha0 = 4, eta = 2, lambda = 0.1, beta = 1, uniform readout; about 15 min on a shared 2-core
-machine.)
+machine.)  ``--vocabulary 1 2``: the readout initialised with that vocabulary, theory
+``solve(..., vocabulary=...)`` (docs/theory.md (n.8), the K-group solver):
+
+    PYTHONPATH=$PWD nice -n 10 python benchmarks/multi_index_convex_check.py --d 500 --seeds 8 \
+        --students tanh --targets "sign(z1 + z1*z2)" --vocabulary 1 2
 """
 from __future__ import annotations
 
@@ -33,9 +37,12 @@ def main():
     ap.add_argument("--targets", nargs="*", default=TARGETS)
     ap.add_argument("--students", nargs="*", default=STUDENTS)
     ap.add_argument("--alphas", nargs="*", type=float, default=ALPHAS)
+    ap.add_argument("--vocabulary", nargs="*", type=float, default=None)
     args = ap.parse_args()
+    voc = args.vocabulary or None
     print(f"alpha0 = {ALPHA0}, eta = {ETA}, lam = {LAM}, d = {args.d}, seeds = {args.seeds}, "
-          "beta = 1, uniform readout, logistic loss, labels y = g(z) in {-1, 1}", flush=True)
+          f"beta = 1, vocabulary {voc or 'uniform'}, logistic loss, labels y = g(z) in {{-1, 1}}",
+          flush=True)
     print("| target | student | alpha | quantity | theory | network (+- s.e.) | z | e |",
           flush=True)
     print("|---|---|---|---|---|---|---|---|", flush=True)
@@ -44,9 +51,11 @@ def main():
             t0 = time.time()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                ths = [solve(st, tg, ALPHA0, ETA, LAM, a, loss="logistic") for a in args.alphas]
+                ths = [solve(st, tg, ALPHA0, ETA, LAM, a, loss="logistic", vocabulary=voc)
+                       for a in args.alphas]
             sim = simulate(st, tg, ALPHA0, ETA, LAM, list(args.alphas), d=args.d,
-                           seeds=args.seeds, n_test=10000, workers=1, seed=2029, loss="logistic")
+                           seeds=args.seeds, n_test=10000, workers=1, seed=2029, loss="logistic",
+                           vocabulary=voc)
             per_seed = sim.convex_per_seed
             for i, (a, th) in enumerate(zip(args.alphas, ths)):
                 for key, label in QUANTITIES:

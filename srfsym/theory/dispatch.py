@@ -211,10 +211,6 @@ register_refusal((None, None, None, "mpmath", "multi"),
                  "a multi-index target's conditional moments h, h1, h2 come from a "
                  "double-precision quadrature over its k directions (docs/theory.md (n)): "
                  "drop dps")
-register_refusal(("groups", "convex", None, None, "multi", "one"),
-                 "a multi-index target with a readout vocabulary: label noise, a bias or "
-                 "another loss are not implemented (the K-group multi-index solver of "
-                 "docs/theory.md (n.7) has the plain square loss only; (n.8))")
 
 
 def _multi_index_loss(problem, options=None):
@@ -233,6 +229,7 @@ register_refusal((None, "convex", None, None, "multi"), _multi_index_loss)
 register_solver("uniform", "square", "double", solvers.multi_index_ridge, target="multi")
 register_solver("groups", "square", "double", solvers.multi_index_groups, target="multi")
 register_solver("uniform", "convex", "double", solvers.multi_index_convex, target="multi")
+register_solver("groups", "convex", "double", solvers.multi_index_convex_groups, target="multi")
 
 # ---- several giant steps (docs/theory.md (p)): the T-step map and the vector-kappa channel --
 register_prior("mp", several_steps_error.steps_prior, steps="several")

@@ -309,7 +309,8 @@ def solve_multi_index(student, target, alpha0, eta, lam, alpha, beta=1.0, spectr
     ``alpha0 = 0`` or ``eta = 0`` is the kernel (no step) baseline.  A non-uniform
     ``vocabulary=`` runs :func:`solve_multi_index_groups` (docs/theory.md (n.7)), label
     ``noise=`` or ``bias=True`` :func:`solve_multi_index_noisy` (n.8), another ``loss=``
-    :func:`solve_multi_index_convex` (n.8).
+    :func:`solve_multi_index_convex` (n.8); both with a vocabulary
+    :func:`solve_multi_index_convex_groups` (n.8).
 
     >>> res = solve_multi_index("tanh", "z1 + z1*z2", alpha0=0, eta=0, lam=0.1, alpha=2)
     >>> res.r, res.c, res.alignment_vector
@@ -324,16 +325,20 @@ def solve_multi_index(student, target, alpha0, eta, lam, alpha, beta=1.0, spectr
     vocabulary = kwargs.pop("vocabulary", None)
     noise, bias = kwargs.pop("noise", 0.0), kwargs.pop("bias", False)
     loss = kwargs.pop("loss", "square")
+    plain = isinstance(loss, str) and loss.strip() == "square" and noise == 0 and not bias
+    if not plain and vocabulary is not None and not _uniform(vocabulary):
+        if spectrum != "mp":
+            raise ValueError("with a readout vocabulary the multi-index fixed point is solved with "
+                             "the deterministic block-Wishart spectrum: spectrum='mp'")
+        for key in ("d", "seed"):
+            kwargs.pop(key, None)
+        return solve_multi_index_convex_groups(student, tg, r, c, g, lam, alpha, beta,
+                                               vocabulary=vocabulary, loss=loss, noise=noise,
+                                               bias=bias, **kwargs)
     if not (isinstance(loss, str) and loss.strip() == "square"):
-        if vocabulary is not None and not _uniform(vocabulary):
-            raise ValueError("multi-index target: a convex loss other than the square loss with "
-                             "a readout vocabulary is not implemented (docs/theory.md (n.8))")
         return solve_multi_index_convex(student, tg, r, c, g, lam, alpha, beta, spectrum,
                                         loss=loss, noise=noise, bias=bias, **kwargs)
     if noise != 0 or bias:
-        if vocabulary is not None and not _uniform(vocabulary):
-            raise ValueError("multi-index target: label noise or a bias with a readout "
-                             "vocabulary is not implemented (docs/theory.md (n.8))")
         return solve_multi_index_noisy(student, tg, r, c, g, lam, alpha, beta, spectrum,
                                        noise=noise, bias=bias, **kwargs)
     if vocabulary is not None and not _uniform(vocabulary):
@@ -358,7 +363,7 @@ def solve_multi_index_checked(student, target, alpha0, eta, lam, alpha, beta=1.0
     >>> solve_multi_index_checked("tanh", "sign(z1*z2)", 2, 1, 0.1, 1.0, label_rule="bernoulli")
     Traceback (most recent call last):
     ...
-    ValueError: multi-index target 'sign(z1*z2)': label_rule = 'bernoulli' is not implemented (the multi-index theory of docs/theory.md (n) covers the labels y = g(z) -- labels +-1 from a target with values +-1 such as sign(z1 + z1*z2) --, any convex loss on the uniform readout (the square loss also with the vocabularies), the isotropic bulk, double precision: (n.8))
+    ValueError: multi-index target 'sign(z1*z2)': label_rule = 'bernoulli' is not implemented (the multi-index theory of docs/theory.md (n) covers the labels y = g(z) -- labels +-1 from a target with values +-1 such as sign(z1 + z1*z2) --, any convex loss with the uniform readout or a vocabulary, the isotropic bulk, double precision: (n.8))
     """
     for key, allowed in _PLAIN.items():
         value = kwargs.pop(key, allowed[0])
@@ -369,8 +374,8 @@ def solve_multi_index_checked(student, target, alpha0, eta, lam, alpha, beta=1.0
                 f"multi-index target {getattr(target, 'name', target)!r}: {key} = {value!r} is "
                 "not implemented (the multi-index theory of docs/theory.md (n) covers the labels "
                 "y = g(z) -- labels +-1 from a target with values +-1 such as sign(z1 + z1*z2) --"
-                ", any convex loss on the uniform readout (the square loss also with the "
-                "vocabularies), the isotropic bulk, double precision: (n.8))")
+                ", any convex loss with the uniform readout or a vocabulary, the isotropic "
+                "bulk, double precision: (n.8))")
     if kwargs.get("nodes") == "auto":
         kwargs.pop("nodes")
     kwargs.pop("start", None)
@@ -393,3 +398,121 @@ def _uniform(value):
         return make_vocabulary(value).is_uniform
     except (ValueError, TypeError):
         return False
+
+
+def solve_multi_index_convex_groups(student, target, r, c, gamma, lam, alpha, beta=1.0, *,
+                                    vocabulary=None, loss="logistic", noise=0.0, bias=False,
+                                    nodes=MULTI_INDEX_NODES, nodes_u=16, nodes_eta=None,
+                                    tol=1e-10, max_iter=1000, max_outer=60):
+    """Any convex readout loss with a readout vocabulary for a multi-index target
+    (docs/theory.md (n.8)): the K-group fixed point of docs/theory.md (m.8) with the channel
+    :class:`~srfsym.theory.channels.convex_multi.GroupMultiIndexConvexChannel` at a learned
+    direction ``e`` shared by the letters, iterated with ``e`` the leading right singular
+    vector of the K x k conjugate ``psi^`` until it moves by less than ``sqrt(tol)``.  At
+    the end every letter's row of ``psi^`` must lie along ``e`` (their spread, the largest
+    relative component orthogonal to ``e``, is ``direction_spread``): letters that learn
+    different directions are refused (a kappa-dependent direction, not implemented).
+
+    >>> a = solve_multi_index_convex_groups("tanh", "sign((z1 + z2)/sqrt(2))", 1.0, 1.1,
+    ...                                     (0.5, 0.5), 0.05, 2.0, vocabulary=[1, 2],
+    ...                                     nodes=60, nodes_u=12)
+    >>> from srfsym.theory.convex_groups import solve_convex_groups
+    >>> b = solve_convex_groups("tanh", "sign", 1.0, 1.1, 0.5 * 2 ** 0.5, 0.05, 2.0,
+    ...                         loss="logistic", vocabulary=[1, 2], nodes=60, nodes_u=12)
+    >>> abs(a.classification_error - b.classification_error) < 1e-8
+    True
+    """
+    from ..step.vocabulary import check_student, vocabulary as make_vocabulary
+    from .channels.convex_multi import GroupMultiIndexConvexChannel, check_labels
+    from .channels.kappa_quadrature import group_channel_data, node_rule
+    from .convex_fixed_point import _check_arguments, _result, _solve_engine
+    from .convex_groups import _Packing
+    from .engine import Engine, _NODE_LADDER
+    from .spectral.block_wishart import BlockWishartPrior
+    tg = multi_index_target(target)
+    g = np.asarray(gamma, dtype=float).ravel()
+    norm = float(np.linalg.norm(g))
+    lo = _check_arguments(loss, r, c, min(norm, 1.0), lam, alpha, beta, noise, bias,
+                          "anderson", tol, max_iter)
+    r, c, lam, alpha, beta = map(float, (r, c, lam, alpha, beta))
+    voc = make_vocabulary(vocabulary)
+    check_student(student, voc)
+    pm1 = check_labels(tg, lo, noise)          # before any work
+    ridge = solve_multi_index_groups(student, tg, r, c, g, max(lam, 1e-3), alpha, beta,
+                                     vocabulary=voc, nodes=nodes, tol=1e-8)
+    e = _leading_direction(np.asarray(ridge.hats.psihat, float).reshape(voc.K, tg.k), None)
+    if e is None:
+        e = np.eye(tg.k)[0]
+    s = ridge.state
+    pack = _Packing(voc.K)
+    x = pack.vector(State(s.q1, s.q2, s.V1, s.V2, s.theta,
+                          np.asarray(s.psi, float).reshape(voc.K, tg.k) @ e, s.m), 0.0)
+    cuts = () if voc.is_uniform else node_rule(student, voc.group_spike_strengths(r),
+                                                 voc.group_bulk_variances(c), _NODE_LADDER)[0]
+    gch = group_channel_data(student, "sign" if pm1 else "x", r, c, min(norm, 1.0), voc,
+                             nodes=int(nodes), extra_cuts=cuts)
+    prior = BlockWishartPrior(gch.group_c, voc.weights, beta, lam)
+    sweeps = 0
+    for outer in range(1, int(max_outer) + 1):
+        C = GroupMultiIndexConvexChannel(gch, lo, alpha=alpha, beta=beta, target=tg, gamma=g,
+                                         direction=e, noise=noise, bias=bias,
+                                         method="quadrature", nodes_u=nodes_u,
+                                         nodes_eta=nodes_eta)
+        x, it, res, hat = _solve_engine(Engine(C, prior), x, tol, max_iter, "anderson", lo, lam,
+                                        bias, None, pack.vector, pack.unpack, pack.admissible,
+                                        pack.summary)
+        sweeps += it
+        state, b0 = pack.unpack(x)
+        P = C.psi_hat_matrix(state, b0)
+        e_new = _leading_direction(P, e)
+        if e_new is None or tg.k == 1:
+            break
+        moved = float(np.linalg.norm(e_new - e))
+        if moved < math.sqrt(tol):
+            break
+        psi = state.psi * float(e_new @ e)        # psi along the new direction
+        x = pack.vector(State(*state[:5], psi, state.m), b0)
+        e = e_new
+    else:
+        raise ConvergenceError(f"multi-index convex solve with a vocabulary: the learned "
+                               f"direction still moves by {moved:.2e} after {max_outer} "
+                               "outer iterations")
+    spread = _direction_spread(P, e)
+    if spread > 1e3 * math.sqrt(tol):
+        raise NotImplementedError(
+            f"multi-index target {tg.name} with the vocabulary {voc.letters}: the letters learn "
+            f"different directions (relative spread {spread:.1e} of the rows of psi^ off the "
+            "shared direction); a kappa-dependent learned direction is not implemented "
+            "(docs/theory.md (n.8))")
+    out = _result(C.observables(state, b0), state, hat, lo, C, dict(
+        alpha=alpha, lam=lam, beta=beta, r=r, c=c, gamma=min(norm, 1.0), spectrum="block-mp",
+        nodes=int(nodes), residual=res, method="anderson", iterations=sweeps, seconds=0.0),
+        noise, b0 if bias else None, "teacher")
+    out.vocabulary = voc
+    out.alignment_vector = tuple(float(v) for v in g)
+    out.learned_direction = tuple(float(v) for v in e)
+    out.outer_iterations, out.direction_spread = outer, spread
+    out.notes = list(out.notes) + [
+        f"multi-index target {tg.name} (k = {tg.k}), {lo.name} loss, vocabulary {voc.letters}: "
+        f"the letters learn along e = {np.round(e, 6).tolist()} (spread {spread:.1e}, "
+        f"{outer} outer iterations; docs/theory.md (n.8))"]
+    return out
+
+
+def _leading_direction(P, e):
+    """The leading right singular vector of the K x k matrix ``P`` (sign: along ``e`` or,
+    without ``e``, along the largest row), None when ``P = 0``."""
+    if not np.any(P):
+        return None
+    v = np.linalg.svd(P)[2][0]
+    ref = e if e is not None else P[np.argmax(np.linalg.norm(P, axis=1))]
+    return v if float(v @ ref) >= 0 else -v
+
+
+def _direction_spread(P, e):
+    """The largest component of a row of ``P`` orthogonal to ``e``, relative to the largest
+    row."""
+    top = float(np.max(np.linalg.norm(P, axis=1)))
+    if top == 0:
+        return 0.0
+    return float(np.max(np.linalg.norm(P - np.outer(P @ e, e), axis=1))) / top

@@ -32,7 +32,8 @@ from .convex_fixed_point import NoUniqueSolution, solve_convex_srf
 from .convex_groups import solve_convex_groups
 from .engine import _START, NODE_LADDER
 from .fixed_point_groups import solve_srf_groups
-from .multi_index import (solve_multi_index_convex, solve_multi_index_groups,
+from .multi_index import (solve_multi_index_convex, solve_multi_index_convex_groups,
+                          solve_multi_index_groups,
                           solve_multi_index_noisy, solve_multi_index_srf)
 from .square_solve import _solve_at, small_spike_branch
 from .spectral.priors import make_spectrum
@@ -40,7 +41,8 @@ from .spectral.exact_bulk_groups import exact_group_bulk
 from .state import NODES_REFUSE, ConvergenceError, Hats, State, climb_nodes
 
 __all__ = ["ridge", "ridge_mpmath", "ridge_groups", "convex", "convex_groups",
-           "multi_index_ridge", "multi_index_groups", "multi_index_convex"]
+           "multi_index_ridge", "multi_index_groups", "multi_index_convex",
+           "multi_index_convex_groups"]
 
 
 def ridge(problem, prior, options, start):
@@ -389,3 +391,21 @@ def multi_index_convex(problem, prior, options, start):
 
 
 multi_index_convex.label = "multi-index, convex"
+
+
+def multi_index_convex_groups(problem, prior, options, start):
+    """A convex loss (also the square loss with label noise or a bias) with a readout
+    vocabulary for a multi-index target
+    (:func:`~srfsym.theory.multi_index.solve_multi_index_convex_groups`, docs/theory.md (n.8))."""
+    p = problem
+    if p.spectrum != "mp":
+        raise ValueError("with a readout vocabulary the multi-index fixed point is solved with "
+                         "the deterministic block-Wishart spectrum: spectrum='mp'")
+    nodes = {} if options.nodes == "auto" else {"nodes": int(options.nodes)}
+    return solve_multi_index_convex_groups(p.student, p.teacher, *prior.params, p.lam, p.alpha,
+                                           p.beta, vocabulary=p.vocabulary, loss=p.loss,
+                                           noise=p.noise, bias=p.bias, tol=options.tol,
+                                           max_iter=min(options.max_iter, 1000), **nodes)
+
+
+multi_index_convex_groups.label = "multi-index, convex, K groups"

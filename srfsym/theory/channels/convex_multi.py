@@ -44,8 +44,11 @@ from scipy.special import ndtr
 
 from ...symbolic.multi_teacher import rotation, teacher_arrays
 from .convex import ConvexChannel, _phi
+from .convex_groups import GroupConvexChannel
+from ..state import State  # noqa: F401  (the doctest's state)
 
-__all__ = ["MultiIndexConvexChannel", "ETA_NODES", "pm1_target", "check_labels"]
+__all__ = ["MultiIndexConvexChannel", "GroupMultiIndexConvexChannel", "ETA_NODES", "pm1_target",
+           "check_labels"]
 
 #: Gauss-Hermite nodes per coordinate orthogonal to e, by k.
 ETA_NODES = {1: 1, 2: 48, 3: 16, 4: 8}
@@ -131,7 +134,8 @@ class MultiIndexConvexChannel(ConvexChannel):
         self._ready = False
         norm = float(np.linalg.norm(self.gamma_vector))
         from dataclasses import replace
-        ch = replace(ch, gamma=min(norm, 1.0))
+        if ch.gamma != min(norm, 1.0):      # (a vocabulary's channel data is built at it)
+            ch = replace(ch, gamma=min(norm, 1.0))
         super().__init__(ch, loss, alpha=alpha, beta=beta, teacher="sign" if pm1 else "x",
                          noise=noise, bias=bias, method=method, nodes_u=nodes_u, **kw)
         self.norm, self.rho = norm, math.sqrt(max(0.0, 1 - norm * norm))
@@ -313,3 +317,33 @@ class MultiIndexConvexChannel(ConvexChannel):
         scalar = self.hats(mom, state.psi).psihat
         perp = self.alpha / math.sqrt(self.beta) * (self.w * self.mu1) @ mom["Eetaf"]
         return scalar * self.e + self.complement @ perp
+
+
+class GroupMultiIndexConvexChannel(GroupConvexChannel, MultiIndexConvexChannel):
+    """The K-group convex channel (docs/theory.md (m.8)) with the multi-index label law of
+    :class:`MultiIndexConvexChannel` at one learned direction ``e`` shared by the letters
+    (docs/theory.md (n.8)): every letter's overlap is ``psi_j e`` (the state's K-vector
+    ``psi``), so the cavity field sees ``xi_e`` only and the channel's per-kappa totals are
+    those of :class:`~srfsym.theory.channels.convex_groups.GroupConvexChannel`.  ``gch``: the
+    vocabulary's channel data built at ``gamma = min(|gamma|, 1)``.
+
+    >>> from srfsym.symbolic.targets import multi_index_target
+    >>> from srfsym.theory.channels.kappa_quadrature import group_channel_data
+    >>> g = group_channel_data("tanh", "sign", 1.0, 1.1, 0.8, [1, 2], nodes=40)
+    >>> C = GroupMultiIndexConvexChannel(g, "logistic", alpha=2.0, beta=1.0,
+    ...         target=multi_index_target("sign(z1 + z1*z2)"), gamma=(0.8, 0.0),
+    ...         direction=(1.0, 0.0), nodes_u=8)
+    >>> s = State(0.5 * np.eye(2), np.full(2, 0.3), 0.5 * np.eye(2), np.full(2, 0.5),
+    ...           np.full(2, 0.2), np.full(2, 0.1), np.zeros(2))
+    >>> C.psi_hat_matrix(s).shape
+    (2, 2)
+    """
+
+    def psi_hat_matrix(self, state, b0=0.0):
+        """The K x k conjugate: row ``j`` is letter ``j``'s ``psi^_j e`` plus
+        ``(alpha/sqrt beta) E_kappa[mu1_j E[eta f]]`` along the complement of ``e``."""
+        pt = self.point(*state, b0)
+        mom = self.moments(pt)
+        along = np.asarray(self.hats(mom, state.psi).psihat, float)
+        perp = self.alpha / math.sqrt(self.beta) * (self.gmu1 * self.w) @ mom["Eetaf"]
+        return along[:, None] * self.e[None, :] + perp @ self.complement.T
