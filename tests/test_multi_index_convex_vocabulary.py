@@ -45,7 +45,7 @@ def test_one_letter_is_the_uniform_multi_index_convex_result():
 def test_letters_learning_different_directions_are_refused():
     # gamma off the target's symmetry axis: the letters weigh the kappa-dependent linear part
     # E[xi f | kappa] differently, so their rows of psi^ are not parallel
-    with pytest.raises(NotImplementedError, match="the letters learn different directions"):
+    with pytest.raises(ValueError, match="the letters learn different directions"):
         solve_multi_index_convex_groups("tanh", "sign(z1 + z1*z2)", 1.0, 1.1, (0.6, 0.4), 0.05,
                                         2.0, vocabulary=[1, 2], loss="logistic", nodes=40,
                                         nodes_u=8, max_outer=3)

@@ -479,7 +479,7 @@ def solve_multi_index_convex_groups(student, target, r, c, gamma, lam, alpha, be
                                "outer iterations")
     spread = _direction_spread(P, e)
     if spread > 1e3 * math.sqrt(tol):
-        raise NotImplementedError(
+        raise ValueError(
             f"multi-index target {tg.name} with the vocabulary {voc.letters}: the letters learn "
             f"different directions (relative spread {spread:.1e} of the rows of psi^ off the "
             "shared direction); a kappa-dependent learned direction is not implemented "
