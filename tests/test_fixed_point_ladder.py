@@ -93,3 +93,16 @@ def test_a_certified_count_is_reused_for_the_same_point_with_the_same_answer(mon
     assert solve("tanh", "sin", 20, 3, 0.1, 1.0, nodes=first.nodes).state == again.state
     with pytest.raises(AssertionError, match="climbed again"):   # another point climbs
         solve("tanh", "sin", 20, 3, 0.1, 1.5)
+
+
+def test_the_exact_bulk_of_a_non_odd_student_reuses_its_count(monkeypatch):
+    """The exact bulk climbs its count on the isotropic bulk at the same (r, c, gamma); the same
+    point again takes that certified count from the cache, warm-started, with the same answer
+    (the isotropic rung's solver used to refuse the warm start: TypeError on the second call)."""
+    monkeypatch.setattr(solvers, "_CERTIFIED", {})
+    args = ("relu", "relu", 2.0, 0.5, 0.05, 2.0)
+    first = solve(*args, bulk="exact")
+    assert len(solvers._CERTIFIED) == 1
+    again = solve(*args, bulk="exact")
+    assert again.nodes == first.nodes
+    assert abs(again.test_error - first.test_error) < 1e-12

@@ -155,9 +155,10 @@ def _nodes_from_isotropic(problem, prior, options, start, solve_at, ladder, cuts
     p, (r, c, gamma) = problem, (float(v) for v in prior.params)
     iso = make_spectrum("mp", beta=p.beta, c=c)
 
-    def iso_at(K, prev=None):
+    def iso_at(K, prev=None, warm=None):
         return _solve_at(p.student, p.teacher, r, c, gamma, p.lam, p.alpha, p.beta, iso, K,
-                         options.tol, options.method, None, start, options.max_iter, cuts)
+                         options.tol, options.method, None, start if warm is None else warm,
+                         options.max_iter, cuts)
     chosen = _certified(p, prior._replace(spec=iso), options, start, iso_at, ladder, cuts)
     res = solve_at(chosen.nodes)
     res.node_error = chosen.node_error
