@@ -26,6 +26,7 @@ from .convex_fixed_point import _check_arguments, _result, _solve_engine
 from .convex_groups import _Packing
 from .engine import Engine
 from .several_steps_error import _steps_nodes, solve_subspace
+from .steps_mapping import with_map
 from .spectral.block_wishart import BlockWishartPrior
 from .state import ConvergenceError, State
 
@@ -114,14 +115,7 @@ def convex_steps(problem, prior, options, start):
         errs.append(abs(res.classification_error - twin.classification_error))
     res.node_error = max(errs)
     res.r, res.c, res.gamma, res.nodes = mapping.r, mapping.c, mapping.gamma, nodes
-    st = mapping.state
-    if p.vocabulary is not None:
-        res.vocabulary = p.vocabulary
-    res.groups = {"spike_norm": st.spike_norms.tolist(),
-                  "target_components": st.target_components.tolist(),
-                  "bulk_variance": st.bulk_variances.tolist()}
-    res.steps = mapping.steps
-    return res
+    return with_map(res, p, mapping)
 
 
 convex_steps.label = "convex, T-step map (vector kappa)"

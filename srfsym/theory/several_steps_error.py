@@ -24,7 +24,7 @@ from .engine import Engine, _anderson, _validate
 from .fixed_point_groups import (_GroupProblem, _complete, _residual, _solve_v_newton,
                                  _start_vector, _v_map)
 from .problem import Prior
-from .steps_mapping import StepsMapping, steps_mapping  # noqa: F401 (re-exported)
+from .steps_mapping import StepsMapping, steps_mapping, with_map  # noqa: F401 (re-exported)
 from .result import FixedPointResult
 from .spectral.block_wishart import BlockWishartPrior
 from .state import ConvergenceError
@@ -137,14 +137,7 @@ def ridge_steps(problem, prior, options, start) -> FixedPointResult:
                            mapping.gamma, prior.name, nodes, res, "structured-subspace",
                            its, time.perf_counter() - t0, node_error=abs(test - test_c),
                            notes=list(notes))
-    st = mapping.state
-    if p.vocabulary is not None:
-        out.vocabulary = p.vocabulary
-    out.groups = {"spike_norm": st.spike_norms.tolist(),
-                  "target_components": st.target_components.tolist(),
-                  "bulk_variance": st.bulk_variances.tolist()}
-    out.steps = mapping.steps
-    return out
+    return with_map(out, p, mapping)
 
 
 ridge_steps.label = "ridge, T-step map (vector kappa)"

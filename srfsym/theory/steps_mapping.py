@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["StepsMapping", "steps_mapping"]
+__all__ = ["StepsMapping", "steps_mapping", "with_map"]
 
 
 @dataclass(frozen=True)
@@ -86,3 +86,16 @@ def steps_mapping(problem) -> StepsMapping:
                       problem.steps, problem.vocabulary)
     return StepsMapping(m, activation(problem.student), step_target(problem.teacher),
                         int(problem.steps))
+
+
+def with_map(res, problem, mapping: StepsMapping):
+    """``res`` (a solver's result after ``steps > 1``) with the map's per-letter data: its
+    vocabulary, ``groups`` (spike norms, target components, bulk variances) and ``steps``."""
+    st = mapping.state
+    if problem.vocabulary is not None:
+        res.vocabulary = problem.vocabulary
+    res.groups = {"spike_norm": st.spike_norms.tolist(),
+                  "target_components": st.target_components.tolist(),
+                  "bulk_variance": st.bulk_variances.tolist()}
+    res.steps = mapping.steps
+    return res
