@@ -43,6 +43,7 @@ def test_a_first_rule_that_cannot_be_built_names_the_letter(monkeypatch):
         raise ConvergenceError("the step batch's resolvent fixed point did not converge",
                                residual=float("nan"))
     monkeypatch.setattr(g, "batch_contour", fails)
+    bulk = g.ExactGroupBulk("tanh", "sin", 2.0, 3.0, vocabulary=[1, 20])   # the rule is lazy
     with pytest.raises(ConvergenceError,
                        match=r"letter 20 puts the pole .*\(omega\^2 b = 175.5\)"):
-        g.ExactGroupBulk("tanh", "sin", 2.0, 3.0, vocabulary=[1, 20])
+        bulk.rule

@@ -11,27 +11,44 @@ from ..sweep.agreement import Z_LIMIT, agreement_warnings, z_score  # noqa: F401
 
 
 class _NoTheory:
-    """Stands for the theory where srfsym has none beside this simulation (a non-odd student
-    with a vocabulary after one step, the sRF model after several steps): every value
-    absent."""
+    """Stands for the theory where the dispatch table refuses one beside this simulation (e.g.
+    a non-odd student with a vocabulary on the isotropic or exact bulk): every value absent,
+    ``reason`` the refusal's."""
     r = c = gamma = test_error = train_error = None
 
+    def __init__(self, reason):
+        self.reason = reason
 
-def _theory_applies(sim) -> bool:
-    from ..symbolic.activations import activation
-    if getattr(sim, "steps", 1) > 1:      # the T-step map needs no parity (docs/theory.md (p))
-        return sim.model == "network"
-    return sim.vocabulary is None or activation(sim.student).parity == "odd"
+
+def _theory_refusal(sim, bulk=None):
+    """The dispatch table's reason for refusing the theory at the network simulation's
+    parameters on ``bulk`` (:func:`srfsym.theory.dispatch.refusal` of the problem
+    :func:`_theory` solves), ``None`` when it runs (and for the sRF model, whose theory is
+    the sRF fixed point at its own ``r, c, gamma``)."""
+    if sim.model != "network":
+        return None
+    from ..theory.dispatch import refusal
+    from ..theory.problem import Problem
+    voc = getattr(sim, "vocabulary", None)
+    if voc is not None:
+        from ..step.vocabulary import vocabulary
+        voc = vocabulary(voc["letters"], voc["weights"])
+    kw = {} if sim.train_loss is None else dict(loss=sim.loss, noise=sim.noise, bias=sim.bias,
+                                                 label_rule=sim.label_rule)
+    return refusal(Problem(sim.student, sim.teacher, sim.lam, float(sim.alphas[0]), sim.beta,
+                           alpha0=sim.alpha0, eta=sim.eta, vocabulary=voc,
+                           steps=getattr(sim, "steps", 1), **(bulk or {}), **kw))
 
 
 def _theory(sim, bulk=None):
     """The d -> infinity theory at the simulation's parameters, one result per alpha: on the
     isotropic bulk (``bulk=None``), or on ``bulk``, the keywords of :func:`srfsym.solve`
     (``{"bulk": "exact"}``, or ``{"bulk": "step", "d": D, "seed": S}``, docs/theory.md (g.4),
-    (g.5)) -- the theory displayed is the one compared with; :class:`_NoTheory` where srfsym
-    has none."""
-    if not _theory_applies(sim):
-        return [_NoTheory() for _ in sim.alphas]
+    (g.5)) -- the theory displayed is the one compared with; :class:`_NoTheory` with the
+    reason where the dispatch table refuses it."""
+    reason = _theory_refusal(sim, bulk)
+    if reason is not None:
+        return [_NoTheory(reason) for _ in sim.alphas]
     from ..theory.fixed_point import learning_curve, solve_srf
     from ..step.mapping import srf_mapping
     voc = getattr(sim, "vocabulary", None)
@@ -126,7 +143,8 @@ def simulation_rows(sim, theory=None, bulk=None):
             model=sim.model, d=sim.d, p=sim.p, n=int(sim.n[j]), seeds=sim.seeds,
             shared_first_layer=bool(sim.settings.get("shared_first_layer", False)),
             theory_bulk=(bulk or {}).get("bulk", "sampled" if (bulk or {}).get("spectrum")
-                                           == "sample" else "isotropic")))
+                                           == "sample" else "isotropic"),
+            theory_refused=getattr(th, "reason", None)))
         if sim.train_loss is not None:
             rows[-1].update(_convex_columns(sim, j, th))
         rows[-1]["z_score"] = z_score(rows[-1])
@@ -204,7 +222,8 @@ def warning_lines(warns, width=100):
 
 def simulation_table(rows, seeds, label=None):
     """Text table: simulation (mean +- s.e.) beside the theory (``label``: which, see
-    :func:`theory_label`), and the gap in s.e."""
+    :func:`theory_label`), and the gap in s.e. (or the reason the theory is refused)."""
+    import textwrap
     lines = [f"  {label or theory_label()} beside the simulation "
              f"(mean +- standard error over {seeds} seeds):",
              "  alpha     simulation            theory       (sim - theory)/s.e."]
@@ -213,9 +232,12 @@ def simulation_table(rows, seeds, label=None):
         spread = f" +- {row['test_error_sem']:.2g}" if row['test_error_sem'] is not None \
             else " (one seed)"
         if row["theory_test_error"] is None:
-            lines[0] = "  no theory beside this simulation (a non-odd student with a vocabulary " \
-                "after one step: docs/theory.md (k.7))"
-            lines.append(f"  {row['alpha']:<8.4g}  {row['test_error']:.6f}{spread}")
+            lines[0] = "\n".join(textwrap.wrap(
+                "no theory beside this simulation: " + (row.get("theory_refused") or "none "
+                                                        "computed"), 100, initial_indent="  ",
+                subsequent_indent="    "))
+            lines.append(f"  {row['alpha']:<8.4g}  {row['test_error']:.6f}{spread}"
+                         "    refused")
             continue
         flag = "" if z is None else f"{z:+.1f}" + ("  <- > 3 s.e." if abs(z) > Z_LIMIT else "")
         lines.append(f"  {row['alpha']:<8.4g}  {row['test_error']:.6f}{spread}"

@@ -102,7 +102,7 @@ def cmd_error(args):
         results.append(res)
         rows.append(_theory_row(args, res))
     if not emit_output(args, rows, notes=[n for res in results for n in res.notes]):
-        out(run_header(results[0].mapping, vocabulary_arg(args)))
+        out(run_header(results[0].mapping, vocabulary_arg(args), bulk=args.bulk))
         for res in results:
             out(str(res))
             for note in res.notes:
@@ -111,17 +111,24 @@ def cmd_error(args):
                 out(f"  test error ({args.dps} digits) = {mpmath.nstr(res.mp_test_error, args.dps)}")
 
 
-def run_header(m, voc, digits=10):
+def run_header(m, voc, digits=10, bulk="isotropic"):
     """The sRF parameters of a run (:func:`srf_header`), or after several steps the T-step
     map's spike vectors and bulk variances per letter (docs/theory.md (p.2))."""
-    return str(m) if getattr(m, "steps", 1) > 1 else srf_header(m, voc, digits)
+    return str(m) if getattr(m, "steps", 1) > 1 else srf_header(m, voc, digits, bulk)
 
 
-def srf_header(m, voc, digits=10):
+def srf_header(m, voc, digits=10, bulk="isotropic"):
     """The sRF parameters of a run, with the readout vocabulary's per-letter values when it is
-    not the uniform one (docs/theory.md (k))."""
+    not the uniform one (docs/theory.md (k)); on the step bulk (``bulk="step"``) the mapping's,
+    which its channel does not take (it takes the realised layer's, named in the result's
+    note, docs/theory.md (g.4))."""
     text = (f"sRF parameters: r = {m.r:.{digits}g}, c = {m.c:.{digits}g}, "
             f"gamma = {m.gamma:.{digits}g}")
+    if bulk == "step":
+        text = text.replace("sRF parameters:", "sRF parameters of the mapping (docs/theory.md "
+                            "(c); not used on the step bulk, whose channel takes the realised "
+                            "layer's measured values, see the note):")
+        return text + ("" if voc is None or voc.is_uniform else f"\nreadout {voc}")
     if voc is None or voc.is_uniform:
         return text + " (uniform readout)"
     rj = ", ".join(f"{v:.6g}" for v in voc.group_spike_strengths(m.r))
@@ -321,7 +328,7 @@ def curve_results(args, alphas, sim=None):
 def curve_text(args, cr):
     """The text report of one curve (:func:`curve_results`), as lines."""
     lc, b = cr.lc, cr.b
-    lines = [run_header(lc.results[0].mapping, vocabulary_arg(args), 8)]
+    lines = [run_header(lc.results[0].mapping, vocabulary_arg(args), 8, args.bulk)]
     if args.bulk != "isotropic":
         lines.append(f"theory on the {lc.results[0].notes[-1]}")
     if cr.base is not None:

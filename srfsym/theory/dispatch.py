@@ -191,6 +191,22 @@ register_refusal(("groups", None, ("sample", "given"), None),
                  "sampled isotropic spectrum does not carry")
 register_refusal(("groups", None, None, "mpmath"), _group_side_precision)
 
+
+def _non_odd_groups(problem, options=None):
+    """a readout vocabulary with a non-odd student after one step is taken by the realised
+    step bulk only (bulk='step': every letter's r_j, c_j measured); the isotropic and exact
+    bulks' per-letter formulas assume mu0 = 0 (docs/theory.md (k.1), (g.5.2))"""
+    from ..step.vocabulary import check_student
+    try:
+        check_student(problem.student, problem.vocabulary)
+    except ValueError as exc:      # the solvers' own refusal, with its reason
+        return str(exc)
+    return None
+
+
+_non_odd_groups.partial = True
+register_refusal(("groups", None, ("mp", "exact"), None, "single", "one"), _non_odd_groups)
+
 for _bulk in ("mp", "sample", "given"):
     register_prior(_bulk, priors.isotropic_prior)
 register_prior("step", priors.step_prior)

@@ -271,6 +271,9 @@ class Problem:
                 return no_step_mapping(self.student, self.teacher)
             return multi_index_mapping(self.student, self.teacher, self.eta, self.alpha0,
                                        mu0_correction=self.mu0_correction)
+        if self.bulk == "step":     # the realised layer's measured values, not the mapping's
+            from .spectral.priors import step_bulk_mapping
+            return step_bulk_mapping(self)
         from ..step.mapping import srf_mapping
         return srf_mapping(self.student, self.teacher, self.eta, self.alpha0,
                            mu0_correction=self.mu0_correction)

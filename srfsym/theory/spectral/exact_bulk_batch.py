@@ -41,8 +41,8 @@ from ...core.budget import check as _budget_check
 
 from ..state import ConvergenceError
 
-__all__ = ["BatchForms", "BatchContour", "batch_forms", "batch_contour", "batch_contour_variant",
-           "batch_alignment"]
+__all__ = ["BatchForms", "BatchContour", "ContourEllipse", "batch_forms", "batch_contour",
+           "batch_contour_variant", "contour_ellipse", "batch_alignment"]
 
 
 class BatchForms(NamedTuple):
@@ -141,9 +141,34 @@ class BatchContour(NamedTuple):
     def joukowski_radius(self, x):
         """``|u| >= 1`` of the points ``x`` (1 on the foci's segment, ``radius`` on the
         ellipse)."""
-        w = (np.asarray(x, dtype=complex) - self.centre) / self.half
-        u = w + np.sqrt(w - 1.0) * np.sqrt(w + 1.0)
-        return np.maximum(np.abs(u), 1.0 / np.abs(u))
+        return _joukowski_radius(x, self.centre, self.half)
+
+
+class ContourEllipse(NamedTuple):
+    """The ellipse of :func:`batch_contour`'s rule without its nodes (:func:`contour_ellipse`:
+    no resolvent evaluated): ``centre + half (u + 1/u)/2``, ``|u| = radius``; ``pole`` as in
+    :class:`BatchContour`.
+
+    >>> from srfsym.theory.spectral.exact_bulk_moments import residual_law
+    >>> e, w, xi = residual_law("sin", 0.0, 48)
+    >>> ell, rule = contour_ellipse(e, 2.0, 0.5), batch_contour(e, w, xi, 2.0, 0.5)
+    >>> ell == (rule.centre, rule.half, rule.radius, rule.pole)
+    True
+    """
+    centre: float
+    half: float
+    radius: float
+    pole: float
+
+    def joukowski_radius(self, x):
+        """As :meth:`BatchContour.joukowski_radius`."""
+        return _joukowski_radius(x, self.centre, self.half)
+
+
+def _joukowski_radius(x, centre, half):
+    w = (np.asarray(x, dtype=complex) - centre) / half
+    u = w + np.sqrt(w - 1.0) * np.sqrt(w + 1.0)
+    return np.maximum(np.abs(u), 1.0 / np.abs(u))
 
 
 def _radius(top, pole):
@@ -213,12 +238,19 @@ def batch_contour(e, w, xi, alpha0, pole, tol=1e-13) -> BatchContour:
     >>> rule.error < 1e-13, round(float(rule.vv.sum().real), 12)
     (True, 1.0)
     """
+    ell = contour_ellipse(e, alpha0, pole)
+    return _rule_at(e, w, xi, float(alpha0), ell.centre, ell.half, ell.radius, ell.pole, 64,
+                    tol)
+
+
+def contour_ellipse(e, alpha0, pole) -> ContourEllipse:
+    """The ellipse of :func:`batch_contour`'s rule (around the spectrum of ``S2``, halfway to
+    ``-pole``), from the residuals ``e`` alone: no node, no resolvent (see
+    :class:`ContourEllipse`)."""
     if not (math.isfinite(pole) and pole > 0):
         raise ValueError(f"pole must be > 0 and finite, got {pole!r}")
-    alpha0 = float(alpha0)
-    top = 1.05 * (1.0 + 1.0 / math.sqrt(alpha0))**2 * float(np.max(e * e)) + 1e-12
-    return _rule_at(e, w, xi, alpha0, top / 2.0, top / 2.0, _radius(top, pole), float(pole),
-                    64, tol)
+    top = 1.05 * (1.0 + 1.0 / math.sqrt(float(alpha0)))**2 * float(np.max(e * e)) + 1e-12
+    return ContourEllipse(top / 2.0, top / 2.0, _radius(top, pole), float(pole))
 
 
 def _rule_at(e, w, xi, alpha0, centre, half, rho, pole, n, tol):
@@ -248,7 +280,8 @@ def batch_contour_variant(rule: BatchContour, e, w, xi, alpha0, factor, tol=1e-1
     """The rule on the confocal ellipse of Joukowski radius ``rule.radius ** factor`` (for
     integrands whose poles may sit near the first one; the poles inside are the caller's:
     :class:`~srfsym.theory.spectral.exact_bulk_groups.ExactGroupPrior` adds their residues);
-    ``nodes``: at least this many (default: half the first rule's).
+    ``nodes``: at least this many (default: half the first rule's); with ``nodes`` given,
+    ``rule`` may be the first rule's :class:`ContourEllipse` (the rule itself not built).
 
     >>> from srfsym.theory.spectral.exact_bulk_moments import residual_law
     >>> law = residual_law("sin", 0.0, 48)

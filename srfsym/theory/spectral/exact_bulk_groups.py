@@ -49,7 +49,8 @@ import scipy.linalg
 from ..interfaces import GroupSpectralSide
 from .group_direction_prior import DirectionGroupPrior
 from ..state import ConvergenceError, Hats
-from .exact_bulk_batch import batch_contour, batch_contour_variant, batch_forms
+from .exact_bulk_batch import (BatchContour, batch_contour, batch_contour_variant, batch_forms,
+                               contour_ellipse)
 
 __all__ = ["ExactGroupPrior", "ExactGroupBulk", "exact_group_bulk", "vocabulary_bulk_warning"]
 
@@ -100,8 +101,16 @@ class ExactGroupPrior(DirectionGroupPrior):
     True
     """
 
-    def __init__(self, rule, ell_slope, pi, beta, lam, law=None, variants=None):
-        self.rule = rule
+    def __init__(self, rule, ell_slope, pi, beta, lam, law=None, variants=None, ellipse=None):
+        # ``rule``: the first contour rule, or a function building it on first use (then
+        # ``ellipse``, its ContourEllipse, places the poles without it: the feature spectrum's
+        # wide rules may never need it)
+        self._rule = rule if isinstance(rule, BatchContour) else None
+        self._build_rule = None if self._rule is not None else rule
+        self.ellipse = rule if ellipse is None else ellipse
+        if self._rule is None and (ellipse is None or not callable(rule)):
+            raise ValueError("rule: give a BatchContour, or a function building it with its "
+                             "ellipse (ContourEllipse)")
         # the batch's residual law (for m at a pole inside the contour, feature spectrum)
         self.law_e, self.law_w, self.law_xi, self.alpha0 = law if law is not None else (
             None, None, None, None)
@@ -114,8 +123,22 @@ class ExactGroupPrior(DirectionGroupPrior):
         self.K = len(self.pi)
         self.beta, self.lam = float(beta), float(lam)
         self.sqrt_beta = math.sqrt(self.beta)
-        self.ell = 1.0 + rule.z[:, None] * self.slope[None, :]   # (nodes, K)
+        self._ell = None
         self._last_root = None                   # (root, delta) of the last residue
+
+    @property
+    def rule(self) -> BatchContour:
+        """The first contour rule (built on first use when given as a function)."""
+        if self._rule is None:
+            self._rule = self._build_rule()
+        return self._rule
+
+    @property
+    def ell(self):
+        """``ell_j`` at the first rule's nodes, ``(nodes, K)``."""
+        if self._ell is None:
+            self._ell = 1.0 + self.rule.z[:, None] * self.slope[None, :]
+        return self._ell
 
     def _parts(self, r, V1hat, ell=None):
         ell = self.ell if ell is None else ell
@@ -149,12 +172,10 @@ class ExactGroupPrior(DirectionGroupPrior):
         roots = self._roots(r, B)
         finite = np.isfinite(roots[0])
         best, score = 0, math.inf
-        far = (not finite.any() or np.min(self.rule.joukowski_radius(roots[0][finite]))
-               >= 0.999 * self.rule.radius**2)   # where the rule's own self-check puts -pole
         # complex arguments (the feature spectrum) try the wide rules first: few nodes, and
         # every root of the integrand is a pole whose residue is added
         wide_first = self.law_e is not None and (np.iscomplexobj(r) or np.iscomplexobj(B))
-        if wide_first or not far:            # the first rule far enough from the roots
+        if wide_first or not self._far(roots[0], finite):  # the first rule far from the roots
             scores = {}
             order = (3, 4, 5, 0, 1, 2) if wide_first else (0, 3, 4, 5, 1, 2)
             for k in order if self.law_e is not None else (0,):
@@ -188,11 +209,18 @@ class ExactGroupPrior(DirectionGroupPrior):
                 e_diag, e_phi = e_diag + m * res_diag, e_phi + m * res_phi
         return e_diag, e_phi / self.beta
 
+    def _far(self, roots, finite):
+        """No root of the integrand within the first rule's ellipse of Joukowski radius
+        ``0.999 radius^2`` (where the rule's own self-check puts ``-pole``)."""
+        ell = self.ellipse
+        return (not finite.any()
+                or np.min(ell.joukowski_radius(roots[finite])) >= 0.999 * ell.radius**2)
+
     def _pole_message(self, roots, finite, score):
         """Which group's pole sits on the contour rules, and why (the refusal's message)."""
         idx = np.flatnonzero(finite)
-        near = idx[np.argmin(np.abs(np.log(self.rule.joukowski_radius(roots[0][idx])
-                                            / self.rule.radius)))]
+        near = idx[np.argmin(np.abs(np.log(self.ellipse.joukowski_radius(roots[0][idx])
+                                            / self.ellipse.radius)))]
         j = int(np.argmax(np.abs(roots[2][:, near])))     # the null vector's largest entry
         return (f"the exact law's integrand has a pole at varsigma = {complex(roots[0][near]):.4g}, "
                 f"carried by letter group {j + 1} of the vocabulary (its rows' variance factor "
@@ -212,12 +240,13 @@ class ExactGroupPrior(DirectionGroupPrior):
         a large step puts ``-1/(omega_j^2 b)`` there): their residues are added."""
         if self._variants[k - 1] is None:
             if k <= 2:
-                factor, nodes = (0.5, 1.5)[k - 1], 4 * self.rule.nodes
-            else:
-                factor, nodes = math.log(WIDE_RADII[k - 3]) / math.log(self.rule.radius), 128
+                base, factor, nodes = self.rule, (0.5, 1.5)[k - 1], 4 * self.rule.nodes
+            else:              # the wide ellipses need only the first one's geometry
+                base, nodes = self.ellipse, 128
+                factor = math.log(WIDE_RADII[k - 3]) / math.log(base.radius)
             try:
                 self._variants[k - 1] = batch_contour_variant(
-                    self.rule, self.law_e, self.law_w, self.law_xi, self.alpha0, factor,
+                    base, self.law_e, self.law_w, self.law_xi, self.alpha0, factor,
                     nodes=nodes)
             except RuntimeError:
                 self._variants[k - 1] = False
@@ -378,8 +407,9 @@ class ExactGroupPrior(DirectionGroupPrior):
 
 class ExactGroupBulk(GroupSpectralSide):
     r"""The spectral back end of ``bulk="exact"`` with a vocabulary (module doc): the step
-    batch's contour rule, the mapping's deterministic ``r, c, gamma`` and letters' ``r_j, c_j``,
-    and :meth:`group_prior` for the K-group engine.  Odd students only (as every vocabulary).
+    batch's contour rule (built on first use), the mapping's deterministic ``r, c, gamma`` and
+    letters' ``r_j, c_j``, and :meth:`group_prior` for the K-group engine.  Odd students only
+    (as every vocabulary).
 
     >>> ExactGroupBulk("relu", "sin", 2.0, 3.0, vocabulary=[1, 2])
     Traceback (most recent call last):
@@ -415,9 +445,23 @@ class ExactGroupBulk(GroupSpectralSide):
             raise ValueError(f"bulk='exact': the law's group means E ell_j = {mean_ell.tolist()} "
                              f"differ from the mapping's c_j = {list(self.group_c)} (keep the "
                              "mapping's mu0 correction)")
+        # the first contour rule is built on first use (the fixed point's sums need it; the
+        # feature spectrum's wide rules need only its ellipse, which costs nothing)
+        self.ellipse = contour_ellipse(self.law.e, self.law.alpha0, 1.0 / float(self.slope.max()))
+        self._rule = None
+        self._variants = [None] * 5                     # confocal rules, shared by the priors
+
+    @property
+    def rule(self) -> BatchContour:
+        """The step batch's first contour rule (built on first use, then kept)."""
+        if self._rule is None:
+            self._rule = self._build_rule()
+        return self._rule
+
+    def _build_rule(self) -> BatchContour:
         try:
-            self.rule = batch_contour(self.law.e, self.law.w, self.law.xi, self.law.alpha0,
-                                      1.0 / float(self.slope.max()))
+            return batch_contour(self.law.e, self.law.w, self.law.xi, self.law.alpha0,
+                                 self.ellipse.pole)
         except ConvergenceError as exc:
             j = int(np.argmax(self.slope))
             raise ConvergenceError(
@@ -427,16 +471,19 @@ class ExactGroupBulk(GroupSpectralSide):
                 "so close to the step batch's spectrum, which starts at 0, that no contour rule "
                 f"around that spectrum resolves it ({exc}); use bulk='step' (the realised layer), "
                 "a smaller eta or smaller letters", residual=float("nan")) from exc
-        self._variants = [None] * 5                     # confocal rules, shared by the priors
 
     def __repr__(self):
+        nodes = ("contour rule not built yet" if self._rule is None
+                 else f"{self._rule.nodes} contour nodes")
         return (f"ExactGroupBulk(letters={self.vocabulary.letters}, b={self.law.b:.6g}, "
-                f"alpha0={self.law.alpha0!r}, {self.rule.nodes} contour nodes)")
+                f"alpha0={self.law.alpha0!r}, {nodes})")
 
     def group_prior(self, lam, beta) -> ExactGroupPrior:
-        return ExactGroupPrior(self.rule, self.slope, self.vocabulary.weights, beta, lam,
-                               (self.law.e, self.law.w, self.law.xi, self.law.alpha0),
-                               self._variants)
+        """The K-group prior at ``(lam, beta)``; it builds the first contour rule through this
+        bulk (once for all its priors) when it first needs it."""
+        return ExactGroupPrior(lambda: self.rule, self.slope, self.vocabulary.weights, beta,
+                               lam, (self.law.e, self.law.w, self.law.xi, self.law.alpha0),
+                               self._variants, ellipse=self.ellipse)
 
 
 _CACHE: dict = {}
