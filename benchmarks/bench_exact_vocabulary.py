@@ -14,11 +14,21 @@ beta = 2, p = n, where the step's bulk is far from isotropic): the network's eig
 letter and the isotropic block-Wishart law: Stieltjes values and the KS distance of the bulk (both
 laws seen through the same Cauchy smoothing ``eps = 1e-4`` bulk mean, CDFs from the right).
 
+``--lazy-rule``: the cost of the first contour rule where only the feature spectrum is wanted
+(``srfsym spectrum`` of :data:`LAZY_COMMAND`, the letters {1, 10}, eta = 10, alpha0 = 0.25): the
+command run twice, each in a fresh process, with the rule built when the bulk is made (old: as
+``ExactGroupBulk`` did before the rule became lazy) and on first use (new); wall and CPU seconds,
+whether the rule was built, and whether the two printed reports are identical.
+
     python benchmarks/bench_exact_vocabulary.py --d 500 1000 2000 --seeds 8
     python benchmarks/bench_exact_vocabulary.py --spectrum --d 1000 2000 --seeds 3
+    python benchmarks/bench_exact_vocabulary.py --lazy-rule
 """
 import argparse
+import json
 import math
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -86,12 +96,70 @@ def spectrum_table(ds, seeds):
                   f"(|rel| {abs(s_iso[k] / m[k] - 1):.4f})")
 
 
+LAZY_COMMAND = ("spectrum", "--student", "tanh", "--teacher", "sin", "--alpha0", "0.25", "--eta",
+                "10", "--bulk", "exact", "--vocabulary", "1", "10")
+
+
+def _lazy_rule_run(when):
+    """One run of :data:`LAZY_COMMAND` in this process (``when``: "old", the rule built with
+    the bulk; "new", on first use); prints a JSON line with the seconds, the rule's builds
+    and the report."""
+    import contextlib
+    import io
+    import srfsym.theory.spectral.exact_bulk_groups as g
+    from srfsym.cli import main
+    builds, build, init = [], g.ExactGroupBulk._build_rule, g.ExactGroupBulk.__init__
+
+    def counted(self):
+        builds.append(1)
+        return build(self)
+
+    def eager(self, *args, **kwargs):          # the constructor before the rule was lazy
+        init(self, *args, **kwargs)
+        self.rule
+    g.ExactGroupBulk._build_rule = counted
+    if when == "old":
+        g.ExactGroupBulk.__init__ = eager
+    buf = io.StringIO()
+    t0, c0 = time.perf_counter(), time.process_time()
+    with contextlib.redirect_stdout(buf):
+        code = main(["-q", *LAZY_COMMAND])
+    print(json.dumps({"wall": time.perf_counter() - t0, "cpu": time.process_time() - c0,
+                      "builds": len(builds), "code": code, "report": buf.getvalue()}))
+
+
+def lazy_rule_table():
+    """:data:`LAZY_COMMAND` with the first contour rule built at once (old) and on first use
+    (new), each in a fresh process (no cache shared)."""
+    runs = {}
+    for when in ("old", "new"):
+        out = subprocess.run([sys.executable, __file__, "--lazy-rule-run", when],
+                             capture_output=True, text=True, check=True)
+        runs[when] = json.loads(out.stdout.strip().splitlines()[-1])
+    print("srfsym " + " ".join(LAZY_COMMAND))
+    for when, r in runs.items():
+        print(f"  {when}: {r['wall']:.1f} s wall, {r['cpu']:.1f} s CPU, first contour rule built "
+              f"{r['builds']} time(s), exit {r['code']}")
+    same = runs["old"]["report"] == runs["new"]["report"]
+    print(f"  reports identical: {same}")
+    if not same:
+        print(runs["old"]["report"], runs["new"]["report"], sep="\n---\n")
+    print(runs["new"]["report"])
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--d", type=int, nargs="+", default=[500, 1000, 2000])
     ap.add_argument("--seeds", type=int, default=8)
     ap.add_argument("--spectrum", action="store_true", help="the feature spectrum table")
+    ap.add_argument("--lazy-rule", action="store_true",
+                    help="the first contour rule's cost where only the spectrum is wanted")
+    ap.add_argument("--lazy-rule-run", choices=["old", "new"], help=argparse.SUPPRESS)
     a = ap.parse_args()
+    if a.lazy_rule_run:
+        return _lazy_rule_run(a.lazy_rule_run)
+    if a.lazy_rule:
+        return lazy_rule_table()
     if a.spectrum:
         return spectrum_table(a.d, a.seeds)
     from srfsym.theory.fixed_point import solve

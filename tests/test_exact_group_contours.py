@@ -47,3 +47,34 @@ def test_a_first_rule_that_cannot_be_built_names_the_letter(monkeypatch):
     with pytest.raises(ConvergenceError,
                        match=r"letter 20 puts the pole .*\(omega\^2 b = 175.5\)"):
         bulk.rule
+
+
+def test_the_first_rule_is_built_on_first_use_and_changes_no_value():
+    """The feature spectrum's complex arguments are summed on the wide ellipses, which need
+    only the first rule's ellipse: a bulk whose rule is never built gives the same Stieltjes
+    values, to the last bit, as one whose rule was built with it (as every bulk was before the
+    rule became lazy); the fixed point's sums then build it, the same rule."""
+    from srfsym.theory.feature.spectrum import feature_spectrum
+    step = ("tanh", "sin", 2.0, 3.0)
+    lazy = ExactGroupBulk(*step, vocabulary=[1, 3])
+    eager = ExactGroupBulk(*step, vocabulary=[1, 3])
+    assert eager.rule.nodes >= 64 and eager._rule is not None
+    assert lazy._rule is None and "not built yet" in repr(lazy)
+    zs = (0.5 + 0.1j, 2.0 + 0.05j, -0.5 + 0j)
+    values = {}
+    for name, bulk in (("lazy", lazy), ("eager", eager)):
+        fs = feature_spectrum("tanh", "sin", alpha0=2.0, eta=3.0, spectrum=bulk,
+                              vocabulary=[1, 3])
+        values[name] = [fs.stieltjes_value(z).s for z in zs]
+    assert lazy._rule is None                       # the spectrum never needed it
+    assert values["lazy"] == values["eager"]         # identical numbers
+    assert all(abs(v) > 0.05 for v in values["lazy"])
+    V1hat, V2hat = np.array([[1.0, 0.3], [0.3, 2.0]]), np.array([0.2, 0.3])
+    got = lazy.group_prior(0.1, 1.0).prior(V1hat, V2hat)
+    want = eager.group_prior(0.1, 1.0).prior(V1hat, V2hat)
+    assert lazy._rule is not None and lazy.rule.nodes == eager.rule.nodes
+    rule = lazy.rule                                # the ellipse the wide rules were built on
+    assert tuple(lazy.ellipse) == (rule.centre, rule.half, rule.radius, rule.pole)
+    assert np.array_equal(lazy.rule.z, eager.rule.z)
+    for name in ("r", "V1", "V2", "F", "H", "X"):
+        assert np.array_equal(getattr(got, name), getattr(want, name)), name
