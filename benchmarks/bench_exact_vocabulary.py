@@ -168,6 +168,7 @@ def main():
     from srfsym.theory.spectral.step_bulk_groups import RealisedGroupPrior, step_group_data
     t0 = time.perf_counter()
     bulk = ExactGroupBulk(*CASE, vocabulary=[1, 2])
+    bulk.rule                                    # built on first use: timed here, with the bulk
     t1 = time.perf_counter()
     prior = bulk.group_prior(LAM, BETA)
     ex = prior.prior(V1HAT, V2HAT)

@@ -73,7 +73,14 @@ def test_simulate_prints_the_refusal_where_the_theory_would_be(bulk, output):
     proc = run_cli("-q", "simulate", *CASE, "--seeds", "2", "--bulk", bulk, output)
     assert proc.returncode == 0, proc.stderr
     if output == "--json":
-        (row,) = json.loads(proc.stdout)["rows"]
+        data = json.loads(proc.stdout)
+        jsonschema = pytest.importorskip("jsonschema")
+        from srfsym.cli.common import schema_path
+        schema = json.loads(schema_path().read_text())
+        assert not list(jsonschema.Draft202012Validator(schema).iter_errors(data))
+        assert schema["$defs"]["row"]["properties"]["theory_refused"]["type"] == ["string",
+                                                                                   "null"]
+        (row,) = data["rows"]
         assert row["theory_test_error"] is None and row["theory_refused"] == why
         assert row["test_error"] > 0                  # the network itself is simulated
     else:
