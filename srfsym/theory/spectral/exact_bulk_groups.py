@@ -176,10 +176,14 @@ class ExactGroupPrior(DirectionGroupPrior):
         # every root of the integrand is a pole whose residue is added
         wide_first = self.law_e is not None and (np.iscomplexobj(r) or np.iscomplexobj(B))
         if wide_first or not self._far(roots[0], finite):  # the first rule far from the roots
-            scores = {}
+            scores, unbuilt = {}, None
             order = (3, 4, 5, 0, 1, 2) if wide_first else (0, 3, 4, 5, 1, 2)
             for k in order if self.law_e is not None else (0,):
-                rule = self.rule if k == 0 else self._variant(k)
+                try:
+                    rule = self.rule if k == 0 else self._variant(k)
+                except ConvergenceError as exc:  # the first rule cannot be built: others may
+                    unbuilt = exc
+                    continue
                 if rule is None:             # this confocal rule could not be built
                     continue
                 rad = rule.joukowski_radius(roots[0][finite])
@@ -187,6 +191,8 @@ class ExactGroupPrior(DirectionGroupPrior):
                              if finite.any() else math.inf)
                 if scores[k] >= 36.0:        # no further rule built
                     break
+            if not scores:
+                raise unbuilt
             best = max(scores, key=scores.get)
             score = scores[best]
         if score < 36.0:                     # trapezoid error ~ exp(-nodes |log(rad/radius)|)
@@ -448,14 +454,23 @@ class ExactGroupBulk(GroupSpectralSide):
         # the first contour rule is built on first use (the fixed point's sums need it; the
         # feature spectrum's wide rules need only its ellipse, which costs nothing)
         self.ellipse = contour_ellipse(self.law.e, self.law.alpha0, 1.0 / float(self.slope.max()))
-        self._rule = None
+        self._rule = self._rule_error = None
         self._variants = [None] * 5                     # confocal rules, shared by the priors
 
     @property
     def rule(self) -> BatchContour:
         """The step batch's first contour rule (built on first use, then kept)."""
+        return self._first_rule()
+
+    def _first_rule(self) -> BatchContour:
         if self._rule is None:
-            self._rule = self._build_rule()
+            if self._rule_error is not None:     # it failed once: it fails again, at no cost
+                raise self._rule_error
+            try:
+                self._rule = self._build_rule()
+            except ConvergenceError as exc:
+                self._rule_error = exc
+                raise
         return self._rule
 
     def _build_rule(self) -> BatchContour:
@@ -481,7 +496,7 @@ class ExactGroupBulk(GroupSpectralSide):
     def group_prior(self, lam, beta) -> ExactGroupPrior:
         """The K-group prior at ``(lam, beta)``; it builds the first contour rule through this
         bulk (once for all its priors) when it first needs it."""
-        return ExactGroupPrior(lambda: self.rule, self.slope, self.vocabulary.weights, beta,
+        return ExactGroupPrior(self._first_rule, self.slope, self.vocabulary.weights, beta,
                                lam, (self.law.e, self.law.w, self.law.xi, self.law.alpha0),
                                self._variants, ellipse=self.ellipse)
 

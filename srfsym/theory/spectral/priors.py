@@ -116,7 +116,7 @@ def step_bulk_mapping(problem):
     ...     warnings.simplefilter("always")
     ...     m = step_bulk_mapping(p)
     >>> print(m.notes[0])   # doctest: +ELLIPSIS
-    student relu is not odd: on the step bulk ... measured r_j, c_j and gamma ... nor the per-letter formulas ...
+    student relu is not odd: on the step bulk ... measured r_j, c_j and gamma ...
     >>> [str(x.message) for x in w] == [m.notes[0]]
     True
     """
