@@ -209,11 +209,17 @@ class _Family:
         fixed = []
         for name, o in zip(self.names, outs):
             if name in self.by_symmetry:
-                f = self._evaluators.setdefault(
-                    "np_" + name, lambdify_numpy(self.params, self.by_symmetry[name][0]))
+                f = self._symmetric_evaluator(name, "np", lambdify_numpy)
                 o = np.where(zero, np.asarray(f(*values), dtype=float), o)
             fixed.append(o)
         return tuple(fixed)
+
+    def _symmetric_evaluator(self, name, kind, lambdify):
+        """The generated evaluator of the value of ``name`` fixed by symmetry (made once)."""
+        key = f"{kind}_{name}"
+        if key not in self._evaluators:
+            self._evaluators[key] = lambdify(self.params, self.by_symmetry[name][0])
+        return self._evaluators[key]
 
     def _symmetric_at(self, values) -> dict:
         """``{index: (name, mpmath evaluator)}`` of the values fixed by symmetry at this
@@ -227,9 +233,7 @@ class _Family:
         out = {}
         for i, name in enumerate(self.names):
             if name in self.by_symmetry:
-                f = self._evaluators.setdefault(
-                    "mp_" + name, lambdify_mpmath(self.params, self.by_symmetry[name][0]))
-                out[i] = (name, f)
+                out[i] = (name, self._symmetric_evaluator(name, "mp", lambdify_mpmath))
         return out
 
     def _finite_values(self, values, dps):
