@@ -214,7 +214,10 @@ def _coefficients_at(co, kappa, args):
                 for n, v, g in zip(names, vals, good)}
         errors = tuple(abs(mpmath.mpf(float(v)) - ref) for v, ref in zip(vals, checked))
     want = args.dps or 15
-    methods, how = co.methods(), co.how()
+    # values fixed by the symmetry of sigma at this point (mu0 = 0 for an odd sigma at
+    # r kappa = 0) are exact, with the reason, whatever the method of the formula
+    methods = {n: "exact" if n in checked.exact else m for n, m in co.methods().items()}
+    how = {**co.how(), **checked.exact}
     row = activation_row("coefficients", co.activation.name, kappa=kappa, r=args.r,
                          c=args.c, **{n: float(mpmath.mpf(rows[n])) for n in names},
                          method=" ".join(sorted(set(methods.values()))),
@@ -234,6 +237,8 @@ def _coefficients_at(co, kappa, args):
             notes[n] = (f"(only {g} significant digits are good in double precision; "
                         f"checked value {mpmath.nstr(checked[i], min(12, checked.good_digits[i]))}"
                         ": use --dps)")
+    for n, reason in checked.exact.items():
+        notes[n] = f"(exact by {reason})"
     return row, detail, notes
 
 
@@ -259,12 +264,12 @@ def cmd_coefficients(args):
     methods = co.methods()
     precision = f" ({args.dps} digits)" if args.dps else " (double precision)"
     if len(points) == 1:
-        row, _, notes = points[0]
+        row, detail, notes = points[0]
         out(f"cGET coefficients of {co.activation.name} at kappa = {kappas[0]}, r = {args.r}, "
             f"c = {args.c}" + precision)
         for n in co.names:
             note = f"   {notes[n]}" if n in notes else ""
-            out(f"  {n:8s} = {row['decimal'][n]}   [{methods[n]}]{note}")
+            out(f"  {n:8s} = {row['decimal'][n]}   [{detail[n]['method']}]{note}")
         return
     out(f"cGET coefficients of {co.activation.name} at r = {args.r}, c = {args.c}, "
         f"{len(kappas)} kappas" + precision + "; "

@@ -29,21 +29,22 @@ erf(sqrt(2)*kappa*r/(2*sqrt(c)))
 from __future__ import annotations
 
 import warnings
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import mpmath
 import numpy as np
 import sympy as sp
 
 from ..core.precision import workdps
-from .activations import Activation, activation
+from .activations import Activation, activation, lambdify_mpmath, lambdify_numpy
 from .gaussian import FormulaSet, gaussian_expectation
 from .hermite import mustar2_from_moments
+from .quadrature import _mpf
 from ..core.values import check_dps
 
 __all__ = ["KAPPA", "R", "C", "GAMMA", "CGETCoefficients", "TeacherFunctions",
            "CheckedValues", "PrecisionWarning", "agreeing_digits",
-           "cget_coefficients", "teacher_functions"]
+           "cget_coefficients", "teacher_functions", "symmetric_expectations"]
 
 #: Symbols of the conditional coefficients.
 KAPPA = sp.Symbol("kappa", real=True)
@@ -79,6 +80,55 @@ def _stein_table(act: Activation, table: dict):
     return {_P0: table[_P0], _D1: d1, _P2: table[_P2]}
 
 
+def _is_identity(diff) -> bool:
+    """``diff == 0`` for every real x, decided by SymPy (kinked forms also piece by piece)."""
+    from .activations import _KINKED, _is_zero
+    if _is_zero(diff):
+        return True
+    return diff.has(*_KINKED) and _is_zero(diff.rewrite(sp.Piecewise))
+
+
+def _minus(term) -> str:
+    """``"sigma(x) - term"`` as text (``+`` for a negative term)."""
+    if term.could_extract_minus_sign():
+        return f"sigma(x) + {-term}"
+    return f"sigma(x) - {term}"
+
+
+@lru_cache(maxsize=None)
+def symmetric_expectations(act) -> dict:
+    """What the symmetry of sigma fixes at ``a = 0``, for every ``s``: ``E sigma(s z)`` when
+    sigma minus a constant is odd, and ``E[z sigma(s z)]``, ``E sigma'(s z)`` when sigma minus
+    a multiple of x is even.  A dict ``{"E0"|"E1"|"D1": (value in the symbol s, reason)}``,
+    each symmetry decided by SymPy (``sigma(x) + sigma(-x) - 2 sigma(0) == 0``,
+    ``sigma(x) - sigma(-x) - 2 b x == 0``).
+
+    >>> symmetric_expectations("tanh")["E0"]
+    (0, 'parity: tanh is odd')
+    >>> symmetric_expectations("softplus")["E1"]
+    (s/2, 'symmetry: sigma(x) - x/2 is even')
+    """
+    from .activations import X
+    from .gaussian import S
+    from ..core.budget import simplify_limited
+    act = activation(act)
+    e = act.expr
+    flipped = e.subs(X, -X)
+    out = {}
+    c0 = simplify_limited(e.subs(X, 0))
+    if c0.is_real and c0.is_finite and _is_identity(e + flipped - 2 * c0):
+        why = (f"parity: {act.name} is odd" if c0 == 0
+               else f"symmetry: {_minus(c0)} is odd")
+        out["E0"] = (c0, why)
+    b = simplify_limited((e.subs(X, 1) - e.subs(X, -1)) / 2)
+    if b.is_real and b.is_finite and _is_identity(e - flipped - 2 * b * X):
+        why = (f"parity: {act.name} is even" if b == 0
+               else f"symmetry: {_minus(b * X)} is even")
+        out["E1"] = (b * S, why)
+        out["D1"] = (b, why)
+    return out
+
+
 def _check_finite(params, values):
     for sym, v in zip(params, values):
         try:
@@ -102,6 +152,8 @@ class _Family:
         self.params = params
         table = _table(act) if table is None else table
         self.set = FormulaSet(templates, params, table, a_expr, s_expr)
+        self.s_expr = s_expr
+        self._evaluators = {}
 
     @property
     def method(self) -> str:
@@ -120,6 +172,69 @@ class _Family:
 
     def _validate(self, *values):  # pragma: no cover - overridden
         pass
+
+    @cached_property
+    def by_symmetry(self) -> dict:
+        """The values fixed exactly by the symmetry of sigma wherever ``a = 0`` (``a = r kappa``
+        for the coefficients): ``{name: (SymPy expression in the params, reason)}``, e.g. mu0
+        = 0 for an odd sigma and mu1 = 0 for an even one (see :func:`symmetric_expectations`).
+        The evaluators return these values there, and :meth:`mpmath` lists them in
+        ``CheckedValues.exact``; away from ``a = 0`` they do not apply.
+
+        >>> cget_coefficients("cos").by_symmetry["mu1"]
+        (0, 'parity: cos is even, so mu1 = 0 where kappa*r = 0')
+        """
+        sym = symmetric_expectations(self.activation)
+        known = {ph: sym[key] for ph, key in ((_P0, "E0"), (_P1, "E1"), (_D1, "D1"))
+                 if ph in self.set.table and key in sym}
+        out = {}
+        for name in self.names:
+            template = self.set[name].template
+            used = template.free_symbols & set(self.set.table)
+            if used and used <= set(known):
+                from .gaussian import S
+                expr = sp.simplify(template.subs(
+                    {ph: known[ph][0].subs(S, self.s_expr) for ph in used}))
+                out[name] = (expr, "; ".join(sorted({known[ph][1] for ph in used}))
+                             + f", so {name} = {expr} where {sp.sstr(self.set.a_expr)} = 0")
+        return out
+
+    def _symmetric_numpy(self, values, outs):
+        """``outs`` with the values fixed by symmetry where ``a = 0``."""
+        if "a_np" not in self._evaluators:
+            self._evaluators["a_np"] = lambdify_numpy(self.params, self.set.a_expr)
+        zero = np.asarray(self._evaluators["a_np"](*values), dtype=float) == 0
+        if not np.any(zero) or not self.by_symmetry:
+            return outs
+        fixed = []
+        for name, o in zip(self.names, outs):
+            if name in self.by_symmetry:
+                f = self._symmetric_evaluator(name, "np", lambdify_numpy)
+                o = np.where(zero, np.asarray(f(*values), dtype=float), o)
+            fixed.append(o)
+        return tuple(fixed)
+
+    def _symmetric_evaluator(self, name, kind, lambdify):
+        """The generated evaluator of the value of ``name`` fixed by symmetry (made once)."""
+        key = f"{kind}_{name}"
+        if key not in self._evaluators:
+            self._evaluators[key] = lambdify(self.params, self.by_symmetry[name][0])
+        return self._evaluators[key]
+
+    def _symmetric_at(self, values) -> dict:
+        """``{index: (name, mpmath evaluator)}`` of the values fixed by symmetry at this
+        point (empty unless ``a = 0`` there)."""
+        if "a_mp" not in self._evaluators:
+            self._evaluators["a_mp"] = lambdify_mpmath(self.params, self.set.a_expr)
+        with workdps(30):
+            a = self._evaluators["a_mp"](*(_mpf(v) for v in values))
+        if a != 0:
+            return {}
+        out = {}
+        for i, name in enumerate(self.names):
+            if name in self.by_symmetry:
+                out[i] = (name, self._symmetric_evaluator(name, "mp", lambdify_mpmath))
+        return out
 
     def _finite_values(self, values, dps):
         """The closed forms at ``values`` (``dps`` digits); an infinite or complex value (the
@@ -147,7 +262,7 @@ class _Family:
         def evaluate(*values):
             _check_finite(self.params, values)
             self._validate(*values)
-            return self.set.numpy(*values)
+            return self._symmetric_numpy(values, self.set.numpy(*values))
         return evaluate
 
     def mpmath(self, dps: int = 30, *, verify: bool = True, max_dps: int | None = None):
@@ -177,11 +292,20 @@ class _Family:
         def evaluate(*values):
             _check_finite(self.params, values)
             self._validate(*values)
+            fixed = self._symmetric_at(values)
+
+            def compute(d, outs=None):
+                outs = list(self.set.mpmath(*values, dps=d) if outs is None else outs)
+                with workdps(d):
+                    for i, (_, f) in fixed.items():
+                        outs[i] = +mpmath.mpf(f(*(_mpf(v) for v in values)))
+                return tuple(outs)
             if not verify:
-                return self.set.mpmath(*values, dps=dps)
+                return compute(dps)
             cap = max_dps or dps + (800 if self.method == "exact" else 100)
-            out = _checked(lambda d: self._finite_values(values, d), dps, cap,
-                           self.method == "exact")
+            out = _checked(lambda d: compute(d, self._finite_values(values, d)), dps, cap,
+                           self.method == "exact", skip=fixed)
+            out.exact = {name: self.by_symmetry[name][1] for name, _ in fixed.values()}
             # a negative variance at every precision is cancellation that no working
             # precision up to the cap resolved (erf(u) rounds to 1): no digit is good
             out.good_digits = tuple(0 if n in self.nonnegative and v < 0 else g
@@ -202,11 +326,14 @@ class PrecisionWarning(UserWarning):
 class CheckedValues(tuple):
     """A tuple of mpf values with ``good_digits`` (significant digits on which two working
     precisions agree, per value, at most the requested ``dps``), ``working_dps`` (the higher
-    of the two working precisions) and ``abs_error`` (their largest difference, per value)."""
+    of the two working precisions), ``abs_error`` (their largest difference, per value) and
+    ``exact`` (``{name: reason}`` of the values fixed exactly by the symmetry of sigma at this
+    point, e.g. mu0 = 0 for an odd sigma at kappa = 0; their error is 0)."""
 
     good_digits: tuple
     working_dps: int
     abs_error: tuple
+    exact: dict
 
 
 def agreeing_digits(x, y, dps: int) -> int:
@@ -226,9 +353,11 @@ def agreeing_digits(x, y, dps: int) -> int:
         return int(max(0, min(dps, mpmath.floor(-mpmath.log10(diff / abs(y))))))
 
 
-def _checked(compute, dps, cap, exact):
+def _checked(compute, dps, cap, exact, skip=()):
     """``compute(d)`` at two working precisions, raised until they agree to ``dps`` digits
-    (or the higher reaches ``cap``): a :class:`CheckedValues`."""
+    (or the higher reaches ``cap``): a :class:`CheckedValues`.  The values at the indices
+    ``skip`` are exact (fixed by symmetry): their zeros need no confirmation and their error
+    is 0."""
     low_dps = dps
     low = compute(low_dps)
     extra = 10
@@ -241,7 +370,8 @@ def _checked(compute, dps, cap, exact):
         # only at the precision cap.  Quadrature is too slow for that: a numeric 0 (odd
         # integrand by symmetry, or an integrand linear to the working precision) is kept
         # with abs_error 10^-working_dps (relative to the size of the terms)
-        zeros = exact and any(x == 0 and y == 0 for x, y in zip(low, high))
+        zeros = exact and any(x == 0 and y == 0 for i, (x, y) in enumerate(zip(low, high))
+                              if i not in skip)
         if (min(good) >= dps and not zeros) or high_dps >= cap:
             if min(good) < dps and low_dps < cap - 10:
                 # at the cap: compare with a close lower precision, so the digits reported
@@ -253,11 +383,11 @@ def _checked(compute, dps, cap, exact):
         extra = max(2 * extra, dps - min(good) + 10)
         low_dps, low = high_dps, high
     with workdps(high_dps + 10):
-        errors = tuple(abs(x - y) if y != 0 else mpmath.mpf(10) ** -high_dps
-                       for x, y in zip(low, high))
+        errors = tuple(mpmath.mpf(0) if i in skip else abs(x - y) if y != 0
+                       else mpmath.mpf(10) ** -high_dps for i, (x, y) in enumerate(zip(low, high)))
     with workdps(dps):
         out = CheckedValues(+v for v in high)
-    out.good_digits, out.working_dps = good, high_dps
+    out.good_digits, out.working_dps, out.exact = good, high_dps, {}
     with workdps(5):
         out.abs_error = tuple(+e for e in errors)
     return out

@@ -70,9 +70,13 @@ class DensityMixin:
 
     def _inside(self, x):
         """Whether the density at ``x`` (``eps = 1e-7`` times the bulk mean) exceeds ``1e-6`` of
-        the bulk's typical density; where a value does not converge, ``eps`` grows by 4 up to
-        64 times (as in :meth:`density`); ``None`` if it never converges.  Checks the time
-        budget (``--time-limit``)."""
+        the bulk's typical density and is a density, not the Lorentzian tail of a piece
+        nearby: a tail shrinks with ``eps`` (at ``eps / 16`` to less than a quarter), a density
+        does not (a piece far below the bulk mean, within about ``0.1`` mean of ``x``, has
+        such a tail above the threshold).  Where a value does not converge, ``eps`` grows by
+        4 up to 64 times (as in :meth:`density`); ``None`` if it never converges (the check
+        at ``eps / 16`` is skipped if it does not).  Checks the time budget
+        (``--time-limit``)."""
         from ...core.budget import check
         check("the right edge of the feature spectrum")
         m = self.bulk_mean
@@ -81,12 +85,21 @@ class DensityMixin:
         while True:
             try:
                 v = self.stieltjes_value(complex(x, eps), warm_start=False, tol=1e-6)
-                return v.s.imag / math.pi > 1e-6 / m
+                break
             except ConvergenceError:
                 self._warm = None
                 if eps >= 64e-7 * m:
                     return None
                 eps *= 4
+        value = v.s.imag / math.pi
+        if value <= 1e-6 / m:
+            return False
+        try:
+            finer = self.stieltjes_value(complex(x, eps / 16), warm_start=False, tol=1e-6)
+        except ConvergenceError:
+            self._warm = None
+            return True
+        return finer.s.imag / math.pi > value / 4
 
     def _edge(self, lo, hi, lo_inside):
         """Bisection of the support's boundary in ``[lo, hi]`` to ``1e-4`` relative."""
@@ -103,7 +116,8 @@ class DensityMixin:
     @cached_property
     def support_pieces(self) -> list:
         """The pieces ``[(a, b), ...]`` of the bulk's support (density at ``eps = 1e-7`` above
-        ``1e-6`` of the bulk's typical density), ascending.  Found on a geometric grid of
+        ``1e-6`` of the bulk's typical density, and not a tail that shrinks with ``eps``: see
+        :meth:`_inside`), ascending.  Found on a geometric grid of
         ratio 1.6 from ``1e-3`` times the bulk mean up to where the second moment leaves at
         most ``1e-4`` of the mass above (``m1 sqrt(1 + nv) 100``; ``1000 m1`` with K > 1 letters,
         which have no variance formula); each boundary bisected to

@@ -3,7 +3,7 @@ r"""The giant outliers and the bulk moments of the feature spectrum (docs/theory
 
 >>> e = spectrum_moment_expressions()
 >>> e["bulk_mean"]
-E_mu1sq*c + E_mustar2
+E_mu1sq*E_varrho + E_mustar2
 """
 from __future__ import annotations
 
@@ -25,35 +25,42 @@ C_, BETA_, NU_ = sp.symbols("c beta nu", positive=True)
 #: Variance of the bulk law of ``W Pi W^T`` (``beta c^2`` for ``c MP_beta``; the sample
 #: variance of the eigenvalues for a finite-d bulk such as the step's, docs/theory.md (g.4)).
 VAR_RHO = sp.Symbol("Var_varrho", positive=True)
+#: Mean of the bulk law of ``W Pi W^T`` (``c`` for ``c MP_beta``; the mean of the eigenvalues
+#: for a given list, which need not be c).
+MEAN_RHO = sp.Symbol("E_varrho", positive=True)
 
 
 @lru_cache(maxsize=None)
 def spectrum_moment_expressions() -> dict:
     r"""Bulk mean, normalised bulk variance and the giant-outlier correction Delta in
-    kappa-moments (``t(kappa) = c mu1^2 + mu_star^2``, the conditional variance of one
-    feature).
+    kappa-moments: ``t(kappa) = E_varrho mu1^2 + mu_star^2`` is the conditional variance of
+    one feature, averaged over the bulk law ``varrho`` of ``W Pi W^T`` (``E_varrho = c`` for
+    ``c MP_beta``; ``E_tsq`` is ``E t^2`` with the same ``t``).  Delta (derived for the
+    isotropic bulk) keeps ``c`` (``E_mu0sq_t = E[mu0^2 (c mu1^2 + mu_star^2)]``).
 
     >>> e = spectrum_moment_expressions()
     >>> e["bulk_mean"]
-    E_mu1sq*c + E_mustar2
-    >>> e["outlier_correction"].subs(EKM0M1, 0).subs(EM0SQ_T, EM0SQ * e["bulk_mean"])
+    E_mu1sq*E_varrho + E_mustar2
+    >>> e["outlier_correction"].subs(EKM0M1, 0).subs(EM0SQ_T, EM0SQ * e["bulk_mean"]).subs(
+    ...     MEAN_RHO, C_)
     E_mu1sq*c + E_mustar2 + nu*(E_mu1sq*c + E_mustar2)
     """
-    Et = C_ * EMU1SQ + EMUS2
+    Et = MEAN_RHO * EMU1SQ + EMUS2
     var_t = ET2 - Et**2
     return {
         "bulk_mean": Et,
         # m2/m1^2 - 1 of the bulk law (docs/theory.md (j.6)); Var_varrho = beta c^2 for c MP_beta
         "bulk_normalised_variance": NU_ * (1 + var_t / Et**2) + VAR_RHO * EMU1SQ**2 / Et**2,
         # lambda_1 = p M2hat + Delta (docs/theory.md (j.5))
-        "outlier_correction": Et + (C_ * BETA_ * EKM0M1**2 + NU_ * EM0SQ_T) / EM0SQ,
+        "outlier_correction": (C_ * EMU1SQ + EMUS2
+                               + (C_ * BETA_ * EKM0M1**2 + NU_ * EM0SQ_T) / EM0SQ),
     }
 
 
 @lru_cache(maxsize=None)
 def _moment_functions():
     e = spectrum_moment_expressions()
-    args = (EM0SQ, EKM0M1, EM0SQ_T, EMU1SQ, EMUS2, ET2, C_, BETA_, NU_, VAR_RHO)
+    args = (EM0SQ, EKM0M1, EM0SQ_T, EMU1SQ, EMUS2, ET2, C_, BETA_, NU_, MEAN_RHO, VAR_RHO)
     return {k: sp.lambdify(args, v, modules="math") for k, v in e.items()}
 
 
@@ -72,9 +79,10 @@ class OutlierMixin:
         for K in NODE_LADDER:
             P = self._problem(K)
             mu0, mu1sq, mus2, kap = P.mu0, P.mu1sq, P.mus2, P.kappa
-            t = self.c * mu1sq + mus2
+            t = self.c * mu1sq + mus2                    # (Delta, docs/theory.md (j.5))
+            t_bulk = self._bulk_law[0] * mu1sq + mus2    # averaged over the bulk law
             cur = np.array([P.E(mu0 * mu0), P.E(kap * mu0 * P.mu1), P.E(mu0 * mu0 * t),
-                            P.E(mu1sq), P.E(mus2), P.E(t * t)])
+                            P.E(mu1sq), P.E(mus2), P.E(t_bulk * t_bulk)])
             if prev is not None and np.all(np.abs(cur - prev) <= 1e-13 * (np.abs(cur) + 1e-300)
                                            + 1e-300):
                 break
@@ -84,24 +92,29 @@ class OutlierMixin:
     def _formula(self, name):
         try:
             return float(_moment_functions()[name](*self._moments, self.c, self.beta, self.nu,
-                                                   self._bulk_variance))
+                                                   *self._bulk_law))
         except ZeroDivisionError:
-            t = self.c * self._moments[3] + self._moments[4]
-            raise ValueError(f"the features' bulk scale E[mu1^2] c + E[mu_star^2] = {t:.3g} "
-                             f"(at r = {self.r:g}, c = {self.c:g}) is too small for double "
+            t = self._bulk_law[0] * self._moments[3] + self._moments[4]
+            raise ValueError(f"the features' bulk scale E[mu1^2] E[varrho] + E[mu_star^2] = "
+                             f"{t:.3g} (at r = {self.r:g}, c = {self.c:g}) is too small for double "
                              "precision (its square underflows to 0): the bulk is degenerate "
                              "here; use a larger c") from None
 
-    @property
-    def _bulk_variance(self) -> float:
-        """Variance of the bulk law of ``W Pi W^T``: ``beta c^2`` (MP), or of the given eigenvalues."""
+    @cached_property
+    def _bulk_law(self) -> tuple:
+        """Mean and variance of the bulk law ``varrho`` of ``W Pi W^T`` that the s(z) solver
+        uses: ``(c, beta c^2)`` (MP), those of the given eigenvalues (a list, or a sampled
+        layer's ``Omega``), or the exact law's (docs/theory.md (g.5))."""
         from ..spectral.eigenvalues import EigenvalueSpectrum
-        if isinstance(self.bulk, EigenvalueSpectrum):
-            return float(np.var(self.bulk.D))
-        if hasattr(self.bulk, "bulk_moments"):        # the exact law, docs/theory.md (g.5)
-            m1, m2 = self.bulk.bulk_moments()
-            return float(m2 - m1 * m1)
-        return self.beta * self.c ** 2
+        bulk = self.bulk
+        if hasattr(bulk, "omega_spectrum"):           # a sampled layer: its Omega's eigenvalues
+            bulk = EigenvalueSpectrum(bulk.omega_spectrum()[0])
+        if isinstance(bulk, EigenvalueSpectrum):
+            return float(np.mean(bulk.D)), float(np.var(bulk.D))
+        if hasattr(bulk, "bulk_moments"):        # the exact law, docs/theory.md (g.5)
+            m1, m2 = bulk.bulk_moments()
+            return float(m1), float(m2 - m1 * m1)
+        return self.c, self.beta * self.c ** 2
 
     @cached_property
     def _group_moments(self):
@@ -209,12 +222,21 @@ class OutlierMixin:
 
     @property
     def bulk_mean(self) -> float:
-        """Mean of the bulk law, ``E t(kappa)``, ``t = c mu1^2 + mu_star^2``; with a
-        vocabulary the pi-weighted mean of the groups' values (the trace is additive)."""
+        """Mean of the bulk law, ``E t(kappa)``, ``t = E_varrho mu1^2 + mu_star^2`` with
+        ``E_varrho`` the mean of the spectral side (``c`` for MP, the mean of a given
+        eigenvalue list); with a vocabulary the pi-weighted mean of the groups' values (the
+        trace is additive).
+
+        >>> from srfsym.theory.feature.spectrum import feature_spectrum
+        >>> fs = feature_spectrum("tanh", r=1.0, c=1.0, spectrum=[1.0, 3.0])   # mean 2, not c
+        >>> round(fs.bulk_mean, 6), round(2 * fs._moments[3] + fs._moments[4], 6)
+        (0.531947, 0.531947)
+        """
         if self._use_groups:
             f = _moment_functions()["bulk_mean"]
             mu1sq, mus2, _ = self._group_moments
-            return float(sum(pj * f(0, 0, 0, a, b, 0, cj, self.beta, self.nu, 0) for pj, a, b, cj in
+            return float(sum(pj * f(0, 0, 0, a, b, 0, cj, self.beta, self.nu, cj, 0)
+                             for pj, a, b, cj in
                              zip(self.voc.weights, mu1sq, mus2,
                                  self.voc.group_bulk_variances(self.c))))
         return self._formula("bulk_mean")
