@@ -295,7 +295,9 @@ def _user_case(table, case, dps):
         vals = co.mpmath(dps)(case["kappa"], case["r"], case["c"])
         how = ("closed form (checked against quadrature), evaluated at "
                f"{dps} digits" if co.method == "exact" else f"quadrature at {dps} digits")
-        return {n: {"value": _s(v, dps), "method": co.method, "how": how}
+        exact = getattr(vals, "exact", None) or {}      # fixed by the symmetry of sigma
+        return {n: ({"value": _s(v, dps), "method": "exact", "how": exact[n]} if n in exact else
+                    {"value": _s(v, dps), "method": co.method, "how": how})
                 for n, v in zip(co.names, vals)}
     if table == "mapping":
         from .step.mapping import srf_mapping

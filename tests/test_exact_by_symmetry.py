@@ -148,3 +148,23 @@ def test_coefficients_cli_labels_parity_zeros(capsys):
                     "--dps", "25", "--json")
     mu1 = json.loads(out)["details"]["coefficients"]["mu1"]
     assert mu1["value"] == "0.0" and mu1["how"].startswith("parity: cos is even"), mu1
+
+
+def test_reference_case_labels_a_parity_zero_exact(tmp_path):
+    """`srfsym reference` on a cGET case at kappa = 0: mu0 of tanh is the exact 0 with the
+    parity reason; mu1 stays numeric and equals 40-digit quadrature of E[tanh'(g)] to 20 digits."""
+    import json
+    import mpmath
+    from cli_run import run_cli
+    f = tmp_path / "case.toml"
+    f.write_text('[[cget]]\nactivation = "tanh"\nkappa = 0\nr = 1\nc = 1\n')
+    res = run_cli("reference", str(f), "--dps", "20", "-q")
+    assert res.returncode == 0, res.stderr
+    vals = json.loads(res.stdout)["values"]["cget"][0]["values"]
+    assert vals["mu0"]["value"] == "0" and vals["mu0"]["method"] == "exact"
+    assert "parity" in vals["mu0"]["how"]
+    assert vals["mu1"]["method"] == "numeric"
+    with mpmath.workdps(40):
+        want = mpmath.quad(lambda g: (1 - mpmath.tanh(g)**2) * mpmath.npdf(g), [-mpmath.inf, 0,
+                                                                                  mpmath.inf])
+        assert abs(mpmath.mpf(vals["mu1"]["value"]) - want) < mpmath.mpf(10)**-19 * want
