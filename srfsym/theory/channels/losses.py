@@ -37,8 +37,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import sympy as sp
+from sympy.utilities.lambdify import implemented_function
 
 from ...symbolic.activations import ActivationError, lambdify_numpy, parse_expression
+from ...symbolic.special import stable_forms
 
 __all__ = ["Y", "YHAT", "Loss", "LossError", "loss", "LOSS_NAMES"]
 
@@ -82,7 +84,10 @@ class Loss:
     def _gen(self, key):
         if key not in self._d:
             l = self.channel_expr
-            e = {"value": self.expr, "d1": sp.diff(l, YHAT), "d2": sp.diff(l, YHAT, 2)}[key]
+            if key == "d12":     # both derivatives in one pass, for the proximal step
+                e = [_fast_powers(sp.diff(l, YHAT, k)) for k in (1, 2)]
+            else:
+                e = {"value": self.expr, "d1": sp.diff(l, YHAT), "d2": sp.diff(l, YHAT, 2)}[key]
             self._d[key] = lambdify_numpy((Y, YHAT), e)
         return self._d[key]
 
@@ -103,19 +108,18 @@ class Loss:
         """``(P, f, g)`` of the channel loss at ``(y, omega, V)``, vectorised (module doc);
         ``start``: a guess of ``P`` (e.g. the previous sweep's), only used inside the bracket."""
         y, omega, V = np.broadcast_arrays(*(np.asarray(a, dtype=float) for a in (y, omega, V)))
-        yf = y.ravel()
-        d1 = lambda x, idx=None: self.channel_d1(yf if idx is None else yf[idx],   # noqa: E731
-                                                 x if idx is not None else x.ravel()
-                                                 ).reshape(np.shape(x))
-        d2 = lambda x, idx=None: self.channel_d2(yf if idx is None else yf[idx],   # noqa: E731
-                                                 x if idx is not None else x.ravel()
-                                                 ).reshape(np.shape(x))
-        P = _newton_prox(d1, d2, omega, V, start)
+        d12 = self._gen("d12")
+
+        def fun(x, o, v, yy):
+            d1, d2 = d12(yy, x)
+            return x - o + v * d1, 1 + v * d2
+
+        P = _newton_prox(fun, omega, V, (y,), start)
         return self._fg(y, P, V)
 
     def _fg(self, y, P, V):
-        d2 = self.channel_d2(y, P)
-        return P, -self.channel_d1(y, P), d2 / (1 + V * d2)
+        d1, d2 = (_broadcast(d, y, P) for d in self._gen("d12")(y, P))
+        return P, -d1, d2 / (1 + V * d2)
 
     def kinks(self, y, V):
         """Cavity fields ``omega`` where ``P, f, g`` are not smooth (none for smooth losses)."""
@@ -129,84 +133,136 @@ def _broadcast(v, *args):
     return np.broadcast_to(np.asarray(v, dtype=float), np.broadcast(*args).shape)
 
 
-def _safeguarded_newton(fun, x, lo, hi, max_iter=300):
-    """Root of an increasing ``G`` on arrays, bracketed by ``[lo, hi]``: Newton steps, a
-    bisection whenever a step leaves the bracket or is not at least halving the previous
-    step (Newton zig-zags between the flat tails of a logistic-like ``l'``).
-    ``fun(x, idx) -> (G, G')`` at the entries ``idx`` (here ``slice(None)``: every step is
-    one pass over the whole array, converged entries are frozen by a mask; no gather)."""
-    shape = x.shape
-    x, lo, hi = (np.array(a, dtype=float).ravel() for a in (x, lo, hi))
-    last = hi - lo               # the last two step lengths (Numerical Recipes' rtsafe rule)
+def _int_power(x, n):
+    """``x**n`` for an integer ``n >= 3`` by repeated squaring (a handful of array products;
+    numpy's ``power`` calls ``pow`` per element, ~10x slower).  Overflow gives +-inf, as
+    ``power`` does.
+
+    >>> float(_int_power(np.array([-1.5]), 7)[0]) == (-1.5) ** 7
+    True
+    """
+    b, n, out = np.asarray(x, dtype=float), int(n), None
+    while True:
+        if n & 1:
+            out = b if out is None else out * b
+        n >>= 1
+        if not n:
+            return out
+        b = b * b
+
+
+_IPOW = implemented_function("int_power", _int_power)
+
+
+def _fast_powers(expr):
+    """``expr`` with integer powers ``b**n`` (``|n| >= 3``) generated as :func:`_int_power`."""
+    def rewrite(e):
+        n = int(e.exp)
+        return _IPOW(e.base, n) if n > 0 else 1 / _IPOW(e.base, -n)
+    return stable_forms(expr).replace(
+        lambda e: e.is_Pow and e.exp.is_Integer and abs(int(e.exp)) >= 3, rewrite)
+
+
+#: The prox solver takes the log-Newton step of :func:`_prox_root` where
+#: ``|log(V l'(x) / (omega - x))|`` exceeds this (the two sides differ by more than e).
+_LOG_STEP_FROM = 1.0
+
+
+def _prox_root(fun, x, lo, hi, omega, params=(), max_iter=200):
+    r"""Root of an increasing ``G(x) = x - omega + A(x)`` (``A = V l'``, non-decreasing) on
+    arrays, bracketed by ``[lo, hi]``; ``fun(x, omega, *params) -> (G, G')`` on the entries
+    still running (converged entries leave the arrays, so a pass costs what is left).
+
+    Each entry takes a Newton step, or, where ``V l'(x)`` and ``omega - x`` differ by more
+    than a factor e, the Newton step of ``log(A / (omega - x))`` (same root; for a steep loss
+    such as ``(y - yhat)**64`` or ``exp(yhat - y)`` it is nearly linear where ``G`` is
+    astronomically curved: plain Newton gains a factor ``62/63`` per step there).  A step
+    that leaves the bracket, or fails to halve the step before last, is replaced by
+    bisection.  Stops when the Newton step is below ``2e-15 (1 + |x|)`` (taking it) or the
+    bracket is that narrow.
+
+    >>> G = lambda x, o: (x - o + 32 * x ** 63, 1 + 2016 * x ** 62)
+    >>> r = _prox_root(G, np.array([3.0]), np.array([0.0]), np.array([3.0]), np.array([3.0]))
+    >>> bool(abs(r[0] - 3 + 32 * r[0] ** 63) < 1e-14)
+    True
+    """
+    shape = np.shape(x)
+    x, lo, hi, om = (np.array(a, dtype=float).ravel() for a in (x, lo, hi, omega))
+    params = tuple(np.ravel(p) for p in params)
+    out, where = np.empty_like(x), np.arange(x.size)
+    last = np.abs(hi - lo)
     last2 = last.copy()
-    active = np.ones(x.size, dtype=bool)
-    every = slice(None)
     for _ in range(max_iter):
-        G, dG = fun(x, every)
-        l = np.where(G < 0, x, lo)
-        h = np.where(G > 0, x, hi)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            step = G / dG
-        tol = 2e-15 * (1 + np.abs(x))
-        conv = (np.abs(step) <= tol) | (G == 0)     # converged: the Newton step is final
-        xn = x - step
-        with np.errstate(invalid="ignore"):
-            bad = (~((xn > l) & (xn < h)) | ~np.isfinite(xn)
-                   | (np.abs(step) > 0.5 * last2)) & ~conv
-        xn = np.where(bad, 0.5 * (l + h), xn)
-        conv |= h - l <= tol
-        last2 = np.where(active, last, last2)
-        last = np.where(active, np.abs(xn - x), last)
-        x, lo, hi = (np.where(active, a, b) for a, b in ((xn, x), (l, lo), (h, hi)))
-        active &= ~conv
-        if not active.any():
-            return x.reshape(shape)
+        with np.errstate(all="ignore"):
+            G, dG = fun(x, om, *params)
+            lo, hi = np.where(G < 0, x, lo), np.where(G > 0, x, hi)
+            s = G / dG                                   # the Newton step
+            D = om - x
+            q = G / D                                    # A / D - 1
+            phi = np.log1p(q)
+            s_log = phi / ((dG - 1) / (G + D) + 1 / D)   # Newton on log(A / D)
+            use_log = (np.abs(phi) > _LOG_STEP_FROM) & np.isfinite(s_log)
+            step = np.where(use_log, s_log, s)
+            tol = 2e-15 * (1 + np.abs(x))
+            newton_done = np.abs(s) <= tol
+            xn = x - step
+            bisect = ~((xn > lo) & (xn < hi)) | (np.abs(step) > 0.5 * last2)
+            xn = np.where(bisect, 0.5 * (lo + hi), xn)
+            done = newton_done | (G == 0) | (hi - lo <= tol)
+            final = np.where(G == 0, x, np.where(newton_done, x - s, xn))
+        out[where[done]] = final[done]
+        if done.all():
+            return out.reshape(shape)
+        keep = ~done
+        last2, last = last, np.abs(xn - x)
+        x, lo, hi, om, last, last2, where = (a[keep] for a in (xn, lo, hi, om, last, last2,
+                                                                where))
+        params = tuple(p[keep] for p in params)
     raise ArithmeticError(f"the proximal step did not converge in {max_iter} safeguarded "
                           "Newton steps")
 
 
-def _newton_prox(d1, d2, omega, V, start=None):
-    """Root of ``G(x) = x - omega + V l'(x)`` (increasing in x) on arrays, inside the
-    bracket ``[omega, omega - V l'(omega)]`` (``l'`` is non-decreasing), from one Newton
-    step at ``omega``."""
-    om, Vf = omega.ravel(), V.ravel()
-
-    def fun(xi, idx):
-        o, v = om[idx], Vf[idx]
-        return xi - o + v * d1(xi, idx), 1 + v * d2(xi, idx)
-
-    with np.errstate(over="ignore", invalid="ignore"):    # a steep loss: inf is a bound
-        g0 = d1(omega)
-        x1 = omega - V * g0
-        x1 = _tighter_end(fun, omega, x1)
-        lo, hi = np.minimum(omega, x1), np.maximum(omega, x1)
-        x = omega - V * g0 / (1 + V * d2(omega)) if start is None else np.asarray(start, float)
+def _newton_prox(fun, omega, V, params, start=None):
+    """Root of ``G(x) = x - omega + V l'(x)`` (increasing in x; ``fun(x, omega, V, *params)
+    -> (G, G')``) on arrays, inside the bracket ``[omega, omega - V l'(omega)]`` (``l'`` is
+    non-decreasing, brought in by :func:`_tighter_end` where it is very wide), from one
+    Newton step at ``omega`` or from ``start`` (a guess inside the bracket)."""
+    om, Vf = (np.ravel(a).astype(float) for a in (omega, V))
+    params = (Vf,) + tuple(np.ravel(p) for p in params)
+    with np.errstate(all="ignore"):        # a steep loss: inf is a bound
+        G0, dG0 = fun(om, om, *params)     # G(omega) = V l'(omega)
+        x1 = _tighter_end(fun, om, om - G0, params)
+        lo, hi = np.minimum(om, x1), np.maximum(om, x1)
+        x = om - G0 / dG0 if start is None else np.ravel(start).astype(float)
         x = np.where((x >= lo) & (x <= hi) & np.isfinite(x), x, 0.5 * (lo + hi))
-        return _safeguarded_newton(fun, x, lo, hi)
+    return _prox_root(fun, x, lo, hi, om, params).reshape(np.shape(omega))
 
 
-def _tighter_end(fun, omega, x1, wide=1e6):
+def _tighter_end(fun, omega, x1, params=(), wide=16.0):
     """The far end of the prox's bracket ``[omega, x1]``, brought in where the bracket is
-    wider than ``wide (1 + |omega|)`` (a steep loss such as ``(y - yhat)**64``: ``V l'(omega)``
-    of 1e126 leaves a bisection 400 halvings from the root): the first of ``omega + 2^k``
-    (towards ``x1``, k = 0, 1, ...) where ``G = x - omega + V l'(x)`` has changed sign.  The
-    root stays bracketed (``G`` is increasing); elsewhere ``x1`` is unchanged.
+    wider than ``wide (1 + |omega|)`` or infinite (a steep loss such as ``(y - yhat)**64``:
+    ``V l'(omega)`` of 1e126): the first of ``omega + 2^k`` (towards ``x1``, k = 0, 1, ...)
+    where ``G = x - omega + V l'(x)`` has changed sign, evaluated on the entries still
+    searching only.  The root stays bracketed (``G`` is increasing); elsewhere ``x1`` is
+    unchanged.
 
-    >>> G = lambda x, idx: (x - 100.0 + 1e-3 * 32 * (x - 0.5) ** 63, None)
+    >>> G = lambda x, o: (x - o + 1e-3 * 32 * (x - 0.5) ** 63, None)
     >>> float(_tighter_end(G, np.array([100.0]), np.array([-1e126]))[0])
     -28.0
     """
     shape = np.shape(x1)
     om, far = np.ravel(omega).astype(float), np.ravel(x1).astype(float).copy()
     towards = np.sign(far - om)
-    todo = np.isfinite(far) & (np.abs(far - om) > wide * (1 + np.abs(om))) | ~np.isfinite(far)
+    todo = np.flatnonzero(~np.isfinite(far) | (np.abs(far - om) > wide * (1 + np.abs(om))))
     step = 1.0
-    while todo.any() and step < 1e300:
-        cand = om + towards * step
-        G, _ = fun(cand, slice(None))
-        crossed = todo & (np.sign(G) == towards) & (np.abs(cand - om) < np.abs(far - om))
-        far = np.where(crossed, cand, far)
-        todo &= ~crossed & (np.abs(cand - om) < np.abs(far - om))
+    while todo.size and step < 1e300:
+        o, t = om[todo], towards[todo]
+        cand = o + t * step
+        with np.errstate(all="ignore"):
+            G, _ = fun(cand, o, *(p[todo] for p in params))
+        crossed = np.sign(G) == t
+        far[todo[crossed]] = cand[crossed]
+        todo = todo[~crossed & (2 * step < np.abs(far[todo] - o))]
         step *= 2.0
     return far.reshape(shape)
 
@@ -236,7 +292,7 @@ _LOGISTIC_C = 1 / (12 * math.sqrt(3))
 def _logistic_newton(x0, w, v, plain_steps=8):
     """Root of ``x - w - v sigma(-x)`` (increasing, in ``[w, w + v]``) on whole arrays:
     plain Newton steps clipped to the bracket (quadratic from the warm start of the previous
-    sweep: 2-3 steps), and the safeguarded Newton of :func:`_safeguarded_newton` if some
+    sweep: 2-3 steps), and the safeguarded Newton of :func:`_prox_root` if some
     entry has not converged after ``plain_steps``.
 
     Stopping rule: Newton's error bound ``|x_next - root| <= C v step^2`` (``C`` above) below
@@ -251,14 +307,12 @@ def _logistic_newton(x0, w, v, plain_steps=8):
         m2 = float(np.max(step * step)) if step.size else 0.0
         if bound * m2 <= 1e-16 and m2 <= 1e-16:
             return x
-    wf, vf = w.ravel(), v.ravel()
 
-    def fun(xi, idx):
+    def fun(xi, wi, vi):
         s = _sigmoid_neg(xi)
-        vi = vf[idx]
-        return xi - wf[idx] - vi * s, 1 + vi * s * (1 - s)
+        return xi - wi - vi * s, 1 + vi * s * (1 - s)
 
-    return _safeguarded_newton(fun, x, w, hi)
+    return _prox_root(fun, x, w, hi, w, (v,))
 
 
 class _Logistic(Loss):
