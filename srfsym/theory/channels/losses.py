@@ -85,7 +85,7 @@ class Loss:
         if key not in self._d:
             l = self.channel_expr
             if key == "d12":     # both derivatives in one pass, for the proximal step
-                e = [_fast_powers(sp.diff(l, YHAT, k)) for k in (1, 2)]
+                e = _fast_powers([sp.diff(l, YHAT, k) for k in (1, 2)])
             else:
                 e = {"value": self.expr, "d1": sp.diff(l, YHAT), "d2": sp.diff(l, YHAT, 2)}[key]
             self._d[key] = lambdify_numpy((Y, YHAT), e)
@@ -154,18 +154,36 @@ def _int_power(x, n):
 _IPOW = implemented_function("int_power", _int_power)
 
 
-def _fast_powers(expr):
-    """``expr`` with integer powers ``b**n`` (``|n| >= 3``) generated as :func:`_int_power`."""
+def _fast_powers(exprs):
+    """``exprs`` (a list) with integer powers ``b**n`` (``|n| >= 3``) generated as
+    :func:`_int_power`; a base's lowest power ``m >= 3`` is shared, ``b**n = b**m b**(n-m)``
+    (``l'`` and ``l''`` of ``(y - yhat)**64`` need ``b**63`` and ``b**62``: one power).
+
+    >>> b = YHAT - Y
+    >>> _fast_powers([b**63, b**62, 1 / b**4])
+    [(-y + yhat)*int_power(-y + yhat, 62), int_power(-y + yhat, 62), 1/int_power(-y + yhat, 4)]
+    """
+    exprs = [stable_forms(e) for e in exprs]
+    is_power = lambda e: e.is_Pow and e.exp.is_Integer and abs(int(e.exp)) >= 3  # noqa: E731
+    lowest = {}
+    for e in exprs:
+        for a in e.atoms(sp.Pow):
+            if is_power(a) and a.exp > 0:
+                lowest[a.base] = min(lowest.get(a.base, a.exp), int(a.exp))
+
     def rewrite(e):
         n = int(e.exp)
-        return _IPOW(e.base, n) if n > 0 else 1 / _IPOW(e.base, -n)
-    return stable_forms(expr).replace(
-        lambda e: e.is_Pow and e.exp.is_Integer and abs(int(e.exp)) >= 3, rewrite)
+        if n < 0:
+            return 1 / _IPOW(e.base, -n)
+        m = lowest[e.base]
+        return _IPOW(e.base, m) * (e.base ** (n - m) if n - m < 3 else _IPOW(e.base, n - m))
+    return [e.replace(is_power, rewrite) for e in exprs]
 
 
 #: The prox solver takes the log-Newton step of :func:`_prox_root` where
 #: ``|log(V l'(x) / (omega - x))|`` exceeds this (the two sides differ by more than e).
 _LOG_STEP_FROM = 1.0
+_Q_HIGH, _Q_LOW = math.expm1(_LOG_STEP_FROM), math.expm1(-_LOG_STEP_FROM)
 
 
 def _prox_root(fun, x, lo, hi, omega, params=(), max_iter=200):
@@ -195,16 +213,12 @@ def _prox_root(fun, x, lo, hi, omega, params=(), max_iter=200):
     for _ in range(max_iter):
         with np.errstate(all="ignore"):
             G, dG = fun(x, om, *params)
+            _check_finite(G, dG, x, om)
             lo, hi = np.where(G < 0, x, lo), np.where(G > 0, x, hi)
             s = G / dG                                   # the Newton step
-            D = om - x
-            q = G / D                                    # A / D - 1
-            phi = np.log1p(q)
-            s_log = phi / ((dG - 1) / (G + D) + 1 / D)   # Newton on log(A / D)
-            use_log = (np.abs(phi) > _LOG_STEP_FROM) & np.isfinite(s_log)
-            step = np.where(use_log, s_log, s)
+            step = _log_step(s, G, dG, om - x)
             tol = 2e-15 * (1 + np.abs(x))
-            newton_done = np.abs(s) <= tol
+            newton_done = (np.abs(s) <= tol) & np.isfinite(dG)   # (l'' overflowing: not done)
             xn = x - step
             bisect = ~((xn > lo) & (xn < hi)) | (np.abs(step) > 0.5 * last2)
             xn = np.where(bisect, 0.5 * (lo + hi), xn)
@@ -222,6 +236,35 @@ def _prox_root(fun, x, lo, hi, omega, params=(), max_iter=200):
                           "Newton steps")
 
 
+def _check_finite(G, dG, x, omega):
+    """A clear error where the generated ``l'`` or ``l''`` is not a number (``inf`` is a
+    bound, NaN is a formula that overflowed, e.g. ``sinh(u)/cosh(u)`` at ``|u| > 710``)."""
+    bad = np.isnan(G) | np.isnan(dG)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ArithmeticError(
+            f"the proximal step cannot be computed: the loss's generated derivatives in yhat "
+            f"are not a number at yhat = {x[i]:.6g} (cavity field omega = {omega[i]:.6g}); "
+            "the formula overflows there (e.g. sinh/cosh or exp/(1 + exp) beyond |yhat| ~ "
+            "700): write the loss in a form that stays finite there (for log(1 + exp(-y*yhat)) "
+            "use the built-in 'logistic')")
+
+
+def _log_step(s, G, dG, D):
+    """The Newton steps ``s``, replaced by the Newton step of ``log(A / D)`` (``A = G + D =
+    V l'``, ``D = omega - x``) where ``|log(A / D)| > _LOG_STEP_FROM`` (computed there only)."""
+    q = G / D                                                      # A / D - 1
+    far = np.flatnonzero((q > _Q_HIGH) | (q < _Q_LOW))
+    if not far.size:
+        return s
+    Gf, Df = G[far], D[far]
+    s_log = np.log1p(q[far]) / ((dG[far] - 1) / (Gf + Df) + 1 / Df)
+    ok = np.isfinite(s_log)
+    step = s.copy()
+    step[far[ok]] = s_log[ok]
+    return step
+
+
 def _newton_prox(fun, omega, V, params, start=None):
     """Root of ``G(x) = x - omega + V l'(x)`` (increasing in x; ``fun(x, omega, V, *params)
     -> (G, G')``) on arrays, inside the bracket ``[omega, omega - V l'(omega)]`` (``l'`` is
@@ -231,6 +274,7 @@ def _newton_prox(fun, omega, V, params, start=None):
     params = (Vf,) + tuple(np.ravel(p) for p in params)
     with np.errstate(all="ignore"):        # a steep loss: inf is a bound
         G0, dG0 = fun(om, om, *params)     # G(omega) = V l'(omega)
+        _check_finite(G0, dG0, om, om)
         x1 = _tighter_end(fun, om, om - G0, params)
         lo, hi = np.minimum(om, x1), np.maximum(om, x1)
         x = om - G0 / dG0 if start is None else np.ravel(start).astype(float)
