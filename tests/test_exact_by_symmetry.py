@@ -168,3 +168,18 @@ def test_reference_case_labels_a_parity_zero_exact(tmp_path):
         want = mpmath.quad(lambda g: (1 - mpmath.tanh(g)**2) * mpmath.npdf(g), [-mpmath.inf, 0,
                                                                                   mpmath.inf])
         assert abs(mpmath.mpf(vals["mu1"]["value"]) - want) < mpmath.mpf(10)**-19 * want
+
+
+def test_a_polynomial_perturbation_is_not_called_odd():
+    """sigma = x + 1e-40 x^2 is not odd: sigma(x) + sigma(-x) = 2e-40 x^2 is a nonzero
+    polynomial (the 40-digit probe alone called it odd and printed mu_2 = 0 [exact: parity]);
+    mu_2 = E[sigma He_2] = 2e-40 exactly, and mu_3 of x**3 + 1e-50 is still 6."""
+    from srfsym.symbolic.activations import activation
+    from srfsym.symbolic.hermite import hermite_constants
+    act = activation("x + 1e-40*x**2")
+    assert act.parity == "neither"
+    mu2 = hermite_constants(act).mu_k(2)
+    assert "parity" not in (mu2.how or "")
+    with mpmath.workdps(60):
+        assert abs(mpmath.mpf(mu2.mpmath(60)) - mpmath.mpf("2e-40")) < mpmath.mpf("1e-50")
+    assert activation("Max(Min(x, 1), -1)").parity == "odd"     # the probe still decides kinks

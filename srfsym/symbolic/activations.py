@@ -294,8 +294,13 @@ class Activation:
         if _is_zero(flipped - self.expr):
             return "even"
         # SymPy cannot always simplify piecewise forms (hard-tanh Max(Min(x, 1), -1)):
-        # sigma(x) +- sigma(-x) at 40 digits on the probe points decides then
-        return _numeric_parity(self.expr)
+        # sigma(x) +- sigma(-x) at 40 digits on the probe points decides then, but never against
+        # a symbolic proof that it is not zero (x + 1e-40*x**2 is not odd)
+        numeric = _numeric_parity(self.expr)
+        if numeric != "neither" and _provably_nonzero(
+                flipped + self.expr if numeric == "odd" else flipped - self.expr):
+            return "neither"
+        return numeric
 
     @property
     def is_odd(self) -> bool:
@@ -394,6 +399,23 @@ def _is_zero(expr: sp.Expr):
     except Exception:  # noqa: BLE001 - sympy cannot tell: decide numerically
         pass
     return _is_zero_numeric(expr)
+
+
+def _provably_nonzero(expr: sp.Expr) -> bool:
+    """True when ``expr`` is a rational function of x that is not identically zero (a proof,
+    unlike a numeric probe, which cannot tell 1e-40 x**2 from 0).
+
+    >>> _provably_nonzero(sp.Float("1e-40") * X**2), _provably_nonzero(sp.Max(X, 0) - sp.Max(X, 0))
+    (True, False)
+    """
+    from ..core.budget import LimitReached, limited, SIMPLIFY_SECONDS
+    try:
+        e = limited(lambda: sp.cancel(sp.expand(expr)), SIMPLIFY_SECONDS)
+    except LimitReached:
+        return False
+    except Exception:  # noqa: BLE001 - not a form SymPy can put over one denominator
+        return False
+    return bool(e != 0 and e.free_symbols <= {X} and e.is_rational_function(X))
 
 
 def _is_zero_numeric(expr) -> bool:
