@@ -118,6 +118,24 @@ def _positive_int(name, v, minimum=1):
     return int(v)
 
 
+def _first_layer(model, st, te, alpha0, eta, d, p, ss_layer, omega, m):
+    """One seed's first layer ``W1``, its spike direction and its (r, c): measured on the
+    network (with a vocabulary, the uniform (r, c) fitted to the measured groups, docs/theory.md
+    (k.1)), the formula's for the sRF model."""
+    if model != "network":
+        _, W1, vhat = srf_first_layer(m.r, m.c, m.gamma, d, beta=p / d, seed=ss_layer,
+                                      omega=omega)
+        return W1, vhat, m.r, m.c
+    W0, W1 = network_first_layer(st, te, alpha0, eta, d, beta=p / d, seed=ss_layer, omega=omega)
+    if omega is None:
+        emp = empirical_srf_parameters(W0, W1, n_singular=1)
+        return W1, emp["vhat"], emp["r"], emp["c"]
+    emp = empirical_group_parameters(W0, W1, omega)
+    w = np.asarray(emp["letters"])
+    r_fit, c_fit = fit_uniform_parameters(w, [np.sum(omega == x) for x in w], emp["r"], emp["c"])
+    return W1, emp["vhat"], r_fit, c_fit
+
+
 def simulate_feature_spectrum(student, teacher, alpha0, eta, d, beta=1.0, p_over_n=1.0,
                               seeds=4, z=DEFAULT_Z, model="network", seed=0,
                               max_gb=8.0, vocabulary=None, theory=None) -> SpectrumSimulation:
@@ -170,27 +188,9 @@ def simulate_feature_spectrum(student, teacher, alpha0, eta, d, beta=1.0, p_over
     outl, outl_pred, rho2 = [], [], []
     for ss in seed_children(as_seed_sequence(seed), seeds):
         ss_layer, ss_data = seed_children(ss, 2)
-        if model == "network":
-            W0, W1 = network_first_layer(st, te, alpha0, eta, d, beta=p / d, seed=ss_layer,
-                                         omega=omega)
-            if omega is None:
-                emp = empirical_srf_parameters(W0, W1, n_singular=1)
-                vhat = emp["vhat"]
-                r_emp.append(emp["r"])
-                c_emp.append(emp["c"])
-            else:   # the uniform (r, c) fitted to the measured groups (docs/theory.md (k.1))
-                emp = empirical_group_parameters(W0, W1, omega)
-                vhat = emp["vhat"]
-                w = np.asarray(emp["letters"])
-                r_fit, c_fit = fit_uniform_parameters(
-                    w, [np.sum(omega == x) for x in w], emp["r"], emp["c"])
-                r_emp.append(r_fit)
-                c_emp.append(c_fit)
-        else:
-            _, W1, vhat = srf_first_layer(m.r, m.c, m.gamma, d, beta=p / d, seed=ss_layer,
-                                          omega=omega)
-            r_emp.append(m.r)
-            c_emp.append(m.c)
+        W1, vhat, r_k, c_k = _first_layer(model, st, te, alpha0, eta, d, p, ss_layer, omega, m)
+        r_emp.append(r_k)
+        c_emp.append(c_k)
         if model == "network":
             rho2.append(bulk_row_correlation(W1, vhat)["rho2"])
         X = np.random.default_rng(ss_data).standard_normal((n, d))
