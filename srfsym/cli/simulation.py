@@ -206,6 +206,8 @@ def cmd_simulate(args):
         from .classification import lead_with_classification
         rows = [lead_with_classification(row) for row in rows]
     warns = agreement_warnings(rows, model_caveat(bulk))
+    if (ge := res.gaussian_equivalence_warning()) is not None:
+        warns.append(ge)
     if not emit_output(args, rows, warnings=warns, details={"simulation": res.to_dict()}):
         out(res.summary())
         out(simulation_table(rows, res.seeds, theory_label(bulk, args.steps)))

@@ -114,7 +114,8 @@ def cmd_spectrum(args):
         summary = {**summary, "support_pieces": [list(ab) for ab in fs.support_pieces]}
     if emit_output(args, rows, notes=list(getattr(sim, "notes", []) or []),
                    details={"spectrum": {**summary, **support_details(fs)}, **({} if sim is None else {"simulation": {
-                       k: v for k, v in sim.to_dict().items() if k != "points"}})}):
+                       **{k: v for k, v in sim.to_dict().items() if k != "points"},
+                       **_pieces_details(fs, sim)}})}):
         _plot_after(args, fs, fs0, sim, sim0)
         return
     out(f"feature spectrum of {fs.student.name} at r = {fs.r:.6g}, c = {fs.c:.6g}, "
@@ -160,6 +161,14 @@ def cmd_spectrum(args):
             out("  top eigenvalue: " + ", ".join(f"{a:.2f}" for a in sim.top)
                 + "; predicted p M2hat + Delta: "
                 + ", ".join(f"{b:.2f}" for b in sim.top_predicted))
+        if len(fs.support_pieces) > 1:
+            out(network_pieces_line(fs, sim))
+        if sim.row_correlation is not None:
+            r2 = float(np.mean(sim.row_correlation))
+            out(f"  rows' bulk parts: mean squared correlation {r2:.4g} (effective dimension "
+                f"{1 / r2:.4g}, p/d_eff^2 = {sim.p * r2 * r2:.3g})")
+        for note in sim.notes:
+            out(f"  note: {note}")
     if _plot_after(args, fs, fs0, sim, sim0):
         out(f"plot written to {args.plot}")
 
@@ -172,6 +181,41 @@ def support_line(fs):
     if len(fs.support_pieces) == 1:
         return f"  support of the bulk: {pieces}"
     return f"  support of the bulk: {len(fs.support_pieces)} pieces with gaps between: {pieces}"
+
+
+def network_pieces(fs, sim):
+    """Fractions of the network's bulk eigenvalues (its K largest, the giant outliers, left
+    out) in each piece of the theory's support and in the gaps: ``(mean, s.e.)`` arrays over
+    seeds, the gaps last (docs/theory.md (j.8))."""
+    k = fs.K if fs.K > 1 else int(bool(fs.has_outlier))
+    fr = []
+    for lam in sim.eigenvalues:
+        bulk = np.sort(lam)[:len(lam) - k]
+        inside = [np.mean((bulk >= a) & (bulk <= b)) for a, b in fs.support_pieces]
+        fr.append(inside + [1.0 - sum(inside)])
+    fr = np.array(fr)
+    sem = fr.std(axis=0, ddof=1) / np.sqrt(len(fr)) if len(fr) > 1 else np.full(fr.shape[1], np.nan)
+    return fr.mean(axis=0), sem
+
+
+def _pieces_details(fs, sim):
+    """The network's share of each piece and of the gaps, for --json (several pieces only)."""
+    if len(fs.support_pieces) < 2:
+        return {}
+    mean, sem = network_pieces(fs, sim)
+    clean = (lambda a: [None if not np.isfinite(x) else float(x) for x in np.atleast_1d(a)])
+    return {"piece_fractions": clean(mean[:-1]), "piece_fractions_sem": clean(sem[:-1]),
+            "gap_fraction": float(mean[-1]), "gap_fraction_sem": clean(sem[-1])[0]}
+
+
+def network_pieces_line(fs, sim):
+    """The network's share of each piece beside the theory's masses."""
+    mean, sem = network_pieces(fs, sim)
+    pm = (lambda m, e: f"{m:.4f}" + ("" if not np.isfinite(e) else f" +- {e:.1g}"))
+    masses = support_details(fs)["piece_masses"]
+    return ("  network's bulk in each piece (theory's mass): "
+            + ", ".join(f"{pm(m, e)} ({t:.4f})" for m, e, t in zip(mean[:-1], sem[:-1], masses))
+            + f"; in the gaps {pm(mean[-1], sem[-1])} (0)")
 
 
 def support_details(fs):

@@ -17,7 +17,8 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-__all__ = ["SimulationResult", "empirical_srf_parameters", "empirical_group_parameters"]
+__all__ = ["SimulationResult", "empirical_srf_parameters", "empirical_group_parameters",
+           "bulk_row_correlation", "GAUSSIAN_EQUIVALENCE_LIMIT", "gaussian_equivalence_warning"]
 
 
 # --------------------------------------------------------------------------------------
@@ -88,6 +89,68 @@ def empirical_srf_parameters(W0: np.ndarray, W1: np.ndarray, theta=None, n_singu
         c = sq_norms / p
     sv = _top_singular_values(W0, W1, n_singular)
     return {"r": r, "c": c, "gamma": gamma, "vhat": vhat, "singular_values": sv}
+
+
+#: ``p / d_eff**2`` above which the features of a finite network are not yet Gaussian-equivalent
+#: across rows (docs/theory.md (j.8)): their degree-2 parts then add eigenvalues of order one.
+GAUSSIAN_EQUIVALENCE_LIMIT = 1.0
+
+
+def bulk_row_correlation(W1: np.ndarray, vhat=None) -> dict:
+    r"""How independent the bulk parts of a first layer's rows are (docs/theory.md (j.8)).
+
+    The rows with their component along ``vhat`` removed (none if ``vhat`` is ``None`` or not
+    finite) are normalised; ``rho2`` is the mean over pairs ``k != l`` of their squared
+    overlap, ``effective_dimension = 1 / rho2`` (``d`` for rows uniform on a sphere of
+    ``R^d``; ``d (E l)^2 / E l^2`` for rows of covariance ``Sigma`` with eigenvalue law ``l``
+    of ``d Sigma``) and ``p_over_deff2 = p / d_eff^2``.  The theory's features are Gaussian
+    equivalent across rows when ``p_over_deff2`` is small; above
+    :data:`GAUSSIAN_EQUIVALENCE_LIMIT` the degree-two parts of the features add eigenvalues of
+    order one to the feature spectrum.
+
+    >>> W = np.random.default_rng(0).standard_normal((400, 200))
+    >>> e = bulk_row_correlation(W)
+    >>> round(e["effective_dimension"] / 200, 1), round(e["p_over_deff2"], 3)
+    (1.0, 0.01)
+    """
+    W = np.asarray(W1, dtype=float)
+    p = W.shape[0]
+    if p < 2:
+        raise ValueError("the row correlation needs at least two rows")
+    if vhat is not None and np.all(np.isfinite(vhat)):
+        v = np.asarray(vhat, dtype=float)
+        v = v / np.linalg.norm(v)
+        W = W - np.outer(W @ v, v)
+    norms = np.linalg.norm(W, axis=1)
+    if np.any(norms == 0):
+        raise ValueError("a row of the first layer has no bulk part (zero after removing vhat)")
+    U = W / norms[:, None]
+    gram = U @ U.T if U.shape[0] <= U.shape[1] else U.T @ U   # the same Frobenius norm
+    rho2 = float((np.sum(gram * gram) - p) / (p * (p - 1)))
+    deff = 1.0 / rho2
+    return {"rho2": rho2, "effective_dimension": deff, "p_over_deff2": p / deff**2}
+
+
+def gaussian_equivalence_warning(rho2, p: int, d: int) -> str | None:
+    """The warning for first layers whose rows' bulks are too correlated for Gaussian
+    equivalence (``rho2``: one value or one per layer, see :func:`bulk_row_correlation`), or
+    ``None``.
+
+    >>> print(gaussian_equivalence_warning([0.01], p=1000, d=1000))
+    None
+    >>> gaussian_equivalence_warning([0.12, 0.14], p=1000, d=1000)[:60]
+    'at d = 1000 the bulk parts of two rows of the trained first '
+    """
+    r2 = float(np.mean(rho2))
+    ratio = p * r2 * r2
+    if not ratio > GAUSSIAN_EQUIVALENCE_LIMIT:
+        return None
+    return (f"at d = {d} the bulk parts of two rows of the trained first layer are correlated at "
+            f"rms {math.sqrt(r2):.2g} (effective dimension 1/rho2 = {1 / r2:.3g}, "
+            f"p/d_eff^2 = {ratio:.3g} > {GAUSSIAN_EQUIVALENCE_LIMIT:g}): the features are not yet "
+            "Gaussian-equivalent, on which the d -> infinity theory rests; their nonlinear parts "
+            "add eigenvalues of order one, and the network can differ from the theory by "
+            "several % (docs/theory.md (j.8))")
 
 
 def empirical_group_parameters(W0: np.ndarray, W1: np.ndarray, omega, theta=None) -> dict:
@@ -218,6 +281,16 @@ class SimulationResult:
     # multi-index target, the measurements after every step (srfsym.simulation.steps_measure)
     steps: int = 1
     step_measurements: dict | None = None
+    # mean squared correlation of two rows' bulk parts, per first layer (bulk_row_correlation;
+    # None after T > 1 steps)
+    row_correlation: np.ndarray | None = None
+
+    def gaussian_equivalence_warning(self) -> str | None:
+        """:func:`gaussian_equivalence_warning` for these first layers (``None`` if they are
+        close enough to Gaussian-equivalent, or were not measured)."""
+        if self.row_correlation is None or self.model != "network":
+            return None
+        return gaussian_equivalence_warning(self.row_correlation, self.p, self.d)
 
     @property
     def r_emp_mean(self) -> float:
@@ -324,6 +397,11 @@ class SimulationResult:
                         if np.any(np.isfinite(self.gamma_emp)) else
                         "gamma undefined (no spike direction: the step is zero), ")
                      + f"top sv of dW/sqrt(p)={np.array2string(self.singular_values_mean, precision=4)}")
+        if self.row_correlation is not None:
+            r2 = float(np.mean(self.row_correlation))
+            lines.append(f"  rows' bulk parts: mean squared correlation {r2:.4g}"
+                         f"{sem(self.row_correlation)} (effective dimension {1 / r2:.4g}, "
+                         f"p/d_eff^2 = {self.p * r2 * r2:.3g})")
         lines += self._step_lines()
         lines.append("  alpha      n     test error             train error")
         pm = (lambda e: f" +- {e:.2g}" if np.isfinite(e) else "")   # one seed: no error bar

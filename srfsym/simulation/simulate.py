@@ -114,7 +114,8 @@ from .first_layer import (BLOCK_ROWS, limited_blas_threads, seed_children, step_
 from .readout import _features_and_labels, ridge_readout
 from .steps_measure import STEP_KEYS, step_measurements
 from .convex_readout import check_readout, convex_readout_seed, convex_result_fields
-from .result import (SimulationResult, empirical_group_parameters, empirical_srf_parameters)
+from .result import (SimulationResult, bulk_row_correlation, empirical_group_parameters,
+                     empirical_srf_parameters)
 from .arguments import (MAX_STEP_FLOPS, _check_cost, _check_model, _check_sizes,  # noqa: F401
                         estimate_memory_gb)
 
@@ -180,9 +181,13 @@ def _first_layer(task: dict, ss: np.random.SeedSequence, student: Activation,
     with limited_blas_threads(task.get("serial_blas_threads", 1)):   # ARPACK: BLAS-2, memory bound
         emp = empirical_srf_parameters(W0, W1)
         out = {k: emp[k] for k in ("r", "c", "gamma", "singular_values")}
+        vhat = emp["vhat"]
         if omega is not None:
             grp = empirical_group_parameters(W0, W1, omega)
             out.update(r_groups=grp["r"], c_groups=grp["c"], gamma=grp["gamma"])
+            vhat = grp["vhat"]
+        if steps == 1:      # after T > 1 steps the spike spans several directions: not measured
+            out["rho2"] = bulk_row_correlation(W1, vhat)["rho2"]
     if per_step:
         out["steps"] = {key: np.array([m[key] for m in per_step]) for key in STEP_KEYS}
     return W1, out
@@ -208,7 +213,7 @@ def _run_seed(task: dict) -> dict:
             return {"test": test, "train": train, "r": emp["r"], "c": emp["c"],
                     "gamma": emp["gamma"], "sv": emp["singular_values"],
                     "r_groups": emp.get("r_groups"), "c_groups": emp.get("c_groups"),
-                    "convex": extra}
+                    "convex": extra, "rho2": emp.get("rho2")}
         labels = teacher if getattr(teacher, "activation", 1) is None else teacher.numpy
         phi_test, y_test = _features_and_labels(student.numpy, labels, W1, ss_test,
                                                 task["n_test"], threads)
@@ -232,7 +237,7 @@ def _run_seed(task: dict) -> dict:
                 tick()
     return {"test": test, "train": train, "r": emp["r"], "c": emp["c"], "gamma": emp["gamma"],
             "sv": emp["singular_values"], "r_groups": emp.get("r_groups"),
-            "c_groups": emp.get("c_groups"), "steps": emp.get("steps")}
+            "c_groups": emp.get("c_groups"), "steps": emp.get("steps"), "rho2": emp.get("rho2")}
 
 
 def _portable(act: Activation):
@@ -337,6 +342,8 @@ def _result(a: dict, out: list, wall_time: float) -> SimulationResult:
         r_emp_groups=None if voc.is_uniform else np.array([o["r_groups"] for o in layers]),
         c_emp_groups=None if voc.is_uniform else np.array([o["c_groups"] for o in layers]),
         steps=a["steps"], step_measurements=_stacked_steps(layers),
+        row_correlation=(None if any(o.get("rho2") is None for o in layers)
+                         else np.array([o["rho2"] for o in layers])),
         settings={"workers": a["workers"], "parallel": a["parallel"],
                   "step_dtype": np.dtype(a["step_dtype"]).name,
                   "memory_estimate_gb": a["memory_estimate"],

@@ -24,7 +24,8 @@ import numpy as np
 from ..symbolic.activations import activation
 from ..theory.feature.spectrum import FeatureSpectrum, feature_spectrum
 from .first_layer import as_seed_sequence, seed_children, network_first_layer, srf_first_layer
-from .result import empirical_group_parameters, empirical_srf_parameters
+from .result import (bulk_row_correlation, empirical_group_parameters,
+                     empirical_srf_parameters, gaussian_equivalence_warning)
 from ..step.vocabulary import fit_uniform_parameters, vocabulary as make_vocabulary
 from ..step.mapping import srf_mapping
 
@@ -68,6 +69,7 @@ class SpectrumSimulation:
     notes: list = field(default_factory=list)
     outliers: np.ndarray | None = None            # (seeds, K) top K eigenvalues (vocabulary)
     outliers_predicted: np.ndarray | None = None  # (seeds, K) p eig(Pi^1/2 Gamma0hat Pi^1/2)
+    row_correlation: np.ndarray | None = None     # per seed, result.bulk_row_correlation's rho2
 
     @property
     def stieltjes_mean(self) -> np.ndarray:
@@ -102,6 +104,8 @@ class SpectrumSimulation:
                 "top_eigenvalue": self.top.tolist(),
                 "top_predicted": self.top_predicted.tolist(),
                 "r_emp": self.r_emp.tolist(), "c_emp": self.c_emp.tolist(),
+                **({} if self.row_correlation is None else
+                   {"row_correlation": self.row_correlation.tolist()}),
                 **({} if self.outliers is None else
                    {"outliers": self.outliers.tolist(),
                     "outliers_predicted": self.outliers_predicted.tolist()}),
@@ -112,6 +116,24 @@ def _positive_int(name, v, minimum=1):
     if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {v!r}")
     return int(v)
+
+
+def _first_layer(model, st, te, alpha0, eta, d, p, ss_layer, omega, m):
+    """One seed's first layer ``W1``, its spike direction and its (r, c): measured on the
+    network (with a vocabulary, the uniform (r, c) fitted to the measured groups, docs/theory.md
+    (k.1)), the formula's for the sRF model."""
+    if model != "network":
+        _, W1, vhat = srf_first_layer(m.r, m.c, m.gamma, d, beta=p / d, seed=ss_layer,
+                                      omega=omega)
+        return W1, vhat, m.r, m.c
+    W0, W1 = network_first_layer(st, te, alpha0, eta, d, beta=p / d, seed=ss_layer, omega=omega)
+    if omega is None:
+        emp = empirical_srf_parameters(W0, W1, n_singular=1)
+        return W1, emp["vhat"], emp["r"], emp["c"]
+    emp = empirical_group_parameters(W0, W1, omega)
+    w = np.asarray(emp["letters"])
+    r_fit, c_fit = fit_uniform_parameters(w, [np.sum(omega == x) for x in w], emp["r"], emp["c"])
+    return W1, emp["vhat"], r_fit, c_fit
 
 
 def simulate_feature_spectrum(student, teacher, alpha0, eta, d, beta=1.0, p_over_n=1.0,
@@ -163,30 +185,14 @@ def simulate_feature_spectrum(student, teacher, alpha0, eta, d, beta=1.0, p_over
     t0 = time.perf_counter()
     omega = None if voc.is_uniform else voc.neuron_letters(p)
     eigs, S, top, pred, r_emp, c_emp = [], [], [], [], [], []
-    outl, outl_pred = [], []
+    outl, outl_pred, rho2 = [], [], []
     for ss in seed_children(as_seed_sequence(seed), seeds):
         ss_layer, ss_data = seed_children(ss, 2)
+        W1, vhat, r_k, c_k = _first_layer(model, st, te, alpha0, eta, d, p, ss_layer, omega, m)
+        r_emp.append(r_k)
+        c_emp.append(c_k)
         if model == "network":
-            W0, W1 = network_first_layer(st, te, alpha0, eta, d, beta=p / d, seed=ss_layer,
-                                         omega=omega)
-            if omega is None:
-                emp = empirical_srf_parameters(W0, W1, n_singular=1)
-                vhat = emp["vhat"]
-                r_emp.append(emp["r"])
-                c_emp.append(emp["c"])
-            else:   # the uniform (r, c) fitted to the measured groups (docs/theory.md (k.1))
-                emp = empirical_group_parameters(W0, W1, omega)
-                vhat = emp["vhat"]
-                w = np.asarray(emp["letters"])
-                r_fit, c_fit = fit_uniform_parameters(
-                    w, [np.sum(omega == x) for x in w], emp["r"], emp["c"])
-                r_emp.append(r_fit)
-                c_emp.append(c_fit)
-        else:
-            _, W1, vhat = srf_first_layer(m.r, m.c, m.gamma, d, beta=p / d, seed=ss_layer,
-                                          omega=omega)
-            r_emp.append(m.r)
-            c_emp.append(m.c)
+            rho2.append(bulk_row_correlation(W1, vhat)["rho2"])
         X = np.random.default_rng(ss_data).standard_normal((n, d))
         Phi = sig(X @ W1.T)
         lam = np.linalg.eigvalsh(Phi.T @ Phi / n)
@@ -203,6 +209,8 @@ def simulate_feature_spectrum(student, teacher, alpha0, eta, d, beta=1.0, p_over
             realised = FeatureSpectrum(st, r_emp[-1], c_emp[-1], p / d, p / n)
             pred.append(realised.giant_outlier(p, X @ vhat))
     notes = []
+    if rho2 and (ge := gaussian_equivalence_warning(rho2, p, d)) is not None:
+        notes.append(ge)
     if not pred:
         notes.append("no giant outlier (E mu0^2 = 0): the top eigenvalue is the bulk edge")
     if omega is not None:
@@ -212,4 +220,5 @@ def simulate_feature_spectrum(student, teacher, alpha0, eta, d, beta=1.0, p_over
                               np.array(top), np.array(pred), np.array(r_emp),
                               np.array(c_emp), theory, time.perf_counter() - t0, notes,
                               np.array(outl) if outl else None,
-                              np.array(outl_pred) if outl_pred else None)
+                              np.array(outl_pred) if outl_pred else None,
+                              np.array(rho2) if rho2 else None)

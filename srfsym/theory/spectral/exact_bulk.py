@@ -144,6 +144,21 @@ class ExactBulk(SpectralSide):
         m1, m2 = self.bulk_moments()
         return m2 / (m1 * m1) - 1.0
 
+    def effective_dimension(self, d: int) -> float:
+        """``d (E l)^2 / E l^2 = beta d / (m2/m1^2 - 1)``: the effective dimension of the bulk
+        rows at input dimension ``d`` (docs/theory.md (j.8)); two rows' bulk parts are
+        correlated at rms ``d_eff**-0.5``, and the features of a network of that size are
+        Gaussian-equivalent across rows when ``beta d / d_eff**2`` is small.
+
+        >>> ExactBulk("tanh", "sin", 8.0, 0.0).effective_dimension(1000)   # eta = 0: isotropic
+        1000.0
+        >>> round(ExactBulk("tanh", "sin", 0.01, 3.0).effective_dimension(1000), 2)
+        6.36
+        """
+        if not (isinstance(d, (int, np.integer)) and d >= 1):
+            raise ValueError(f"d must be a positive integer, got {d!r}")
+        return self.beta * int(d) / self.normalised_variance()
+
     # ----------------------------------------------------------------------------------
     def _damped(self, z, tol, maxit=20000):
         """Nested damped iteration (safe far from the support); returns ``(s, G)``."""
