@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import ast
 import math
+import re
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -108,9 +109,12 @@ def _build(node: ast.AST, depth: int = 0, names=None, what: str = "activation") 
                 f"unknown name {node.id!r} in the {what} expression: the variables are "
                 f"{', '.join(map(repr, names))}; "
                 f"constants: {sorted(_CONSTANTS)}")
+        target = (f" ({node.id} names a direction of a multi-index target, docs/theory.md (n): "
+                  f"a teacher of error, curve, simulate and target, not an activation)"
+                  if re.fullmatch(r"z[1-9][0-9]*", node.id) else "")
         raise ActivationError(
-            f"unknown name {node.id!r}: the variable is 'x'; constants: {sorted(_CONSTANTS)}; "
-            f"built-in activations: {', '.join(registry_names())}")
+            f"unknown name {node.id!r}: the variable is 'x'{target}; constants: "
+            f"{sorted(_CONSTANTS)}; built-in activations: {', '.join(registry_names())}")
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.UAdd, ast.USub)):
         negative = False
         while isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.UAdd, ast.USub)):
