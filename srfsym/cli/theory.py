@@ -536,7 +536,9 @@ def curve_figure(args, lc, b, sim, warns=(), base=None):
 def register(sub):
     p = sub.add_parser("error", help="test error from the fixed point",
                        description="Test and train error of the ridge readout from the fixed "
-                       "point of Result 3.3, for any width ratio beta (docs/theory.md (f), (g)).")
+                       "point of Result 3.3, for any width ratio beta (docs/theory.md (f), (g)); "
+                       "of any convex readout loss with --loss (m), after several steps with "
+                       "--steps (p), for a multi-index target in z1..z4 (n).")
     add_physics(p, need_lam=False)
     add_steps(p)
     p.add_argument("--lam", type=float, help="ridge penalty lambda (sum loss)")
