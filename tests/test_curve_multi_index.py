@@ -50,3 +50,10 @@ def test_commands_without_multi_index_targets_say_what_z1_is(argv):
     proc = run_cli("-q", *argv)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "z1 names a direction of a multi-index target" in proc.stderr, proc.stderr
+
+
+def test_the_learned_direction_prints_no_negative_zero():
+    """z1 + z1*z2 learns e = (1, 0) exactly; round-off printed it as [1.0, -0.0]."""
+    res = solve("tanh", TARGET, alpha0=4, eta=2, lam=0.1, alpha=1.0)
+    note = next(n for n in res.notes if "learns the linear part along" in n)
+    assert "e = [1.0, 0.0] only" in note, note
