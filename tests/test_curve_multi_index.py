@@ -1,7 +1,8 @@
 """``srfsym curve`` with a multi-index target after one step (docs/theory.md (n)): the curve is
 the one ``solve`` gives point by point, without bounds (they are derived for a single-index
 teacher).  It used to solve the curve and then stop on the bounds with "unknown name 'z1': the
-variable is 'x'"; a command that takes no multi-index target now says what z1 is."""
+variable is 'x'"; a command that takes no multi-index target now says what z1 is, and a
+misspelt activation gets the near built-in name."""
 import json
 
 import pytest
@@ -57,3 +58,13 @@ def test_the_learned_direction_prints_no_negative_zero():
     res = solve("tanh", TARGET, alpha0=4, eta=2, lam=0.1, alpha=1.0)
     note = next(n for n in res.notes if "learns the linear part along" in n)
     assert "e = [1.0, 0.0] only" in note, note
+
+
+@pytest.mark.parametrize("text,hint", [("tahn", "(did you mean 'tanh'?)"),
+                                       ("sgn", "(did you mean 'sign'?)"),
+                                       ("tanhh(x)", "(did you mean 'tanh'?)")])
+def test_a_misspelt_activation_gets_the_near_name(text, hint):
+    from srfsym.symbolic.activations import ActivationError, activation
+    with pytest.raises(ActivationError) as err:
+        activation(text)
+    assert hint in str(err.value)
