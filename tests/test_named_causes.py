@@ -23,6 +23,22 @@ CASES = [
       "0.1", "--alpha", "1", "--bulk", "step", "--d", "100"], "got --eta 0"),
     (["spectrum", "--student", "tanh", "--teacher", "sin", *PAIR, "--z", "1e300+1j"],
      "|z| = 1e+300 is beyond"),
+    # a negative alpha0 or beta <= 0 reached the isotropic-bulk check before the solver's own
+    # checks: "'<' not supported between instances of 'complex' and 'int'", "float division by zero"
+    (["error", "--student", "tanh", "--teacher", "sin", "--alpha0", "-2", "--eta", "3", "--lam",
+      "0.1", "--alpha", "1"], "alpha0 (step samples per dimension) must be >= 0, got -2"),
+    (["curve", "--student", "tanh", "--teacher", "sin", "--alpha0", "-2", "--eta", "3", "--lam",
+      "0.1", "--alpha", "1"], "alpha0 (step samples per dimension) must be >= 0, got -2"),
+    (["spectrum", "--student", "tanh", "--teacher", "sin", "--alpha0", "-2", "--eta", "3"],
+     "alpha0 (step samples per dimension) must be >= 0, got -2"),
+    (["simulate", "--student", "tanh", "--teacher", "sin", "--alpha0", "-2", "--eta", "3",
+      "--lam", "0.1", "--alpha", "1", "--d", "50", "--seeds", "1"], "alpha0 must be >= 0, got -2"),
+    (["error", "--student", "tanh", "--teacher", "sin", *PAIR, "--lam", "0.1", "--alpha", "1",
+      "--beta", "-1"], "beta = p/d must be > 0, got -1"),
+    (["curve", "--student", "tanh", "--teacher", "sin", *PAIR, "--lam", "0.1", "--alpha", "1",
+      "--beta", "0"], "beta = p/d must be > 0, got 0"),
+    (["simulate", "--student", "tanh", "--teacher", "sin", *PAIR, "--lam", "0.1", "--alpha", "1",
+      "--d", "50", "--beta", "0"], "beta must be > 0, got 0"),
 ]
 
 

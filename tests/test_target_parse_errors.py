@@ -13,6 +13,9 @@ from srfsym.symbolic.targets import multi_index_target
       "--lam", "0.1", "--alpha", "1"), "unknown name 'w' in the target expression"),
     (("error", "--student", "x/0", "--teacher", "z1", "--alpha0", "4", "--eta", "2",
       "--lam", "0.1", "--alpha", "1"), "division by zero in the activation expression"),
+    # a typo names every variable a target may use (it said "the variables are 'z1'")
+    (("target", "z1 + z1*zz2"),
+     "unknown name 'zz2' in the target expression: the variables are 'z1', 'z2', 'z3', 'z4'"),
 ])
 def test_cli_parse_errors_name_the_expression(args, message):
     out = run_cli(*args)

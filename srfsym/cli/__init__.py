@@ -22,7 +22,8 @@ COMMANDS = (derive, activation, target, theory, curves, spectrum, scaling, simul
 
 
 DESCRIPTION = ("srfsym: symbolic-numeric workbench for the spiked Random Features model\n"
-               "(a two-layer network after one giant gradient step, with a ridge readout).")
+               "(a two-layer network after one, or several, giant gradient steps, with a ridge or any\n"
+               "convex readout).")
 EPILOG = """\
 start with:
   srfsym derive                 the derivation chain for the built-in example, step by step

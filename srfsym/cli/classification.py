@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 
-from .common import INPUT_COLUMNS, SRF_COLUMNS, status
+from .common import INPUT_COLUMNS, SRF_COLUMNS, CLIError, status
 
 #: the columns of a classifier's rows right after the leading ones, in this order
 CLASSIFICATION_COLUMNS = ("classification_error", "no_step_classification_error",
@@ -25,7 +25,12 @@ def classification_baselines(args, alphas, solve_kwargs):
     for the curve's readout (same loss, noise, bias, label rule, lambda, alphas)."""
     from ..symbolic.activations import activation
     from ..theory.channels.label_law import bayes_classification_error
-    from ..theory.fixed_point import learning_curve
+    from ..theory.fixed_point import learning_curve, multi_index_teacher
+    if multi_index_teacher(args.teacher):
+        raise CLIError(f"curve with a classification loss: its baselines (the Bayes error of the "
+                       f"labels) are derived for a single-index teacher, not for the multi-index "
+                       f"target {args.teacher!r}; 'srfsym error' gives its classification error "
+                       f"at each alpha (docs/theory.md (n.8))")
     with status("classification baselines: the same readout without the step (eta = 0), "
                 "the Bayes error of the labels"):
         flat = learning_curve(args.student, args.teacher, args.alpha0, 0.0, args.lam, alphas,

@@ -394,7 +394,9 @@ def add_physics(p, need_lam=True, alpha_nargs="+", several=False):
     more = {"nargs": "+"} if several else {}
     each = " (several: one curve per value)" if several else ""
     p.add_argument("--student", required=True, help="student activation (name or expression in x)")
-    p.add_argument("--teacher", required=True, help="teacher activation")
+    p.add_argument("--teacher", required=True,
+                   help="teacher activation (name or expression in x), or a multi-index "
+                        "target in z1..z4, e.g. 'z1 + z1*z2' (docs/theory.md (n))")
     p.add_argument("--alpha0", type=float, required=True, **more,
                    help="step samples per dimension n0/d" + each)
     p.add_argument("--eta", type=float, required=True, **more,
@@ -495,7 +497,7 @@ def add_steps(p):
     p.add_argument("--steps", type=positive_int, default=1,
                    help="giant steps T, each on a fresh batch of n0 = alpha0 d samples with the "
                         "full residual (docs/theory.md (p)); T > 1: the T-step map and the "
-                        "vector-kappa readout theory (p.4); the teacher may then be a "
+                        "vector-kappa readout theory (p.4), for a single-index teacher or a "
                         "multi-index target in z1..z4, e.g. 'z1 + z1*z2'; default 1")
 
 

@@ -294,7 +294,7 @@ def curve_results(args, alphas, sim=None):
         lc = _learning_curve(args, alphas)
     mp = lc.results[0].mapping
     voc = vocabulary_arg(args)
-    b = None if getattr(args, "steps", 1) > 1 else bounds(   # none derived after several steps
+    b = None if _no_bounds(args) else bounds(
         args.student, args.teacher, mp.r, mp.c, mp.gamma, vocabulary=voc,
         bias=bool(getattr(args, "bias", False)))
     if args.simulate and sim is None:
@@ -325,6 +325,17 @@ def curve_results(args, alphas, sim=None):
                            warns=warns, notes=notes, shown=shown)
 
 
+def _no_bounds(args) -> str:
+    """Why a curve has no bounds ('' when it has them): they are derived for one step on a
+    single-index teacher."""
+    from ..theory.fixed_point import multi_index_teacher
+    if getattr(args, "steps", 1) > 1:
+        return "after several steps (docs/theory.md (p.6))"
+    if multi_index_teacher(args.teacher):
+        return "for a multi-index target (docs/theory.md (n))"
+    return ""
+
+
 def curve_text(args, cr):
     """The text report of one curve (:func:`curve_results`), as lines."""
     lc, b = cr.lc, cr.b
@@ -334,8 +345,7 @@ def curve_text(args, cr):
     if cr.base is not None:
         lines += list(classification_lines(lc, cr.base, lc.results[0].loss, b))
     else:
-        lines.append("bounds: not derived after several steps (docs/theory.md (p.6))"
-                     if b is None else
+        lines.append(f"bounds: not derived {_no_bounds(args)}" if b is None else
                      f"bounds: lower {b.lower:.8g}, upper {b.upper:.8g}, kernel {b.kernel:.8g}")
         lam = f" {'optimal lambda':>14s}" if getattr(args, "optimize_lambda", False) else ""
         lines.append(f"{'alpha':>10s}{lam} {'test error':>14s} {'train error':>14s}")
@@ -533,7 +543,9 @@ def curve_figure(args, lc, b, sim, warns=(), base=None):
 def register(sub):
     p = sub.add_parser("error", help="test error from the fixed point",
                        description="Test and train error of the ridge readout from the fixed "
-                       "point of Result 3.3, for any width ratio beta (docs/theory.md (f), (g)).")
+                       "point of Result 3.3, for any width ratio beta (docs/theory.md (f), (g)); "
+                       "of any convex readout loss with --loss (m), after several steps with "
+                       "--steps (p), for a multi-index target in z1..z4 (n).")
     add_physics(p, need_lam=False)
     add_steps(p)
     p.add_argument("--lam", type=float, help="ridge penalty lambda (sum loss)")

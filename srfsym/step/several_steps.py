@@ -253,7 +253,7 @@ class SeveralStepsMap:
         for s in self.states[1:]:
             lines.append(f"  after step {s.step}:")
             for j, w in enumerate(s.letters):
-                comps = ", ".join(f"{v:.6f}" for v in s.target_components[j])
+                comps = ", ".join(f"{round(v, 6) + 0.0:.6f}" for v in s.target_components[j])  # no -0
                 lines.append(f"    omega = {w:g}: |m| = {s.spike_norms[j]:.6f}, along "
                              f"theta_1..theta_{s.k}: ({comps}), c = {s.bulk_variances[j]:.6f}")
         lines += [f"  note: {n}" for n in self.notes]

@@ -26,7 +26,9 @@ Heaviside(x)
 from __future__ import annotations
 
 import ast
+import difflib
 import math
+import re
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -108,9 +110,13 @@ def _build(node: ast.AST, depth: int = 0, names=None, what: str = "activation") 
                 f"unknown name {node.id!r} in the {what} expression: the variables are "
                 f"{', '.join(map(repr, names))}; "
                 f"constants: {sorted(_CONSTANTS)}")
+        target = (f" ({node.id} names a direction of a multi-index target, docs/theory.md (n), "
+                  f"which this computation does not take: it expects an activation in x)"
+                  if re.fullmatch(r"z[1-9][0-9]*", node.id) else _did_you_mean(node.id,
+                                                                                registry_names()))
         raise ActivationError(
-            f"unknown name {node.id!r}: the variable is 'x'; constants: {sorted(_CONSTANTS)}; "
-            f"built-in activations: {', '.join(registry_names())}")
+            f"unknown name {node.id!r}{target}: the variable is 'x'; constants: "
+            f"{sorted(_CONSTANTS)}; built-in activations: {', '.join(registry_names())}")
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.UAdd, ast.USub)):
         negative = False
         while isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.UAdd, ast.USub)):
@@ -162,7 +168,8 @@ def _build(node: ast.AST, depth: int = 0, names=None, what: str = "activation") 
         if not isinstance(node.func, ast.Name) or node.func.id not in _FUNCTIONS:
             name = node.func.id if isinstance(node.func, ast.Name) else ast.dump(node.func)
             raise ActivationError(
-                f"unknown function {name!r}; allowed functions: {sorted(set(_FUNCTIONS))}")
+                f"unknown function {name!r}{_did_you_mean(name, _FUNCTIONS)}; allowed functions: "
+                f"{sorted(set(_FUNCTIONS))}")
         if node.keywords:
             raise ActivationError(f"keyword arguments are not allowed in {what} expressions")
         args = [_build(a, depth + 1, names, what) for a in node.args]
@@ -190,6 +197,16 @@ def parse_activation(text: str) -> sp.Expr:
     expr = parse_expression(text, {"x": X}, what="activation")
     _check_real_line(expr, text)
     return expr
+
+
+def _did_you_mean(name: str, known) -> str:
+    """`` (did you mean 'tanh'?)`` for a near miss of one of ``known``, else ``''``.
+
+    >>> _did_you_mean("tahn", ["tanh", "erf"]), _did_you_mean("foo", ["tanh", "erf"])
+    (" (did you mean 'tanh'?)", '')
+    """
+    close = difflib.get_close_matches(name, sorted(set(known)), n=1, cutoff=0.7)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def parse_expression(text: str, names: dict, what: str = "expression") -> sp.Expr:

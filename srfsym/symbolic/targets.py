@@ -153,7 +153,9 @@ def _target(text: str, k) -> MultiIndexTarget:
         k = top if k is None else k
         if k < top:
             raise ActivationError(f"target {text!r} names z{top} but k = {k} was given")
-        names = {f"z{j + 1}": MULTI_Z[j] for j in range(k)}
+        # all of z1..z{MAX_INDEX} (none above z{top} occurs): an unknown name such as 'zz2' is
+        # then reported against every variable a target may use, not only those it uses
+        names = {f"z{j + 1}": z for j, z in enumerate(MULTI_Z)}
         expr = parse_expression(text, names, what="target")
     else:
         from .activations import activation     # a registry name or an expression in x

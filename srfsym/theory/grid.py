@@ -314,6 +314,8 @@ def solve_grid(student, teacher, alpha0, eta, alphas, lams, beta=1.0, spectrum="
     steps :
         Giant steps T (docs/theory.md (p)); T > 1 is solved point by point.
 
+    Examples
+    --------
     >>> g = solve_grid("tanh", "sin", 20, 3, [0.5, 1.0, 2.0], [0.1], beta=2.0)
     >>> bool(np.all(np.diff(g.test_error[:, 0]) < 0))
     True

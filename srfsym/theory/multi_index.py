@@ -102,7 +102,7 @@ def solve_multi_index_srf(student, target, r, c, gamma, lam, alpha, beta=1.0, sp
     res.teacher_quadrature_error = qerr
     res.notes = list(res.notes) + [
         f"multi-index target {tg.name} (k = {tg.k}): "
-        + (f"the bulk learns the linear part along e = {np.round(e, 6).tolist()} only"
+        + (f"the bulk learns the linear part along e = {(np.round(e, 6) + 0.0).tolist()} only"
            if unorm > 0 else "the teacher has no linear part orthogonal to the spike that the "
            "bulk could learn (E[mu1 w h1] = 0)")
         + f" (docs/theory.md (n)); teacher quadrature error {qerr:.1e}"]

@@ -517,6 +517,9 @@ def isotropic_bulk_warning(student, teacher, alpha0, eta, beta=1.0, advice=None)
     Runs :func:`bulk_departure` on one step at a dimension chosen so that the step costs at most
     about 2e9 flops (``d <= 400``; skipped, returning ``None``, when that leaves ``d < 100``:
     ``alpha0 beta`` above ~500, where the step's bulk is the isotropic one, docs/theory.md (g.4)).
+    Also skipped (``None``, no verdict) without a step (``alpha0`` or ``eta`` zero) and outside
+    the model's domain (``alpha0 < 0``, ``eta < 0``, ``beta <= 0``): the solver the check
+    precedes refuses those with the reason.
 
     >>> import warnings
     >>> with warnings.catch_warnings(record=True) as w:
@@ -527,7 +530,8 @@ def isotropic_bulk_warning(student, teacher, alpha0, eta, beta=1.0, advice=None)
     """
     import warnings
     from ...symbolic.activations import activation
-    if activation(student).has_dirac_derivative or not alpha0 or not eta:
+    if activation(student).has_dirac_derivative or not (
+            float(alpha0) > 0 and float(eta) > 0 and float(beta) > 0):
         return None
     d = int(min(400, (_CHECK_FLOPS / (4 * float(alpha0) * float(beta))) ** (1 / 3)))
     if d < 100:
