@@ -74,3 +74,21 @@ def test_a_huge_spike_strength_is_solved_not_refused():
                    "--c", "1", timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert "lower = 0.097913" in proc.stdout and "kernel baseline = 0.06445291721" in proc.stdout
+
+
+def test_python_dash_m_runs_the_command():
+    """`python -m srfsym` and `python -m srfsym.cli` are the srfsym command (a bad option gives
+    its usage error and exit 2, --version the version)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    for mod in ("srfsym", "srfsym.cli"):
+        ok = subprocess.run([sys.executable, "-m", mod, "--version"], capture_output=True,
+                            text=True, env=env, timeout=120)
+        assert ok.returncode == 0 and ok.stdout.startswith("srfsym "), ok.stderr
+        bad = subprocess.run([sys.executable, "-m", mod, "error", "--no-such-option"],
+                             capture_output=True, text=True, env=env, timeout=120)
+        assert bad.returncode == 2 and "required: --student" in bad.stderr

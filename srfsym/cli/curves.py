@@ -230,7 +230,8 @@ def register(sub):
     p.add_argument("--sim-alpha", type=float, nargs="*",
                    help="alphas of the simulation (default: every sixth alpha of the curve)")
     p.add_argument("--d-sim", type=int, default=500, help="input dimension of the simulation")
-    p.add_argument("--seeds", type=int, default=3, help="independent seeds of the simulation")
+    p.add_argument("--seeds", type=int, default=8, help="independent seeds of the simulation "
+                   "(fewer than 5 give standard errors that are themselves unreliable)")
     p.add_argument("--shared-first-layer", action="store_true", help=SHARED_HELP)
     p.add_argument("--workers", type=int, default=None,
                    help="local processes for the curve's points (the sweeps' pool; the "

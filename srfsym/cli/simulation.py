@@ -275,7 +275,8 @@ def register(sub):
                        "beside it (docs/theory.md (a), (c)).")
     add_physics(p)
     p.add_argument("--d", type=int, required=True, help="input dimension")
-    p.add_argument("--seeds", type=int, default=3, help="independent repetitions")
+    p.add_argument("--seeds", type=int, default=8, help="independent repetitions (fewer than "
+                   "5 give standard errors that are themselves unreliable)")
     p.add_argument("--seed", type=non_negative_int, default=0, help="master random seed")
     p.add_argument("--model", choices=["network", "srf"], default="network",
                    help="the two-layer network after the step, or the sRF model at the "

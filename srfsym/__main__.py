@@ -1,0 +1,7 @@
+"""``python -m srfsym ...``: the same as the ``srfsym`` command."""
+import sys
+
+from .cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())
