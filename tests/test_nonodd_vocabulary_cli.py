@@ -19,6 +19,7 @@ from srfsym import solve
 from srfsym.step.mapping import NonOddActivationWarning
 from srfsym.theory.dispatch import refusal
 from srfsym.theory.problem import Problem
+from srfsym.theory.spectral.step_bulk_groups import step_group_bulk
 
 @pytest.fixture(scope="module")
 def ref():
@@ -44,6 +45,11 @@ def test_simulate_step_bulk_shows_the_theory_of_that_layer(ref):
     assert row["theory_train_error"] == pytest.approx(ref.train_error, rel=1e-10)
     assert row["theory_refused"] is None and row["theory_bulk"] == "step"
     assert row["z_score"] is None                     # one seed: no standard error
+    # the letters' r_j, c_j the simulation reports are the step bulk's own on that layer
+    spec = step_group_bulk("relu", "sin", 2, 1, 100, 1.0, 0, [1, -1])
+    sim = data["details"]["simulation"]
+    assert sim["r_emp_groups"] == [list(spec.group_r)]
+    assert sim["c_emp_groups"] == [list(spec.group_c)]
     # the note (and warning) says what the step bulk does; no "corrections are applied"
     said = [w for w in data["warnings"] if w.startswith("student relu is not odd")]
     assert len(said) == 1 and "measured r_j, c_j and gamma" in said[0]
