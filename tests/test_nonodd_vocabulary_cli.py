@@ -3,7 +3,8 @@ bulk (the realised layer split by letter, every letter's r_j, c_j measured, docs
 (g.4)) is the theory ``simulate`` shows beside the network, and its note says that neither the
 y - mu0 corrections of (c) nor the per-letter formulas of (k.1) enter; the isotropic and exact
 bulks are refused by the dispatch table, and ``simulate`` prints that reason where the theory
-would be (text, JSON, CSV).
+would be (text heading and stderr announcement, JSON, CSV); likewise a multi-index target on the
+step's bulks.
 
 relu / sin, alpha0 = 2, eta = 1, {+1, -1}, lambda = 0.1, alpha = 1, d = 100 (small: the layer of
 seed 0 is the same in the simulation, the CLI's theory and the API's solve).
@@ -96,10 +97,45 @@ def test_simulate_prints_the_refusal_where_the_theory_would_be(bulk, output):
 
 
 def test_simulate_text_names_the_refusal():
-    from srfsym.cli.simulation import simulation_table
+    """The table's heading says which theory is refused and why (no "beside the simulation"
+    heading over a refused column)."""
+    from srfsym.cli.simulation import simulation_table, theory_label
     why = "a readout vocabulary needs an odd student (relu is not odd: ...)"
     row = {"alpha": 1.0, "test_error": 0.2, "test_error_sem": 0.01, "theory_test_error": None,
            "theory_refused": why}
-    text = simulation_table([row], 2)
-    assert "no theory beside this simulation: " + why in " ".join(text.split())
+    label = theory_label({"bulk": "exact"})
+    text = simulation_table([row], 2, label)
+    assert f"no theory beside this simulation: the {label} is refused: {why}" \
+        in " ".join(text.split())
+    assert "beside the simulation (mean" not in text
     assert "refused" in text.splitlines()[-1]
+
+
+def test_simulate_status_says_the_theory_is_refused():
+    """Without -q, simulate announces the theory it computes; a refused one is announced as
+    refused, with the reason, never as "the theory ... at the same parameters"."""
+    why = refusal(Problem("relu", "sin", 0.1, 1.0, alpha0=2, eta=1, bulk="exact",
+                          vocabulary=[1, -1]))
+    proc = run_cli("simulate", *CASE, "--seeds", "2", "--bulk", "exact")
+    assert proc.returncode == 0, proc.stderr
+    err = " ".join(proc.stderr.split())
+    assert "exact law of the step bulk, docs/theory.md (g.5)) is refused here: " + why in err
+    assert "at the same parameters" not in err
+    assert "is refused: " + why in " ".join(proc.stdout.split())
+
+
+@pytest.mark.parametrize("bulk", ["step", "exact"])
+def test_simulate_multi_index_target_on_the_step_bulks_shows_the_refusal(bulk):
+    """A multi-index target on the step's bulks: the dispatch table's refusal (the one place
+    that refuses it) is the theory column, the network still simulated."""
+    teacher = "z1 + z1*z2"
+    why = refusal(Problem("tanh", teacher, 0.1, 1.0, alpha0=2, eta=1, bulk=bulk,
+                          **({"d": 60, "seed": 0} if bulk == "step" else {})))
+    assert why is not None and "multi-index target is solved with the isotropic bulk" in why
+    proc = run_cli("-q", "simulate", "--student", "tanh", "--teacher", teacher, "--alpha0", "2",
+                   "--eta", "1", "--lam", "0.1", "--alpha", "1", "--d", "60", "--seeds", "1",
+                   "--bulk", bulk, "--json")
+    assert proc.returncode == 0, proc.stderr
+    (row,) = json.loads(proc.stdout)["rows"]
+    assert row["theory_refused"] == why and row["theory_test_error"] is None
+    assert row["test_error"] > 0
