@@ -152,16 +152,55 @@ def test_a_non_odd_student_with_opposite_letters():
 
 
 def test_the_vocabulary_step_is_the_simulated_one():
-    """bulk='step' with a vocabulary draws the first layer of simulate(vocabulary=, seed=s):
-    the per-letter bulk variances measured by the simulation on its W1 agree with the back end's
-    to the difference of their spike directions (top singular vector there, the letter-weighted
-    mean update here), far below the seed-to-seed spread."""
+    """bulk='step' with a vocabulary draws the first layer of simulate(vocabulary=, seed=s), and
+    the simulation reports the very (r_j, c_j, gamma) the back end measures on it (one
+    definition, docs/theory.md (g.4.1)): equal to the last bit, while the seed-to-seed spread is
+    above 1 %."""
     from srfsym.simulation.simulate import simulate
     d, voc = 120, [1.0, 2.0]
     sims = [simulate(*CASE, 0.1, [1.0], d=d, seeds=1, seed=s, vocabulary=voc, n_test=200)
             for s in (3, 4)]
     specs = [step_group_bulk(*CASE, d, 1.0, s, voc) for s in (3, 4)]
     for sim, spec in zip(sims, specs):
-        assert np.allclose(np.ravel(sim.c_emp_groups), spec.group_c, rtol=2e-3)
+        assert np.ravel(sim.c_emp_groups).tolist() == list(spec.group_c)
+        assert np.ravel(sim.r_emp_groups).tolist() == list(spec.group_r)
+        assert sim.gamma_emp.tolist() == [abs(spec.gamma)]
     spread = abs(specs[0].group_c[1] - specs[1].group_c[1]) / specs[0].group_c[1]
     assert spread > 1e-2
+
+
+@pytest.mark.parametrize("case, voc", [(("relu", "sin", 2.0, 1.0), [1.0, -1.0]),
+                                       (CASE, [1.0, 2.0])])
+def test_letters_measured_once_and_as_defined(case, voc):
+    """On one realised layer the simulation's per-letter parameters and the step bulk's are the
+    same numbers, and they are the definition of docs/theory.md (g.4.1) computed here row by row:
+    vhat the direction of sum_k omega_k (w1_k - w0_k), r_j the group mean of <w1_k, vhat> (not of
+    the update's <w1_k - w0_k, vhat>: that differs here by more than 1e-3), c_j the group mean
+    of |w1_k - <w1_k, vhat> vhat|^2, gamma = <vhat, e1>."""
+    from srfsym.simulation.result import empirical_group_parameters
+    from srfsym.step.vocabulary import vocabulary
+    d = 100
+    v = vocabulary(voc)
+    W0, W1 = _layers(d, 0, v, case=case)
+    om = v.neuron_letters(W1.shape[0])
+    sim = empirical_group_parameters(W0, W1, om)
+    data = StepGroupData.from_layers(W0, W1, om)
+    assert sim["letters"] == list(data.letters) == voc
+    assert sim["r"] == list(data.group_r) and sim["c"] == list(data.group_c)
+    assert sim["gamma"] == abs(data.gamma)
+    # the definition, row by row in exact-rounding sums
+    u = [math.fsum(w * (a - b) for w, a, b in zip(om, W1[:, i], W0[:, i])) for i in range(d)]
+    norm = math.sqrt(math.fsum(x * x for x in u))
+    vhat = [x / norm for x in u]
+    for j, letter in enumerate(voc):
+        rows = [k for k in range(len(om)) if om[k] == letter]
+        along = [math.fsum(a * b for a, b in zip(W1[k], vhat)) for k in rows]
+        r = math.fsum(along) / len(rows)
+        c = math.fsum(math.fsum((a - t * b) ** 2 for a, b in zip(W1[k], vhat))
+                      for k, t in zip(rows, along)) / len(rows)
+        update = math.fsum(math.fsum((a - b) * e for a, b, e in zip(W1[k], W0[k], vhat))
+                           for k in rows) / len(rows)
+        assert abs(sim["r"][j] - r) < 1e-12 and abs(sim["c"][j] - c) < 1e-12, letter
+        assert abs(update - r) > 1e-3, letter       # the other definition is told apart
+    assert abs(data.gamma - vhat[0]) < 1e-12
+    assert np.allclose(sim["vhat"], vhat, atol=1e-13)

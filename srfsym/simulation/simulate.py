@@ -411,7 +411,8 @@ def simulate(student, teacher, alpha0: float, eta: float, lam: float, alpha, d: 
         is a block of ``round(pi_j p)`` neurons (:meth:`Vocabulary.group_sizes`).  For
         ``model="srf"`` group j gets spike ``r omega_j`` and bulk variance ``1 + omega_j^2
         (c - 1)`` with the given (uniform) ``r, c``.  ``r_emp_groups``, ``c_emp_groups`` are
-        then measured per letter along the top singular direction of ``W1 - W0``.
+        then measured per letter along the direction of ``sum_k omega_k (w1_k - w0_k)``, as
+        the step bulk measures them (:func:`~srfsym.simulation.result.empirical_group_parameters`).
     loss, noise, bias, label_rule
         The readout of docs/theory.md (m) (see *Convex readouts* in the module docstring);
         the square loss without noise, bias or Bernoulli labels is the ridge path itself.

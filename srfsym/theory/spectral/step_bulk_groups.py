@@ -25,7 +25,8 @@ Decomposition of the realised layer: ``vhat`` is the direction of ``sum_k omega_
 w0_k)`` (the mean update for the uniform readout; every row update is ``omega_k`` times the
 uniform one, docs/theory.md (k.1)), group j's spike ``r_j`` the mean of ``<w1_k, vhat>`` over its
 neurons, ``Wv = sqrt(d) (<w1_k, vhat> - r_g(k))``, ``c_j`` the mean of ``|Pi w1_k|^2`` over group
-j, ``gamma = <vhat, e1>``.  The channel takes the measured ``(r_j, c_j, gamma)``.
+j, ``gamma = <vhat, e1>`` (:func:`split_by_letter`, which the simulation's per-letter
+measurement uses too).  The channel takes the measured ``(r_j, c_j, gamma)``.
 
 >>> data = StepGroupData.from_layers(*_two_layers(), omega=np.repeat([1.0, 2.0], 15))
 >>> data.K, data.sizes, bool(abs(np.trace(data.Omega) / 30 - np.dot(data.pi, data.group_c)) < 1e-12)
@@ -46,8 +47,76 @@ from .group_direction_prior import DirectionGroupPrior
 from ..state import ConvergenceError, Hats
 from .step_bulk import _two_layers, spike_and_teacher_directions
 
-__all__ = ["StepGroupData", "RealisedGroupPrior", "StepGroupBulk", "step_group_data",
-           "step_group_bulk"]
+__all__ = ["LetterSplit", "split_by_letter", "StepGroupData", "RealisedGroupPrior",
+           "StepGroupBulk", "step_group_data", "step_group_bulk"]
+
+
+class LetterSplit(NamedTuple):
+    """A first layer split by readout letter (:func:`split_by_letter`, docs/theory.md (g.4.1)):
+    ``letters`` in order of first appearance, ``sizes`` their neurons, ``order`` the neurons
+    group by group, the spike direction ``vhat``, the signed alignment ``gamma = <vhat,
+    theta>``, the teacher's part ``zeta`` orthogonal to ``vhat`` (norm ``sqrt(d)``),
+    ``along = <w1_k, vhat>`` (neurons in ``order``), and per letter the spike ``r`` and the
+    bulk variance ``c``."""
+    letters: tuple
+    sizes: tuple
+    order: np.ndarray
+    vhat: np.ndarray
+    gamma: float
+    zeta: np.ndarray
+    along: np.ndarray
+    r: tuple
+    c: tuple
+
+
+def split_by_letter(W0, W1, omega, theta=None) -> LetterSplit:
+    r"""The measured per-letter sRF parameters of a first layer with readout letters ``omega``
+    (one per neuron; docs/theory.md (g.4.1)) -- the one definition, used by the step bulk and
+    reported by the simulation (:func:`srfsym.simulation.result.empirical_group_parameters`).
+
+    ``vhat`` is the direction of ``sum_k omega_k (w1_k - w0_k)`` (every row update is
+    ``omega_k`` times the uniform one, docs/theory.md (k.1); for ``{1}`` the mean update),
+    group j's spike ``r_j`` the mean of ``<w1_k, vhat>`` over its neurons (so that the bulk
+    ``W1 - r_j(k) vhat^T`` has its component along ``vhat`` centred in every group), its bulk
+    variance ``c_j`` the mean of ``|(I - vhat vhat^T) w1_k|^2``, ``gamma = <vhat, theta>``
+    (``theta = e1`` unless given).  If the letter-weighted update vanishes (no step), ``vhat``,
+    ``zeta`` and ``gamma`` are NaN, every ``r_j`` is 0 and ``c_j`` the mean of ``|w1_k|^2``.
+
+    >>> rng = np.random.default_rng(0)
+    >>> om, W0 = np.repeat([1.0, -1.0], 20), rng.standard_normal((40, 40)) / math.sqrt(40)
+    >>> W1 = W0 + 0.5 * np.outer(om, np.eye(40)[1])        # spike 0.5 omega_k along e_2
+    >>> s = split_by_letter(W0, W1, om)
+    >>> s.letters, s.sizes, float(s.vhat[1]), s.gamma
+    ((1.0, -1.0), (20, 20), 1.0, 0.0)
+    >>> [round(float(x - 0.5 * w - W0[om == w, 1].mean()), 12) for x, w in zip(s.r, s.letters)]
+    [0.0, 0.0]
+    """
+    W0 = np.asarray(W0, dtype=float)
+    W1 = np.asarray(W1, dtype=float)
+    om = np.asarray(omega, dtype=float).ravel()
+    if W0.shape != W1.shape or W1.ndim != 2:
+        raise ValueError(f"W0 and W1 must be matrices of one shape, got {W0.shape}, {W1.shape}")
+    p, d = W1.shape
+    if om.shape != (p,) or not np.all(np.isfinite(om)) or np.any(om == 0):
+        raise ValueError(f"omega must give one non-zero finite letter per neuron ({p}), got "
+                         f"shape {om.shape}")
+    letters = tuple(dict.fromkeys(om.tolist()))
+    order = np.concatenate([np.flatnonzero(om == w) for w in letters])
+    sizes = tuple(int(np.sum(om == w)) for w in letters)
+    edges = np.concatenate([[0], np.cumsum(sizes)])
+    sq = np.einsum("ij,ij->i", W1, W1)[order]
+    update = om @ (W1 - W0)
+    norm = float(np.linalg.norm(update))
+    if norm > 0:
+        vhat, gamma, zeta = spike_and_teacher_directions(update / norm, theta)
+        along = W1[order] @ vhat
+    else:
+        vhat, zeta, gamma, along = np.full(d, np.nan), np.full(d, np.nan), float("nan"), \
+            np.zeros(p)
+    bulk = sq - along * along
+    r = tuple(float(along[a:b].mean()) for a, b in zip(edges[:-1], edges[1:]))
+    c = tuple(float(bulk[a:b].mean()) for a, b in zip(edges[:-1], edges[1:]))
+    return LetterSplit(letters, sizes, order, vhat, gamma, zeta, along, r, c)
 
 
 @dataclass
@@ -99,37 +168,19 @@ class StepGroupData:
         >>> data.letters, data.sizes
         ((1.0,), (30,))
         """
-        W0 = np.asarray(W0, dtype=float)
-        W1 = np.asarray(W1, dtype=float)
-        om = np.asarray(omega, dtype=float).ravel()
-        if W0.shape != W1.shape or W1.ndim != 2:
-            raise ValueError(f"W0 and W1 must be matrices of one shape, got {W0.shape}, {W1.shape}")
-        p, d = W1.shape
-        if om.shape != (p,) or not np.all(np.isfinite(om)) or np.any(om == 0):
-            raise ValueError(f"omega must give one non-zero finite letter per neuron ({p}), got "
-                             f"shape {om.shape}")
-        update = om @ (W1 - W0)
-        norm = float(np.linalg.norm(update))
-        if not norm > 0:
+        s = split_by_letter(W0, W1, omega, theta)
+        if not np.isfinite(s.gamma):
             raise ValueError("the letter-weighted update sum_k omega_k (w1_k - w0_k) vanishes "
                              "(no step, alpha0 = 0): the step bulk needs a spike direction")
-        vhat, gamma, zeta = spike_and_teacher_directions(update / norm, theta)
-        letters = tuple(dict.fromkeys(om.tolist()))
-        order = np.concatenate([np.flatnonzero(om == w) for w in letters])
-        W1 = W1[order]
-        along = W1 @ vhat
-        sizes = tuple(int(np.sum(om == w)) for w in letters)
-        edges = np.concatenate([[0], np.cumsum(sizes)])
-        r = [float(along[a:b].mean()) for a, b in zip(edges[:-1], edges[1:])]
-        Wv = math.sqrt(d) * (along - np.repeat(r, sizes))
-        Wz = W1 @ zeta
-        W_pi = W1 - np.outer(along, vhat)
+        W1 = np.asarray(W1, dtype=float)[s.order]
+        p, d = W1.shape
+        Wv = math.sqrt(d) * (s.along - np.repeat(s.r, s.sizes))
+        Wz = W1 @ s.zeta
+        W_pi = W1 - np.outer(s.along, s.vhat)
         Omega = W_pi @ W_pi.T
         del W_pi
-        diag = np.diag(Omega)
-        c = [float(diag[a:b].mean()) for a, b in zip(edges[:-1], edges[1:])]
-        return cls(Omega=Omega, Wv=Wv, Wz=Wz, letters=letters, sizes=sizes, group_r=tuple(r),
-                   group_c=tuple(c), gamma=gamma, d=d, p=p)
+        return cls(Omega=Omega, Wv=Wv, Wz=Wz, letters=s.letters, sizes=s.sizes, group_r=s.r,
+                   group_c=s.c, gamma=s.gamma, d=d, p=p)
 
 
 class RealisedPrior(NamedTuple):
