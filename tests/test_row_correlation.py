@@ -1,4 +1,4 @@
-"""The rows' bulk correlation of a trained first layer (docs/theory.md (j.8)): measured on the
+"""The rows' bulk correlation of a trained first layer (docs/theory.md (j.9)): measured on the
 network against the exact law's effective dimension d (E l)^2 / E l^2, on sphere rows against
 1/d, and the Gaussian-equivalence warning where the simulate and spectrum commands print it."""
 import numpy as np

@@ -92,12 +92,12 @@ def empirical_srf_parameters(W0: np.ndarray, W1: np.ndarray, theta=None, n_singu
 
 
 #: ``p / d_eff**2`` above which the features of a finite network are not yet Gaussian-equivalent
-#: across rows (docs/theory.md (j.8)): their degree-2 parts then add eigenvalues of order one.
+#: across rows (docs/theory.md (j.9)): their degree-2 parts then add eigenvalues of order one.
 GAUSSIAN_EQUIVALENCE_LIMIT = 1.0
 
 
 def bulk_row_correlation(W1: np.ndarray, vhat=None) -> dict:
-    r"""How independent the bulk parts of a first layer's rows are (docs/theory.md (j.8)).
+    r"""How independent the bulk parts of a first layer's rows are (docs/theory.md (j.9)).
 
     The rows with their component along ``vhat`` removed (none if ``vhat`` is ``None`` or not
     finite) are normalised; ``rho2`` is the mean over pairs ``k != l`` of their squared
@@ -150,7 +150,7 @@ def gaussian_equivalence_warning(rho2, p: int, d: int) -> str | None:
             f"p/d_eff^2 = {ratio:.3g} > {GAUSSIAN_EQUIVALENCE_LIMIT:g}): the features are not yet "
             "Gaussian-equivalent, on which the d -> infinity theory rests; their nonlinear parts "
             "add eigenvalues of order one, and the network can differ from the theory by "
-            "several % (docs/theory.md (j.8))")
+            "several %, whatever bulk the theory uses (docs/theory.md (j.9))")
 
 
 def empirical_group_parameters(W0: np.ndarray, W1: np.ndarray, omega, theta=None) -> dict:

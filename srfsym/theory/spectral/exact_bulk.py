@@ -146,7 +146,7 @@ class ExactBulk(SpectralSide):
 
     def effective_dimension(self, d: int) -> float:
         """``d (E l)^2 / E l^2 = beta d / (m2/m1^2 - 1)``: the effective dimension of the bulk
-        rows at input dimension ``d`` (docs/theory.md (j.8)); two rows' bulk parts are
+        rows at input dimension ``d`` (docs/theory.md (j.9)); two rows' bulk parts are
         correlated at rms ``d_eff**-0.5``, and the features of a network of that size are
         Gaussian-equivalent across rows when ``beta d / d_eff**2`` is small.
 
