@@ -134,7 +134,12 @@ class LogCosh(sp.Function):
 class Tanh(sp.Function):
     """``tanh(x)`` for the generated evaluators only, whose derivative is generated as
     ``sech(x)^2 = 4 Logistic(2x) Logistic(-2x)`` (SymPy's ``1 - tanh^2`` rounds to 0 at
-    ``|x| > 19``)."""
+    ``|x| > 19``).
+
+    >>> x = sp.Symbol("x")
+    >>> Tanh(-x).diff(x)
+    -4*Logistic(-2*x)*Logistic(2*x)
+    """
 
     nargs = 1
 
