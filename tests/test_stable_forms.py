@@ -52,16 +52,18 @@ def test_residual_losses_are_finite_and_exact_at_large_u(spec):
     _check(spec, y, y - U)
 
 
-def test_logistic_written_by_hand_is_finite_and_exact_at_large_margins():
+@pytest.mark.parametrize("spec", ["log(1 + exp(-y*yhat))", "-log(1/(1 + exp(-y*yhat)))"])
+def test_logistic_written_by_hand_is_finite_and_exact_at_large_margins(spec):
     y = np.concatenate([np.ones(U.size), -np.ones(U.size)])
-    _check("log(1 + exp(-y*yhat))", y, np.concatenate([U, U]))
+    _check(spec, y, np.concatenate([U, U]))
 
 
 def test_the_forms_recognised():
     """The rewritten loss has no ``exp`` or ``cosh`` left (nothing to overflow) and its
     derivatives are again stable functions."""
     for spec in ("log(cosh(y-yhat))", "log(1 + exp(-y*yhat))", "log(exp(y-yhat) + exp(yhat-y))",
-                 "log(2*cosh(yhat - y))"):
+                 "log(2*cosh(yhat - y))", "-log(exp(y*yhat)/(1 + exp(y*yhat)))",
+                 "log((1 + exp(yhat - y))**2*cosh(y - yhat)**3)"):
         e = stable_forms(loss(spec).channel_expr)
         for k in range(3):
             assert not sp.diff(e, YHAT, k).has(sp.exp, sp.cosh, sp.sinh, sp.tanh), (spec, k)

@@ -168,32 +168,52 @@ def _exp_term(t):
     return None
 
 
-def _log_sum_exp(e):
-    """``log(e^a + e^b)`` (each term ``c e^u``, ``c > 0``, or a positive number) as
-    ``log 2 + (a + b)/2 + LogCosh((a - b)/2)`` where ``a + b`` is a number (``e^u + e^-u``:
-    the derivative is then ``tanh`` alone, no cancellation near its zero), else as
-    ``a + Softplus(b - a)`` (``a``: the constant term if there is one); ``None`` if ``e`` is
-    not of that form."""
-    if not isinstance(e, sp.log) or not isinstance(e.args[0], sp.Add) or len(e.args[0].args) != 2:
+def _log_sum_exp(s):
+    """The log of a positive two-term sum ``s = e^a + e^b`` (each term ``c e^u``, ``c > 0``,
+    or a positive number): ``log 2 + (a + b)/2 + LogCosh((a - b)/2)`` where ``a + b`` is a
+    number (``e^u + e^-u``: the derivative is then ``tanh`` alone, no cancellation near its
+    zero), else ``a + Softplus(b - a)`` (``a``: the constant term if there is one); ``None``
+    if ``s`` is not of that form."""
+    if not isinstance(s, sp.Add) or len(s.args) != 2 or not s.has(sp.exp):
         return None
-    terms = sorted(e.args[0].args, key=lambda t: not t.is_Number)   # a constant first
+    terms = sorted(s.args, key=lambda t: not t.is_Number)   # a constant first
     a, b = (_exp_term(t) for t in terms)
-    if a is None or b is None or not (e.args[0].has(sp.exp)):
+    if a is None or b is None:
         return None
     if sp.expand(a + b).is_Number:
         return sp.log(2) + (a + b) / 2 + LogCosh((a - b) / 2)
     return a + Softplus(b - a)
 
 
-def _log_cosh(e):
-    """``log(c cosh(u))`` (``c > 0`` a number, default 1) as ``log c + LogCosh(u)``, else
+def _stable_log(e):
+    """``log`` of a product of positive factors, at least one of them a two-term sum of
+    exponentials (:func:`_log_sum_exp`) or a ``cosh``, each to a real power (the others
+    ``e^u`` or positive numbers), as the sum of the factors' logs in stable forms
+    (``log(1/(1 + e^-u)) = -Softplus(-u)``, ``log(2 cosh(u)) = log 2 + LogCosh(u)``); else
     ``None``."""
     if not isinstance(e, sp.log):
         return None
-    c, rest = e.args[0].as_coeff_Mul()
-    if isinstance(rest, sp.cosh) and c.is_positive:
-        return sp.log(c) + LogCosh(rest.args[0])
-    return None
+    out, found = sp.S.Zero, False
+    for f in sp.Mul.make_args(e.args[0]):
+        if isinstance(f, sp.exp):
+            out += f.args[0]
+            continue
+        if f.is_Number:
+            if not f.is_positive:
+                return None
+            out += sp.log(f)
+            continue
+        base, ex = f.as_base_exp()
+        if not ex.is_real:
+            return None
+        if isinstance(base, sp.cosh):
+            lb = LogCosh(base.args[0])
+        else:
+            lb = _log_sum_exp(base)
+        if lb is None:
+            return None
+        out, found = out + ex * lb, True
+    return out if found else None
 
 
 def _logistic_arg(e):
@@ -233,7 +253,10 @@ def stable_forms(expr):
     * ``log(e^a + e^b)`` (``log(1 + e^u)``, ``log(c + e^u)``, each term ``c e^u`` with
       ``c > 0``) -> ``a + Softplus(b - a)``; where ``a + b`` is a number (``log(e^u + e^-u)``)
       -> ``log 2 + (a + b)/2 + LogCosh((a - b)/2)``;
-    * ``log(cosh(u))`` (and ``log(c cosh(u))``) -> ``LogCosh(u)`` (+ ``log c``);
+    * ``log(cosh(u))`` -> ``LogCosh(u)``;
+    * the log of a product of such sums, ``cosh``, ``e^u`` and positive numbers, each to a
+      real power -> the sum of their logs (``log(1/(1 + e^-u)) -> -Softplus(-u)``,
+      ``log(e^u/(1 + e^u)) -> u - Softplus(u)``, ``log(2 cosh(u))``);
     * ``e^u/(1 + e^u)`` or ``1/(1 + e^-u)`` -> ``Logistic(u)``.
 
     Applied before differentiating (a loss's ``l'``, ``l''``: :mod:`srfsym.theory.channels.losses`)
@@ -247,8 +270,7 @@ def stable_forms(expr):
     """
     if not isinstance(expr, sp.Basic) or not expr.has(sp.exp, sp.cosh):
         return expr
-    expr = expr.replace(lambda e: _log_sum_exp(e) is not None, _log_sum_exp)
-    expr = expr.replace(lambda e: _log_cosh(e) is not None, _log_cosh)
+    expr = expr.replace(lambda e: _stable_log(e) is not None, _stable_log)
     return expr.replace(lambda e: _logistic_arg(e) is not None,
                         lambda e: Logistic(_logistic_arg(e)))
 
