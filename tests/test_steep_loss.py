@@ -1,8 +1,9 @@
 """The proximal step of a user loss (docs/theory.md (m.2), (m.5)): a steep ``(y - yhat)**64``
 (issue 31, item 10: it converges where ``V l'(omega)`` is astronomically large, without numpy
 overflow warnings) and an exp-type loss against an independent mpmath bisection at 30
-digits; the square loss written as a user loss against the closed ridge; a loss whose
-generated derivative is not a number stops at once with its reason."""
+digits, and ``log(cosh(y - yhat))`` at residuals up to 1e4; the square loss written as a
+user loss against the closed ridge; a loss whose generated derivative is not a number stops
+at once with its reason."""
 import warnings
 
 import mpmath
@@ -87,8 +88,20 @@ def test_square_loss_as_a_user_loss_is_the_closed_ridge():
         assert abs(x - z) < 1e-12 * max(1.0, abs(z))
 
 
+def test_prox_of_log_cosh_at_large_residuals_against_mpmath_bisection():
+    """``log(cosh(y - yhat))`` is generated as ``LogCosh`` with derivatives ``tanh`` and
+    ``sech^2`` (docs/theory.md (m.5)): its prox at ``|omega - y|`` up to 1e4 (``sinh/cosh`` is
+    inf/inf beyond 710) against the mpmath bisection."""
+    _check_against_mpmath("log(cosh(y - yhat))", lambda y, x: mpmath.tanh(x - y) / 2,
+                          lambda y, x: mpmath.sech(x - y) ** 2 / 2, np.array([0.5, -1.2, 0.0]),
+                          (-1e4, -900.0, 0.7, 750.0, 1e4), (1e-3, 1.0, 1e3))
+
+
 def test_a_derivative_that_is_not_a_number_is_named():
-    """``log(cosh(y - yhat))`` generates ``sinh/cosh``: inf/inf beyond |y - yhat| ~ 710.  The
-    proximal step says so at once (before: 300 bisections, then "did not converge")."""
+    """``log(1 + exp(yhat - y) + exp(y - yhat))`` (three exponentials: not rewritten) generates
+    a ratio of exponentials, inf/inf beyond |y - yhat| ~ 710.  The proximal step says so at
+    once (before: 300 bisections, then "did not converge")."""
     with pytest.raises(ArithmeticError, match="not a number at yhat = 2000"):
-        loss("log(cosh(y - yhat))").prox(np.array([0.0]), np.array([2000.0]), np.array([1.0]))
+        loss("log(1 + exp(yhat - y) + exp(y - yhat))").prox(np.array([0.0]),
+                                                             np.array([2000.0]),
+                                                             np.array([1.0]))

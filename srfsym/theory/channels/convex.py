@@ -307,16 +307,23 @@ class ConvexChannel(Channel):
             self._fixed_u = (u, W)
         return u, W
 
+    def _warm_prox(self, y, omega, V):
+        """``(P, f, g)`` of the loss on the node arrays of a sweep, started from the previous
+        sweep's ``P`` where the arrays have the same shape (a guess only: the proximal step
+        keeps it inside its bracket and iterates to the same root)."""
+        last = getattr(self, "_last_P", None)
+        start = last if (last is not None and last.shape == omega.shape) else None
+        P, f, g = self.loss.prox(y, omega, V, start=start)
+        self._last_P = P
+        return P, f, g
+
     def _labels_pm1(self, pt, observables):
         u, W = self._u_rules(pt)
         y = np.array([1.0, -1.0])[:, None, None]
         sq = np.sqrt(pt.Q)[None, :, None]
         omega = pt.b[None, :, None] + sq * u
         V = np.broadcast_to(pt.V[None, :, None], omega.shape)
-        last = getattr(self, "_last_P", None)       # warm start: the previous sweep's P
-        start = last if (last is not None and last.shape == omega.shape) else None
-        P, f, g = self.loss.prox(np.broadcast_to(y, omega.shape), omega, V, start=start)
-        self._last_P = P
+        P, f, g = self._warm_prox(np.broadcast_to(y, omega.shape), omega, V)
         # label law given (kappa, u) in closed form (probit flips of variance `noise`)
         # (one row when both labels share the state-independent rule of a smooth loss)
         shared = getattr(self, "_fixed_u", None) is not None and u is self._fixed_u[0]
@@ -409,7 +416,7 @@ class ConvexChannel(Channel):
             W = W[..., None] * w0
             zz = zz[..., None]
         V = np.broadcast_to(pt.V.reshape((-1,) + (1,) * (omega.ndim - 1)), omega.shape)
-        P, f, g = self.loss.prox(y, omega, V)
+        P, f, g = self._warm_prox(y, omega, V)
         axes = tuple(range(1, omega.ndim))
         out = {"Ef": np.sum(W * f, axis=axes), "Ef2": np.sum(W * f * f, axis=axes),
                "Eg": np.sum(W * g, axis=axes), "Ezf": np.sum(W * zz * f, axis=axes)}

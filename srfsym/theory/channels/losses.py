@@ -83,8 +83,8 @@ class Loss:
         return self.expr / 2
 
     def _gen(self, key):
-        if key not in self._d:
-            l = self.channel_expr
+        if key not in self._d:      # differentiated in the forms whose code cannot overflow
+            l = stable_forms(self.channel_expr)
             if key == "d12":     # both derivatives in one pass, for the proximal step
                 e = _fast_powers([sp.diff(l, YHAT, k) for k in (1, 2)])
             else:
@@ -239,16 +239,18 @@ def _prox_root(fun, x, lo, hi, omega, params=(), max_iter=200):
 
 def _check_finite(G, dG, x, omega):
     """A clear error where the generated ``l'`` or ``l''`` is not a number (``inf`` is a
-    bound, NaN is a formula that overflowed, e.g. ``sinh(u)/cosh(u)`` at ``|u| > 710``)."""
+    bound, NaN is a formula that overflowed, e.g. ``sinh(u)/cosh(u)`` at ``|u| > 710``, which
+    :func:`~srfsym.symbolic.special.stable_forms` does not rewrite)."""
     bad = np.isnan(G) | np.isnan(dG)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise ArithmeticError(
             f"the proximal step cannot be computed: the loss's generated derivatives in yhat "
             f"are not a number at yhat = {x[i]:.6g} (cavity field omega = {omega[i]:.6g}); "
-            "the formula overflows there (e.g. sinh/cosh or exp/(1 + exp) beyond |yhat| ~ "
-            "700): write the loss in a form that stays finite there (for log(1 + exp(-y*yhat)) "
-            "use the built-in 'logistic')")
+            "the formula overflows there (e.g. a ratio of exponentials beyond |yhat| ~ 700): "
+            "write the loss in a form that stays finite there (log(cosh(u)), log(1 + exp(u)) "
+            "and log(exp(a) + exp(b)) are generated overflow-safe; a sum of three "
+            "exponentials inside a log is not)")
 
 
 def _log_step(s, G, dG, D):
