@@ -24,11 +24,9 @@ import argparse
 import json
 import os
 import pathlib
-import subprocess
-import sys
 import tempfile
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+from oldnew import ROOT, run_child, unpack  # noqa: E402  (benchmarks/ is on the path)
 
 CHILD = r'''
 import json, statistics, sys, time, warnings
@@ -37,13 +35,6 @@ import srfsym
 from srfsym.theory.grid import solve_grid
 what, arg = sys.argv[1], json.loads(sys.argv[2])
 warnings.simplefilter("ignore")
-
-def best(f, repeat):
-    ts, cpu, out = [], [], None
-    for _ in range(repeat):
-        c = time.process_time(); t = time.perf_counter(); out = f()
-        ts.append(time.perf_counter() - t); cpu.append(time.process_time() - c)
-    return (min(ts), min(cpu)), out
 
 if what == "single":
     f = lambda: srfsym.solve("tanh", "sin", alpha0=20, eta=3, lam=0.1, alpha=1.0)
@@ -73,18 +64,7 @@ print(json.dumps(out))
 
 
 def run(code_dir, what, arg):
-    env = dict(os.environ, PYTHONPATH=str(code_dir))
-    res = subprocess.run([sys.executable, "-c", CHILD, what, json.dumps(arg)], env=env,
-                         capture_output=True, text=True, timeout=3600, cwd=str(code_dir))
-    if res.returncode != 0:
-        raise RuntimeError(f"{what} in {code_dir} failed:\n{res.stderr[-2000:]}")
-    return json.loads(res.stdout.strip().splitlines()[-1])
-
-
-def unpack(commit, into):
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit], capture_output=True,
-                             check=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    return run_child(code_dir, CHILD, what, json.dumps(arg))
 
 
 def rel_diff(a, b):

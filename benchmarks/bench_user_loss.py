@@ -33,14 +33,11 @@ forms together: the non-margin solves run on real labels (``sin`` teacher).
     python benchmarks/bench_user_loss.py [--base b1de1bf] [--only prox|solve] [--skip-base-64]
 """
 import argparse
-import json
 import os
 import pathlib
-import subprocess
-import sys
 import tempfile
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+from oldnew import ROOT, run_child, unpack  # noqa: E402  (benchmarks/ is on the path)
 LOSSES = ["(y-yhat)**64", "(y-yhat)**4", "exp(yhat-y) + exp(y-yhat)", "log(cosh(y-yhat))",
           "logistic", "log(1 + exp(-y*yhat))"]
 MARGIN = ("logistic", "log(1 + exp(-y*yhat))")
@@ -51,13 +48,6 @@ import numpy as np
 warnings.simplefilter("ignore")
 what, spec = sys.argv[1], sys.argv[2]
 margin = spec in ("logistic", "log(1 + exp(-y*yhat))")
-
-def best(f, repeat):
-    ts, cpu, out = [], [], None
-    for _ in range(repeat):
-        c = time.process_time(); t = time.perf_counter(); out = f()
-        ts.append(time.perf_counter() - t); cpu.append(time.process_time() - c)
-    return (min(ts), min(cpu)), out
 
 if what == "prox":
     from srfsym.theory.channels.losses import loss
@@ -85,18 +75,7 @@ print(json.dumps(out))
 
 
 def run(code_dir, what, spec):
-    env = dict(os.environ, PYTHONPATH=str(code_dir))
-    res = subprocess.run([sys.executable, "-c", CHILD, what, spec], env=env,
-                         capture_output=True, text=True, timeout=3600, cwd=str(code_dir))
-    if res.returncode != 0:
-        raise RuntimeError(f"{what} {spec} in {code_dir} failed:\n{res.stderr[-2000:]}")
-    return json.loads(res.stdout.strip().splitlines()[-1])
-
-
-def unpack(commit, into):
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit], capture_output=True,
-                             check=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    return run_child(code_dir, CHILD, what, spec)
 
 
 def rel_diff(a, b, floor):
