@@ -58,3 +58,22 @@ def test_the_figure_shades_every_piece_and_marks_the_outlier():
     labels = ax.get_legend_handles_labels()[1]
     assert any(f"{fs.outlier_per_p:.3g}" in t and "giant outlier" in t for t in labels), labels
     assert any("masses of its pieces" in t for t in labels)
+
+
+def test_network_share_of_each_piece_leaves_the_outliers_out():
+    """`spectrum --simulate`'s line: the network's bulk eigenvalues counted per piece and in the
+    gaps, the K giant outliers (1 for the uniform readout) left out, mean and s.e. over seeds."""
+    from types import SimpleNamespace
+    import numpy as np
+    from srfsym.cli.spectrum import network_pieces, _pieces_details
+    fs = SimpleNamespace(support_pieces=[(0.0, 1.0), (4.0, 6.0)], K=1, has_outlier=True)
+    sim = SimpleNamespace(eigenvalues=[np.array([0.1, 0.5, 2.0, 5.0, 300.0]),      # 2.0 in the gap
+                                       np.array([0.2, 0.3, 0.9, 4.5, 250.0])])
+    mean, sem = network_pieces(fs, sim)
+    np.testing.assert_allclose(mean, [0.625, 0.25, 0.125])
+    np.testing.assert_allclose(sem, [0.125, 0.0, 0.125])
+    fs2 = SimpleNamespace(support_pieces=[(0.0, 1.0), (4.0, 6.0)], K=2, has_outlier=True)
+    mean2, _ = network_pieces(fs2, sim)          # a vocabulary: its K = 2 outliers left out
+    np.testing.assert_allclose(mean2, [(2 / 3 + 1) / 2, 0.0, (1 / 3) / 2])
+    det = _pieces_details(fs, SimpleNamespace(eigenvalues=sim.eigenvalues[:1]))
+    assert det["gap_fraction"] == 0.25 and det["gap_fraction_sem"] is None
