@@ -44,8 +44,9 @@ def theory(student, teacher, alpha0, eta):
 
 
 def fractions(lam, pieces):
+    """Per piece, then the gaps; a piece from 0 takes the round-off negative eigenvalues too."""
     bulk = np.sort(lam)[:-1]                          # the giant outlier left out
-    inside = [np.mean((bulk >= a) & (bulk <= b)) for a, b in pieces]
+    inside = [np.mean((bulk >= (a if a > 0 else -np.inf)) & (bulk <= b)) for a, b in pieces]
     return inside + [1.0 - sum(inside)]
 
 

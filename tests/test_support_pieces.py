@@ -68,7 +68,7 @@ def test_network_share_of_each_piece_leaves_the_outliers_out():
     from srfsym.cli.spectrum import network_pieces, _pieces_details
     fs = SimpleNamespace(support_pieces=[(0.0, 1.0), (4.0, 6.0)], K=1, has_outlier=True)
     sim = SimpleNamespace(eigenvalues=[np.array([0.1, 0.5, 2.0, 5.0, 300.0]),      # 2.0 in the gap
-                                       np.array([0.2, 0.3, 0.9, 4.5, 250.0])])
+                                       np.array([-1e-15, 0.3, 0.9, 4.5, 250.0])])  # round-off < 0
     mean, sem = network_pieces(fs, sim)
     np.testing.assert_allclose(mean, [0.625, 0.25, 0.125])
     np.testing.assert_allclose(sem, [0.125, 0.0, 0.125])

@@ -191,7 +191,9 @@ def network_pieces(fs, sim):
     fr = []
     for lam in sim.eigenvalues:
         bulk = np.sort(lam)[:len(lam) - k]
-        inside = [np.mean((bulk >= a) & (bulk <= b)) for a, b in fs.support_pieces]
+        # a piece from 0 also holds the eigenvalues that round-off puts just below 0
+        inside = [np.mean((bulk >= (a if a > 0 else -np.inf)) & (bulk <= b))
+                  for a, b in fs.support_pieces]
         fr.append(inside + [1.0 - sum(inside)])
     fr = np.array(fr)
     sem = fr.std(axis=0, ddof=1) / np.sqrt(len(fr)) if len(fr) > 1 else np.full(fr.shape[1], np.nan)
