@@ -202,7 +202,8 @@ def simulate_feature_spectrum(student, teacher, alpha0, eta, d, beta=1.0, p_over
         if omega is not None:
             realised = FeatureSpectrum(st, r_emp[-1], c_emp[-1], p / d, p / n, vocabulary=voc)
             outl.append(lam[::-1][:voc.K])
-            outl_pred.append(realised.giant_outliers(p, X @ vhat))
+            outl_pred.append(realised.giant_outliers(p, X @ vhat) if np.all(np.isfinite(vhat))
+                             else np.full(voc.K, np.nan))    # eta = 0: no spike direction
             pred.append(outl_pred[-1][0])
         elif theory.has_outlier and np.all(np.isfinite(vhat)):
             # the spike this seed actually got: its measured (r, c) and kappa_i = <vhat, x_i>

@@ -36,7 +36,7 @@ import sympy as sp
 
 from ..core.precision import workdps
 from .expressions import X, ActivationError, lambdify_mpmath, lambdify_numpy  # noqa: F401
-from .probes import _PROBES, _check_real_line, _numeric_parity  # noqa: F401
+from .probes import _PROBES, _check_real_line, _numeric_parity, _provably_nonzero  # noqa: F401
 
 __all__ = [
     "X", "Activation", "ActivationError", "activation", "parse_activation", "parse_expression",
@@ -416,23 +416,6 @@ def _is_zero(expr: sp.Expr):
     except Exception:  # noqa: BLE001 - sympy cannot tell: decide numerically
         pass
     return _is_zero_numeric(expr)
-
-
-def _provably_nonzero(expr: sp.Expr) -> bool:
-    """True when ``expr`` is a rational function of x that is not identically zero (a proof,
-    unlike a numeric probe, which cannot tell 1e-40 x**2 from 0).
-
-    >>> _provably_nonzero(sp.Float("1e-40") * X**2), _provably_nonzero(sp.Max(X, 0) - sp.Max(X, 0))
-    (True, False)
-    """
-    from ..core.budget import LimitReached, limited, SIMPLIFY_SECONDS
-    try:
-        e = limited(lambda: sp.cancel(sp.expand(expr)), SIMPLIFY_SECONDS)
-    except LimitReached:
-        return False
-    except Exception:  # noqa: BLE001 - not a form SymPy can put over one denominator
-        return False
-    return bool(e != 0 and e.free_symbols <= {X} and e.is_rational_function(X))
 
 
 def _is_zero_numeric(expr) -> bool:

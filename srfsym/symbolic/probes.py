@@ -1,7 +1,8 @@
 """Numeric probes of a parsed activation at fixed points of the real line: that it is finite
 and real there (:func:`_check_real_line`, run by the parser), that no value is too large to be
 computed (:func:`_check_magnitude`: a tower of exponentials is refused before it is evaluated),
-and its parity when SymPy cannot decide it symbolically (:func:`_numeric_parity`).
+and its parity when SymPy cannot decide it symbolically (:func:`_numeric_parity`, never
+against :func:`_provably_nonzero`).
 """
 from __future__ import annotations
 
@@ -116,3 +117,22 @@ def _numeric_parity(expr) -> str:
                 found["odd"] &= abs(a + b) <= tol * scale
                 found["even"] &= abs(a - b) <= tol * scale
     return "odd" if found["odd"] else "even" if found["even"] else "neither"
+
+
+def _provably_nonzero(expr: sp.Expr) -> bool:
+    """True when ``expr`` is a rational function of x that is not identically zero (a proof,
+    unlike a numeric probe, which cannot tell 1e-40 x**2 from 0).
+
+    >>> from srfsym.symbolic.expressions import X
+    >>> _provably_nonzero(sp.Float("1e-40") * X**2), _provably_nonzero(sp.Max(X, 0) - sp.Max(X, 0))
+    (True, False)
+    """
+    from ..core.budget import LimitReached, limited, SIMPLIFY_SECONDS
+    from .expressions import X
+    try:
+        e = limited(lambda: sp.cancel(sp.expand(expr)), SIMPLIFY_SECONDS)
+    except LimitReached:
+        return False
+    except Exception:  # noqa: BLE001 - not a form SymPy can put over one denominator
+        return False
+    return bool(e != 0 and e.free_symbols <= {X} and e.is_rational_function(X))

@@ -52,7 +52,8 @@ import numpy as np
 from ..core.checks import real_scalar, scalar_like
 from ..core.values import MAX_SOLVER_DPS, check_dps
 
-__all__ = ["Problem", "Options", "Prior", "BULKS", "check_readout_options", "check_solver_options"]
+__all__ = ["Problem", "Options", "Prior", "BULKS", "check_readout_options", "check_solver_options",
+           "step_bulk_mapping"]
 
 BULKS = ("isotropic", "step", "exact")
 METHODS = ("structured", "anderson", "damped")
@@ -272,11 +273,52 @@ class Problem:
             return multi_index_mapping(self.student, self.teacher, self.eta, self.alpha0,
                                        mu0_correction=self.mu0_correction)
         if self.bulk == "step":     # the realised layer's measured values, not the mapping's
-            from .spectral.priors import step_bulk_mapping
             return step_bulk_mapping(self)
         from ..step.mapping import srf_mapping
         return srf_mapping(self.student, self.teacher, self.eta, self.alpha0,
                            mu0_correction=self.mu0_correction)
+
+
+def step_bulk_mapping(problem):
+    """The step's mapping for a ``bulk="step"`` problem, its notes saying what that bulk does:
+    the channel takes the realised layer's measured ``r, c, gamma`` (with a vocabulary every
+    letter's ``r_j, c_j``), so for a non-odd student the mapping's ``y - mu0`` corrections
+    (docs/theory.md (c)) and the per-letter formulas of (k.1) do not enter (the first layer is
+    the network's own step, whose residual is ``y - f0(x)``); the mapping's note on them is
+    replaced (also in its warning).
+
+    >>> p = Problem("relu", "sin", 0.1, 1.0, alpha0=2, eta=1, bulk="step", d=50,
+    ...             vocabulary=[1, -1])
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     m = step_bulk_mapping(p)
+    >>> print(m.notes[0])   # doctest: +ELLIPSIS
+    student relu is not odd: on the step bulk ... measured r_j, c_j and gamma ...
+    >>> [str(x.message) for x in w] == [m.notes[0]]
+    True
+    """
+    import dataclasses
+    import warnings
+    from ..step.mapping import NonOddActivationWarning, srf_mapping
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NonOddActivationWarning)
+        m = srf_mapping(problem.student, problem.teacher, problem.eta, problem.alpha0,
+                        mu0_correction=problem.mu0_correction)
+    old = [n for n in m.notes if n.startswith(f"student {m.student.name} is not odd")]
+    if not old:
+        return m
+    what = ("each letter's measured r_j, c_j and gamma (the layer split by letter, "
+            "docs/theory.md (g.4)): neither the mapping's y - mu0 corrections (docs/theory.md (c)) "
+            "nor the per-letter formulas r omega_j, 1 + omega_j^2 (c - 1) of (k.1) enter"
+            if problem.vocabulary is not None else
+            "its measured r, c, gamma (docs/theory.md (g.4)): the mapping's y - mu0 corrections "
+            "(docs/theory.md (c)) do not enter")
+    note = (f"student {m.student.name} is not odd: on the step bulk the first layer is the "
+            "network's own step (residual y - f0(x), f0 the output before the step) and the "
+            f"channel takes {what}; the mapping's r, c, gamma are shown for comparison only")
+    warnings.warn(note, NonOddActivationWarning, stacklevel=2)
+    return dataclasses.replace(m, notes=tuple(note if n in old else n for n in m.notes))
 
 
 def _set(p, name, value):

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..problem import Prior
 
-__all__ = ["make_spectrum", "isotropic_prior", "step_prior", "exact_prior", "step_bulk_mapping"]
+__all__ = ["make_spectrum", "isotropic_prior", "step_prior", "exact_prior"]
 
 
 def make_spectrum(spectrum="mp", beta=1.0, c=1.0, d=None, seed=0, gamma=None):
@@ -98,49 +98,6 @@ def step_prior(problem, mapping):
             f"(its measured r = {data.r:.6g}, c = {data.c:.6g}, gamma = {data.gamma:.6g}; "
             "docs/theory.md (g.4))")
     return _prior((data.r, data.c, data.gamma), spec, note, "step")
-
-
-def step_bulk_mapping(problem):
-    """The step's mapping for a ``bulk="step"`` problem, its notes saying what that bulk does:
-    the channel takes the realised layer's measured ``r, c, gamma`` (with a vocabulary every
-    letter's ``r_j, c_j``), so for a non-odd student the mapping's ``y - mu0`` corrections
-    (docs/theory.md (c)) and the per-letter formulas of (k.1) do not enter (the first layer is
-    the network's own step, whose residual is ``y - f0(x)``); the mapping's note on them is
-    replaced (also in its warning).
-
-    >>> from srfsym.theory.problem import Problem
-    >>> p = Problem("relu", "sin", 0.1, 1.0, alpha0=2, eta=1, bulk="step", d=50,
-    ...             vocabulary=[1, -1])
-    >>> import warnings
-    >>> with warnings.catch_warnings(record=True) as w:
-    ...     warnings.simplefilter("always")
-    ...     m = step_bulk_mapping(p)
-    >>> print(m.notes[0])   # doctest: +ELLIPSIS
-    student relu is not odd: on the step bulk ... measured r_j, c_j and gamma ...
-    >>> [str(x.message) for x in w] == [m.notes[0]]
-    True
-    """
-    import dataclasses
-    import warnings
-    from ...step.mapping import NonOddActivationWarning, srf_mapping
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", NonOddActivationWarning)
-        m = srf_mapping(problem.student, problem.teacher, problem.eta, problem.alpha0,
-                        mu0_correction=problem.mu0_correction)
-    old = [n for n in m.notes if n.startswith(f"student {m.student.name} is not odd")]
-    if not old:
-        return m
-    what = ("each letter's measured r_j, c_j and gamma (the layer split by letter, "
-            "docs/theory.md (g.4)): neither the mapping's y - mu0 corrections (docs/theory.md (c)) "
-            "nor the per-letter formulas r omega_j, 1 + omega_j^2 (c - 1) of (k.1) enter"
-            if problem.vocabulary is not None else
-            "its measured r, c, gamma (docs/theory.md (g.4)): the mapping's y - mu0 corrections "
-            "(docs/theory.md (c)) do not enter")
-    note = (f"student {m.student.name} is not odd: on the step bulk the first layer is the "
-            "network's own step (residual y - f0(x), f0 the output before the step) and the "
-            f"channel takes {what}; the mapping's r, c, gamma are shown for comparison only")
-    warnings.warn(note, NonOddActivationWarning, stacklevel=2)
-    return dataclasses.replace(m, notes=tuple(note if n in old else n for n in m.notes))
 
 
 def _check_exact_variances(student, teacher, alpha0, eta, mapping, voc):
