@@ -132,7 +132,9 @@ class BatchContour(NamedTuple):
     pairs; the sums are real up to rounding), ``pole``: ``h`` may be singular only left of
     ``-pole``; ``nodes``, ``error``: the node count and the self-check's error; the ellipse is
     ``centre + half (u + 1/u)/2``, ``|u| = radius``, and :meth:`inside` tells which points lie
-    within it (in its Joukowski radius)."""
+    within it (in its Joukowski radius).  ``shift``: ``None`` for an ellipse in ``z``; else
+    the ellipse lies in ``t = log(z + shift)`` (the log-mapped rule of :func:`batch_contour`)
+    and every radius is measured there."""
     z: np.ndarray
     plain: np.ndarray
     vv: np.ndarray
@@ -144,13 +146,32 @@ class BatchContour(NamedTuple):
     centre: float = 0.0
     half: float = 1.0
     radius: float = 1.0
+    shift: float | None = None
 
     def joukowski_radius(self, x):
         """``|u| >= 1`` of the points ``x`` (1 on the foci's segment, ``radius`` on the
-        ellipse)."""
-        w = (np.asarray(x, dtype=complex) - self.centre) / self.half
-        u = w + np.sqrt(w - 1.0) * np.sqrt(w + 1.0)
-        return np.maximum(np.abs(u), 1.0 / np.abs(u))
+        ellipse; for the log-mapped rule ``x`` on ``(-inf, -shift]`` lie at least at
+        :meth:`largest_radius`, ``-shift`` itself at infinity)."""
+        x = np.asarray(x, dtype=complex)
+        with np.errstate(all="ignore"):
+            if self.shift is not None:
+                x = np.log(x + self.shift)
+            w = (x - self.centre) / self.half
+            u = w + np.sqrt(w - 1.0) * np.sqrt(w + 1.0)
+            out = np.maximum(np.abs(u), 1.0 / np.abs(u))
+        return np.where(np.isfinite(out), out, np.inf)
+
+    def largest_radius(self):
+        """The largest Joukowski radius whose ellipse is a contour in ``z``: infinite for an
+        ellipse in ``z``; for the log-mapped rule that of the ellipse touching ``Im t = +-pi``
+        (the image of ``(-inf, -shift)``)."""
+        return math.inf if self.shift is None else _touching_radius(self.half)
+
+
+def _touching_radius(half):
+    """Joukowski radius of the ellipse with foci ``+-half`` that touches ``Im t = +-pi``."""
+    q = math.pi / half
+    return q + math.sqrt(q * q + 1.0)
 
 
 def _radius(top, pole):
@@ -160,11 +181,15 @@ def _radius(top, pole):
     return min(math.sqrt(-wp + math.sqrt(wp * wp - 1.0)), 4.0)
 
 
-def _ellipse(centre, half, rho, n):
-    """Nodes and ``dz`` of the trapezoidal rule on ``centre + half (u + 1/u)/2``, ``|u| = rho``."""
+def _ellipse(centre, half, rho, n, shift=None):
+    """Nodes and ``dz`` of the trapezoidal rule on ``centre + half (u + 1/u)/2``, ``|u| = rho``
+    (with ``shift``: that ellipse in ``t``, mapped by ``z = exp(t) - shift``)."""
     u = rho * np.exp(2j * np.pi * (np.arange(n) + 0.5) / n)
     z = centre + half * (u + 1.0 / u) / 2.0
     dz = half * (u - 1.0 / u) / 2.0 * 1j * (2.0 * np.pi / n)
+    if shift is not None:
+        z = np.exp(z)
+        z, dz = z - shift, z * dz
     return z, dz
 
 
@@ -209,44 +234,72 @@ def _stieltjes(z, e2, w, alpha0, tol=1e-14, maxit=200000):
     return np.where(lower, np.conj(m[:, 0]), m[:, 0])
 
 
+#: below this Joukowski radius of the ellipse in ``z`` (about 2400 nodes for 1e-13) the rule
+#: is log-mapped where that is wider (:func:`batch_contour`)
+LOG_RULE_BELOW = 1.02
+
+
 def batch_contour(e, w, xi, alpha0, pole, tol=1e-13) -> BatchContour:
     """Quadrature rules on the contour for functions holomorphic right of ``-pole < 0``
     (module doc); the node count doubles from 64 until the rule integrates ``1/(varsigma +
     pole)`` (the hardest function of that class) along ``vhat`` and in the plain law to
     ``tol`` against its direct value.
 
+    Where ``-pole`` sits next to the spectrum's left end ``0`` on the scale of its width
+    (``alpha0 << 1``: an atom of mass ``1 - alpha0`` at 0 and eigenvalues up to ``~ 1/alpha0``)
+    the ellipse in ``z`` squeezes onto the spectrum (radius ``1 + sqrt(pole/top)``, thousands
+    of nodes); the rule is then an ellipse in ``t = log(z + pole)`` around ``[log pole,
+    log(top + pole)]``, halfway to ``Im t = +-pi`` (the image of the class's singular set
+    ``(-inf, -pole]``): ``h(z) dz = h(z) (z + pole) dt``, a radius set by ``log(top/pole)``
+    alone (docs/theory.md (g.5.2)); its self-check function ``1/(varsigma + pole +
+    exp(centre))`` has its pole at the image of the ellipse that touches ``Im t = pi``.
+
     >>> from srfsym.theory.spectral.exact_bulk_moments import residual_law
     >>> rule = batch_contour(*residual_law("sin", 0.0, 48), alpha0=0.5, pole=0.2)
     >>> rule.error < 1e-13, round(float(rule.vv.sum().real), 12)
     (True, 1.0)
+    >>> tiny = batch_contour(*residual_law("sin", 0.0, 48), alpha0=0.01, pole=0.0114)
+    >>> tiny.shift, tiny.nodes, round(float(tiny.plain.sum().real), 12)   # log-mapped
+    (0.0114, 128, 1.0)
     """
     if not (math.isfinite(pole) and pole > 0):
         raise ValueError(f"pole must be > 0 and finite, got {pole!r}")
-    alpha0 = float(alpha0)
+    alpha0, pole = float(alpha0), float(pole)
     top = 1.05 * (1.0 + 1.0 / math.sqrt(alpha0))**2 * float(np.max(e * e)) + 1e-12
-    return _rule_at(e, w, xi, alpha0, top / 2.0, top / 2.0, _radius(top, pole), float(pole),
-                    64, tol)
+    rho = _radius(top, pole)
+    if rho < LOG_RULE_BELOW:
+        left, right = math.log(pole), math.log(top + pole)
+        centre, half = (left + right) / 2.0, (right - left) / 2.0
+        wide = _touching_radius(half)
+        if math.sqrt(wide) > rho:
+            return _rule_at(e, w, xi, alpha0, centre, half, min(math.sqrt(wide), 4.0),
+                            pole + math.exp(centre), 64, tol, pole=pole, shift=pole)
+    return _rule_at(e, w, xi, alpha0, top / 2.0, top / 2.0, rho, pole, 64, tol)
 
 
-def _rule_at(e, w, xi, alpha0, centre, half, rho, pole, n, tol):
-    """The rule on one ellipse; ``n`` doubles until ``1/(varsigma + pole)`` is integrated to
-    ``tol`` (``-pole`` outside the ellipse)."""
-    exact = batch_forms(np.array([pole]), e, w, xi, alpha0)
+def _rule_at(e, w, xi, alpha0, centre, half, rho, check, n, tol, pole=None, shift=None):
+    """The rule on one ellipse (in ``t = log(z + shift)`` with ``shift``); ``n`` doubles until
+    ``1/(varsigma + check)`` is integrated to ``tol`` (``-check`` outside the contour; complex
+    for a confocal log-mapped rule); ``pole``: the class's (default ``check``)."""
+    exact = batch_forms(np.array([check]), e, w, xi, alpha0)
     err = float("inf")
     while n <= 1 << 15:
-        z, dz = _ellipse(centre, half, rho, n)
+        z, dz = _ellipse(centre, half, rho, n, shift)
         f = _forms_on(z, e, w, xi, alpha0)
         k = -dz / (2j * np.pi)
-        rule = BatchContour(z, k * f.m, k * f.qvv, k * f.qvz, k * f.qzz, float(pole), n, err,
-                            centre, half, rho)
-        h = 1.0 / (z + pole)
+        rule = BatchContour(z, k * f.m, k * f.qvv, k * f.qvz, k * f.qzz,
+                            float(abs(check) if pole is None else pole), n, err, centre, half,
+                            rho, shift)
+        h = 1.0 / (z + check)
         err = max(abs((rule.plain @ h) / exact.m[0] - 1), abs((rule.vv @ h) / exact.qvv[0] - 1))
         if err < tol:
             return rule._replace(error=float(err))
         n *= 2
+    top = 2 * half if shift is None else math.exp(centre + half) - shift
     raise ConvergenceError(f"the contour rule did not reach {tol:g} with {n // 2} nodes (error "
-                           f"{err:.3g}; spectrum of S2 within [0, {2 * half:.6g}], singularity "
-                           f"at {-pole:.6g}: a large letter omega_j^2 b or a teacher whose "
+                           f"{err:.3g}; spectrum of S2 within [0, {top:.6g}], singularity "
+                           f"at {-abs(check) if pole is None else -pole:.6g}: a large letter "
+                           "omega_j^2 b or a teacher whose "
                            "residuals are unbounded brings the singularity too close to the "
                            "spectrum; use bulk='step' or 'isotropic')", residual=float(err))
 
@@ -255,7 +308,8 @@ def batch_contour_variant(rule: BatchContour, e, w, xi, alpha0, factor, tol=1e-1
     """The rule on the confocal ellipse of Joukowski radius ``rule.radius ** factor`` (for
     integrands whose poles may sit near the first one; the poles inside are the caller's:
     :class:`~srfsym.theory.spectral.exact_bulk_groups.ExactGroupPrior` adds their residues);
-    ``nodes``: at least this many (default: half the first rule's).
+    ``nodes``: at least this many (default: half the first rule's).  A log-mapped rule has no
+    confocal ellipse at or beyond :meth:`BatchContour.largest_radius` (ConvergenceError).
 
     >>> from srfsym.theory.spectral.exact_bulk_moments import residual_law
     >>> law = residual_law("sin", 0.0, 48)
@@ -265,8 +319,20 @@ def batch_contour_variant(rule: BatchContour, e, w, xi, alpha0, factor, tol=1e-1
     True
     """
     rho = float(rule.radius) ** float(factor)
-    # a check singularity outside the new ellipse, on the negative axis at radius rho^2
-    u = rho * rho
-    check = -(rule.centre - rule.half * (u + 1.0 / u) / 2.0)
-    return _rule_at(e, w, xi, float(alpha0), rule.centre, rule.half, rho, check,
-                    max(64, rule.nodes // 2) if nodes is None else int(nodes), tol)
+    n = max(64, rule.nodes // 2) if nodes is None else int(nodes)
+    if rule.shift is None:
+        # a check singularity outside the new ellipse, on the negative axis at radius rho^2
+        u = rho * rho
+        check = -(rule.centre - rule.half * (u + 1.0 / u) / 2.0)
+        return _rule_at(e, w, xi, float(alpha0), rule.centre, rule.half, rho, check, n, tol)
+    wide = rule.largest_radius()
+    if rho >= wide:
+        raise ConvergenceError(f"the log-mapped contour rule has no confocal ellipse of radius "
+                               f"{rho:.4g} (at most {wide:.4g})", residual=float("nan"))
+    if rho * rho >= wide:       # the check on (-inf, -shift): real, radius `wide`
+        check = rule.shift + math.exp(rule.centre)
+    else:                       # radius rho^2 towards Im t = pi: complex
+        u = rho * rho
+        check = rule.shift - np.exp(rule.centre + 1j * rule.half * (u - 1.0 / u) / 2.0)
+    return _rule_at(e, w, xi, float(alpha0), rule.centre, rule.half, rho, check, n, tol,
+                    pole=rule.pole, shift=rule.shift)
