@@ -86,7 +86,8 @@ def test_the_first_rule_is_built_on_first_use_and_changes_no_value():
     want = eager.group_prior(0.1, 1.0).prior(V1hat, V2hat)
     assert lazy._rule is not None and lazy.rule.nodes == eager.rule.nodes
     rule = lazy.rule                                # the ellipse the wide rules were built on
-    assert tuple(lazy.ellipse) == (rule.centre, rule.half, rule.radius, rule.pole)
+    assert tuple(lazy.ellipse) == (rule.centre, rule.half, rule.radius, rule.pole,
+                                  rule.shift)
     assert np.array_equal(lazy.rule.z, eager.rule.z)
     for name in ("r", "V1", "V2", "F", "H", "X"):
         assert np.array_equal(getattr(got, name), getattr(want, name)), name
