@@ -27,7 +27,9 @@ def test_a_step_whose_bulk_has_a_far_piece():
     the support is not [0, 0.774] (whose normalised variance could not exceed ~1.1, against the
     law's 56.5) but that piece and a far one reaching beyond 40; the pieces' masses add up to 1
     and their first two moments are the bulk mean and variance of the closed forms (an
-    independent check: contour integrals of s(z) against docs/theory.md (j.6)).  About 100 s
+    independent check: contour integrals of s(z) against docs/theory.md (j.6)).  These are the
+    pieces of the law with its default 64 residual nodes: at so small a batch they move with the
+    node count (docs/theory.md (j.8), support_resolution).  About 100 s
     on 2 loaded cores (the scan: some 60 solves of s(z) on the exact law)."""
     from srfsym.theory.spectral.exact_bulk import exact_bulk_spectrum
     bulk = exact_bulk_spectrum("tanh", "sin", 0.01, 3.0, 1.0)
@@ -77,3 +79,37 @@ def test_network_share_of_each_piece_leaves_the_outliers_out():
     np.testing.assert_allclose(mean2, [(2 / 3 + 1) / 2, 0.0, (1 / 3) / 2])
     det = _pieces_details(fs, SimpleNamespace(eigenvalues=sim.eigenvalues[:1]))
     assert det["gap_fraction"] == 0.25 and det["gap_fraction_sem"] is None
+
+
+def test_pieces_that_move_with_the_residual_nodes_are_flagged(monkeypatch):
+    """The exact law's pieces are recomputed with twice the residual law's nodes; pieces that
+    move (tanh/sin, alpha0 0.02: [0, 1.575], [5.436, 9.567], ... at 64 nodes, [0, 1.001],
+    [3.16, 5.939], ... at 128) give the warning, pieces that stay give none.  The scans are
+    stubbed by node count (the real ones take minutes); the refined law is real."""
+    from srfsym.cli.spectrum import support_resolution_line
+    from srfsym.theory.feature.spectrum import FeatureSpectrum, feature_spectrum
+    from srfsym.theory.spectral.exact_bulk import ExactBulk
+    seen = []
+
+    def stub(moving):
+        def pieces(self):
+            n = self.bulk.e.size
+            seen.append(n)
+            if n == 64 or not moving:
+                return [(0.0, 1.575), (5.436, 9.567), (12.53, 30.59)]
+            return [(0.0, 1.001), (3.16, 5.939), (7.603, 30.68)]
+        return property(pieces)
+
+    for moving in (True, False):
+        monkeypatch.setattr(FeatureSpectrum, "support_pieces", stub(moving))
+        monkeypatch.setattr(FeatureSpectrum, "piece_moments",
+                            lambda self, order=2, nodes=24: ([np.ones(3) / 3], 0.0))
+        bulk = ExactBulk("tanh", "sin", 0.02, 3.0)
+        fs = feature_spectrum("tanh", "sin", alpha0=0.02, eta=3.0, spectrum=bulk)
+        agree, nodes, finer = fs.support_resolution()
+        assert nodes == 128 and agree is (not moving)
+        line = support_resolution_line(fs)
+        assert (line is not None) is moving
+        if moving:
+            assert "[3.16, 5.939]" in line and "128 nodes" in line
+    assert seen.count(64) >= 2 and seen.count(128) >= 2

@@ -136,6 +136,8 @@ def cmd_spectrum(args):
         out(f"  bulk mean = {fs.bulk_mean:.8g}, m2/m1^2 - 1 = {fs.bulk_normalised_variance:.8g}, "
             f"right edge = {fs.right_edge:.6g}")
         out(support_line(fs))
+        if (warn := support_resolution_line(fs)) is not None:
+            out(warn)
     head = f"{'z':>14s} {'s(z)':>30s} {'rel. error est.':>16s}"
     if sim is not None:
         head += f" {'network (mean +- s.e.)':>44s}"
@@ -221,13 +223,32 @@ def network_pieces_line(fs, sim):
 
 
 def support_details(fs):
-    """``support_pieces``, ``piece_masses`` and their error estimate (computed once)."""
+    """``support_pieces``, ``piece_masses`` and their error estimate (computed once); on the
+    exact law with several pieces, also whether they survive twice the residual law's nodes
+    (``support_resolved``, ``support_pieces_finer``, ``residual_nodes_finer``)."""
     if getattr(fs, "_support_details", None) is None:
         (mass,), err = fs.piece_moments(order=0)
         fs._support_details = {"support_pieces": [list(p) for p in fs.support_pieces],
                                "piece_masses": [float(m) for m in mass],
                                "piece_masses_error": err}
+        check = fs.support_resolution() if fs.K == 1 else None
+        if check is not None:
+            agree, nodes, finer = check
+            fs._support_details.update(support_resolved=bool(agree), residual_nodes_finer=nodes,
+                                       support_pieces_finer=[list(p) for p in finer])
     return fs._support_details
+
+
+def support_resolution_line(fs):
+    """The warning when the exact law's pieces move with the residual law's nodes, or ``None``."""
+    det = support_details(fs)
+    if det.get("support_resolved", True):
+        return None
+    finer = ", ".join(f"[{a:.4g}, {b:.4g}]" for a, b in det["support_pieces_finer"])
+    return ("  warning: these pieces are not resolved: with the residual law at "
+            f"{det['residual_nodes_finer']} nodes they are {finer}; the gaps between them come "
+            "from discretising the law of the residuals (its far part is one cluster per node), "
+            "the right edge and the moments do not (docs/theory.md (j.8))")
 
 
 def spectrum_rows(args, fs, zs, values, mp_vals, sim):

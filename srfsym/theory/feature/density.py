@@ -21,7 +21,7 @@ import numpy as np
 
 from ..state import ConvergenceError
 
-__all__ = ["DensityMixin"]
+__all__ = ["DensityMixin", "pieces_agree"]
 
 
 class DensityMixin:
@@ -212,3 +212,19 @@ class DensityMixin:
         """Right edge of the bulk support: the right end of the last of :attr:`support_pieces`
         (a support with gaps has several pieces; this is where the last one ends)."""
         return self.support_pieces[-1][1]
+
+
+def pieces_agree(a, b, rel: float = 0.02) -> bool:
+    """Whether two lists of support pieces are the same: as many pieces, every boundary within
+    ``rel`` of the larger end of its piece.
+
+    >>> pieces_agree([(0, 1.0), (5.0, 9.0)], [(0, 1.005), (5.05, 9.0)])
+    True
+    >>> pieces_agree([(0, 1.575), (5.44, 9.57)], [(0, 1.001), (3.16, 5.94)])   # 64 vs 128 nodes
+    False
+    """
+    if len(a) != len(b):
+        return False
+    return all(abs(x - y) <= rel * max(abs(hi_a), abs(hi_b))
+               for (lo_a, hi_a), (lo_b, hi_b) in zip(a, b)
+               for x, y in ((lo_a, lo_b), (hi_a, hi_b)))

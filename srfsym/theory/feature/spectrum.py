@@ -107,6 +107,21 @@ class FeatureSpectrum(StieltjesSolver, DensityMixin, OutlierMixin):
                                  "alpha0 and eta")
         self._warm = None
 
+    def support_resolution(self, factor: int = 2):
+        """On the exact law of the step's bulk: its support's pieces again with ``factor`` times
+        the residual law's nodes, ``(agree, nodes, finer_pieces)`` (:func:`pieces_agree`); at a
+        tiny batch the gaps between pieces can come from that discretisation (docs/theory.md
+        (j.8)).  ``None`` on any other bulk, or with one piece.
+        """
+        from .density import pieces_agree
+        if not hasattr(self.bulk, "refined") or getattr(self.bulk, "_law_args", None) is None \
+                or len(self.support_pieces) < 2:
+            return None
+        finer = FeatureSpectrum(self.student, self.r, self.c, self.beta, self.nu,
+                                spectrum=self.bulk.refined(factor), tol=self.tol)
+        pieces = finer.support_pieces
+        return pieces_agree(self.support_pieces, pieces), finer.bulk.e.size, pieces
+
     def _group_side(self, side, vocabulary, beta, r, c):
         """The exact law of the step's bulk split by letter (docs/theory.md (g.5.2)) as the
         K-group system's bulk; returns ``"mp"`` for the rest of the set-up."""

@@ -99,6 +99,7 @@ class ExactBulk(SpectralSide):
         if not (math.isfinite(beta) and beta > 0):
             raise ValueError(f"beta must be > 0 and finite, got {beta!r}")
         pars = step_bulk_parameters(student, teacher, float(alpha0), float(eta))
+        self._law_args = (student, teacher, int(n_nodes)) if residuals is None else None
         self.a, self.b, self.offset = pars["a"], pars["b"], pars["offset"]
         self.alpha0, self.eta, self.beta = float(alpha0), float(eta), float(beta)
         if residuals is None:
@@ -143,6 +144,21 @@ class ExactBulk(SpectralSide):
         """
         m1, m2 = self.bulk_moments()
         return m2 / (m1 * m1) - 1.0
+
+    def refined(self, factor: int = 2) -> "ExactBulk":
+        """The same law with ``factor`` times the residual law's nodes (docs/theory.md (j.8): at
+        a tiny batch the support's pieces depend on them).
+
+        >>> b = ExactBulk("tanh", "sin", 0.5, 3.0)
+        >>> f = b.refined()
+        >>> f.e.size, abs(f.bulk_moments()[0] / b.bulk_moments()[0] - 1) < 1e-12
+        (128, True)
+        """
+        if self._law_args is None:
+            raise ValueError("a law of given residuals has no finer version")
+        student, teacher, n = self._law_args
+        return ExactBulk(student, teacher, self.alpha0, self.eta, self.beta,
+                         n_nodes=int(factor) * n)
 
     def effective_dimension(self, d: int) -> float:
         """``d (E l)^2 / E l^2 = beta d / (m2/m1^2 - 1)``: the effective dimension of the bulk
