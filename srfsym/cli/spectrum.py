@@ -152,27 +152,33 @@ def cmd_spectrum(args):
         if mp_vals is not None:
             out(f"{'':15s}[{args.dps} digits] {mpmath.nstr(mp_vals[i], args.dps)}")
     if sim is not None:
-        out(f"network: d = {sim.d}, p = {sim.p}, n = {sim.n}, {len(sim.eigenvalues)} seeds; "
-            f"max relative error of s(z) {100 * sim.max_relative_error():.2f} %")
-        if sim.outliers is not None:
-            for j in range(sim.outliers.shape[1]):
-                out(f"  outlier {j + 1}: " + ", ".join(f"{a:.2f}" for a in sim.outliers[:, j])
-                    + "; predicted (leading order, realised kappa): "
-                    + ", ".join(f"{b:.2f}" for b in sim.outliers_predicted[:, j]))
-        elif sim.top_predicted.size:
-            out("  top eigenvalue: " + ", ".join(f"{a:.2f}" for a in sim.top)
-                + "; predicted p M2hat + Delta: "
-                + ", ".join(f"{b:.2f}" for b in sim.top_predicted))
-        if len(fs.support_pieces) > 1:
-            out(network_pieces_line(fs, sim))
-        if sim.row_correlation is not None:
-            r2 = float(np.mean(sim.row_correlation))
-            out(f"  rows' bulk parts: mean squared correlation {r2:.4g} (effective dimension "
-                f"{1 / r2:.4g}, p/d_eff^2 = {sim.p * r2 * r2:.3g})")
-        for note in sim.notes:
-            out(f"  note: {note}")
+        _print_simulation(fs, sim)
     if _plot_after(args, fs, fs0, sim, sim0):
         out(f"plot written to {args.plot}")
+
+
+def _print_simulation(fs, sim):
+    """The network beside the theory: sizes, the outliers, each piece's share, the rows'
+    correlation and the notes (text output of ``spectrum --simulate``)."""
+    out(f"network: d = {sim.d}, p = {sim.p}, n = {sim.n}, {len(sim.eigenvalues)} seeds; "
+        f"max relative error of s(z) {100 * sim.max_relative_error():.2f} %")
+    if sim.outliers is not None:
+        for j in range(sim.outliers.shape[1]):
+            out(f"  outlier {j + 1}: " + ", ".join(f"{a:.2f}" for a in sim.outliers[:, j])
+                + "; predicted (leading order, realised kappa): "
+                + ", ".join(f"{b:.2f}" for b in sim.outliers_predicted[:, j]))
+    elif sim.top_predicted.size:
+        out("  top eigenvalue: " + ", ".join(f"{a:.2f}" for a in sim.top)
+            + "; predicted p M2hat + Delta: "
+            + ", ".join(f"{b:.2f}" for b in sim.top_predicted))
+    if len(fs.support_pieces) > 1:
+        out(network_pieces_line(fs, sim))
+    if sim.row_correlation is not None:
+        r2 = float(np.mean(sim.row_correlation))
+        out(f"  rows' bulk parts: mean squared correlation {r2:.4g} (effective dimension "
+            f"{1 / r2:.4g}, p/d_eff^2 = {sim.p * r2 * r2:.3g})")
+    for note in sim.notes:
+        out(f"  note: {note}")
 
 
 def support_line(fs):
