@@ -24,6 +24,8 @@ import time
 
 import numpy as np
 
+from srfsym.simulation.spectrum_simulation import piece_fractions
+
 
 def theory(student, teacher, alpha0, eta):
     from srfsym.theory.feature.spectrum import feature_spectrum
@@ -41,13 +43,6 @@ def theory(student, teacher, alpha0, eta):
     print(f"  mean {m1.sum():.6g} (closed form {fs.bulk_mean:.6g}); m2/m1^2 - 1 "
           f"{m2.sum() / m1.sum()**2 - 1:.5g} (closed form {fs.bulk_normalised_variance:.5g})")
     return bulk, pieces
-
-
-def fractions(lam, pieces):
-    """Per piece, then the gaps; a piece from 0 takes the round-off negative eigenvalues too."""
-    bulk = np.sort(lam)[:-1]                          # the giant outlier left out
-    inside = [np.mean((bulk >= (a if a > 0 else -np.inf)) & (bulk <= b)) for a, b in pieces]
-    return inside + [1.0 - sum(inside)]
 
 
 def one_layer(st, te, alpha0, eta, d, ss, pieces):
@@ -68,7 +63,7 @@ def one_layer(st, te, alpha0, eta, d, ss, pieces):
     X = np.random.default_rng(ss_data).standard_normal((n, d))
     kap, U = X @ v, X @ Wp.T
     del X
-    spec = (lambda F: fractions(np.linalg.eigvalsh(F.T @ F / n), pieces))
+    spec = (lambda F: piece_fractions(np.linalg.eigvalsh(F.T @ F / n), pieces))
     out = {}
     Phi = sig(kap[:, None] * s[None, :] + U)
     out["network"] = spec(Phi)

@@ -21,3 +21,14 @@ def assert_mp_close(got, ref, dps, what=""):
     assert ok, (
         f"{what}: got {mpmath.nstr(got, dps)}, reference {mpmath.nstr(ref, dps)}, "
         f"difference {mpmath.nstr(abs(got - ref), 3)} > {mpmath.nstr(tol, 3)}")
+
+
+def hermite_he(k, x):
+    """Probabilists' Hermite polynomial He_k(x) by its three-term recurrence (mpmath-ready), the
+    tests' own reference, independent of srfsym's Hermite code."""
+    p0, p1 = mpmath.mpf(1), x
+    if k == 0:
+        return p0
+    for n in range(1, k):
+        p0, p1 = p1, x * p1 - n * p0
+    return p1

@@ -10,7 +10,7 @@ import sympy as sp
 from srfsym.cli import main
 from srfsym.symbolic.cget import cget_coefficients
 from srfsym.symbolic.hermite import hermite_constants
-from conftest import assert_mp_close
+from conftest import assert_mp_close, hermite_he
 
 mpf = mpmath.mpf
 
@@ -26,16 +26,6 @@ def gauss(f, dps=45):
     with mpmath.workdps(dps):
         return mpmath.quad(lambda z: f(z) * mpmath.exp(-z * z / 2),
                            [-mpmath.inf, 0, mpmath.inf]) / mpmath.sqrt(2 * mpmath.pi)
-
-
-def he(k, x):
-    """Probabilists' Hermite polynomial He_k(x) by its recurrence."""
-    p0, p1 = mpf(1), x
-    if k == 0:
-        return p0
-    for n in range(1, k):
-        p0, p1 = p1, x * p1 - n * p0
-    return p1
 
 
 def test_softplus_mu1_is_exact_by_symmetry(capsys):
@@ -75,7 +65,7 @@ def test_activation_order_prints_hermite_coefficients(capsys):
     data = json.loads(out)
     row, detail = data["rows"][0], data["details"]["hermite_coefficients"]
     for k in range(2, 6):
-        ref = gauss(lambda z, k=k: mpmath.sin(z) * he(k, z))
+        ref = gauss(lambda z, k=k: mpmath.sin(z) * hermite_he(k, z))
         assert detail[f"mu_{k}"]["method"] == "exact"
         assert_mp_close(row["decimal"][f"mu_{k}"], ref, 30, f"mu_{k} of sin")
         assert row[f"mu_{k}"] == pytest.approx(float(ref), abs=1e-15)

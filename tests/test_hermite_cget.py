@@ -15,11 +15,9 @@ import sympy as sp
 from srfsym.symbolic.activations import registry_names
 from srfsym.symbolic.cget import C, GAMMA, KAPPA, R, cget_coefficients, teacher_functions
 from srfsym.symbolic.hermite import hermite_constants
-from conftest import assert_mp_close
+from conftest import assert_mp_close, hermite_he
 
 mpf = mpmath.mpf
-
-
 
 
 def gauss(f, a="0", s="1", k=0, kinks=(), dps=40):
@@ -32,16 +30,6 @@ def gauss(f, a="0", s="1", k=0, kinks=(), dps=40):
         val = mpmath.quad(lambda z: z**k * f(a + s * z) * mpmath.exp(-z * z / 2),
                           [-mpmath.inf, *cuts, mpmath.inf]) / mpmath.sqrt(2 * mpmath.pi)
     return val
-
-
-def He(k, x):
-    """Probabilists' Hermite polynomial by its three-term recurrence."""
-    p0, p1 = mpf(1), x
-    if k == 0:
-        return p0
-    for j in range(1, k):
-        p0, p1 = p1, x * p1 - j * p0
-    return p1
 
 
 # hand-typed activations: (sigma, kinks)
@@ -147,7 +135,7 @@ def test_mu_k(name, k):
     f, kinks = MP[name]
     v = hermite_constants(name).mu_k(k)
     with mpmath.workdps(40):
-        ref = gauss(lambda x: f(x) * He(k, x), kinks=kinks)
+        ref = gauss(lambda x: f(x) * hermite_he(k, x), kinks=kinks)
     assert_mp_close(v.mpmath(30), ref, 30, f"mu_{k}({name})")
     if name == "he3":
         assert v.expr == (6 if k == 3 else 0)

@@ -69,3 +69,16 @@ def test_simulate_warns_where_the_rows_are_correlated():
                   "--eta", "3", "--lam", "0.1", "--alpha", "1", "--d", "200", "--seeds", "2", "-q")
     assert big.returncode == 0, big.stderr
     assert "Gaussian-equivalent" not in big.stdout and "rows' bulk parts" in big.stdout
+
+
+def test_bad_input_is_named():
+    """One row, a row with no bulk part, a refinement factor below 2: named errors."""
+    v = np.array([1.0, 0.0, 0.0])
+    with pytest.raises(ValueError, match="at least two rows"):
+        bulk_row_correlation(np.ones((1, 3)))
+    with pytest.raises(ValueError, match="no bulk part"):
+        bulk_row_correlation(np.array([[2.0, 0.0, 0.0], [0.0, 1.0, 0.0]]), v)
+    with pytest.raises(ValueError, match="integer >= 2"):
+        ExactBulk("tanh", "sin", 0.5, 3.0).refined(1.5)
+    with pytest.raises(ValueError, match="positive integer"):
+        ExactBulk("tanh", "sin", 0.5, 3.0).effective_dimension(0)

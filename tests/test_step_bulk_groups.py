@@ -110,19 +110,25 @@ def _dense_fixed_point(W0, W1, omega, lam, alpha, beta, nodes, case=CASE):
     return ch.observables(s)["test_error"], s
 
 
-def test_two_letters_match_a_direct_dense_computation():
-    d, nodes = 120, 72
-    voc = [1.0, 2.0]
-    W0, W1 = _layers(d, 2, voc)
+def _against_dense(case, voc, lam, alpha, d=120, nodes=72):
+    """The K-group solve on a realised layer (simulate's layout of the letters) against the
+    direct dense computation of the same layer: test error to 1e-9, every state to 1e-8."""
+    W0, W1 = _layers(d, 2, voc, case)
     omega = np.repeat(voc, d // 2)           # simulate's layout (group_sizes)
-    ref, state = _dense_fixed_point(W0, W1, omega, 0.1, 1.0, 1.0, nodes)
+    ref, state = _dense_fixed_point(W0, W1, omega, lam, alpha, 1.0, nodes, case)
     spec = StepGroupBulk(StepGroupData.from_layers(W0, W1, omega))
-    res = solve_srf("tanh", "sin", 0.0, 1.0, 0.0, 0.1, 1.0, 1.0, spec, vocabulary=voc,
+    res = solve_srf(case[0], case[1], 0.0, 1.0, 0.0, lam, alpha, 1.0, spec, vocabulary=voc,
                     nodes=nodes)
     assert abs(res.test_error / ref - 1) < 1e-9
     for name in ("V1", "V2", "q1", "q2", "theta", "psi", "m"):
         assert np.allclose(getattr(res.state, name), getattr(state, name), rtol=1e-8,
                            atol=1e-10), name
+    return res, spec
+
+
+def test_two_letters_match_a_direct_dense_computation():
+    voc, nodes = [1.0, 2.0], 72
+    res, _ = _against_dense(CASE, voc, 0.1, 1.0, nodes=nodes)
     # the realised layer moves the error away from the block-Wishart (isotropic) value
     iso = solve(*CASE, 0.1, 1.0, vocabulary=voc, nodes=nodes)
     assert abs(res.test_error / iso.test_error - 1) > 1e-3
@@ -132,17 +138,8 @@ def test_a_non_odd_student_with_opposite_letters():
     """relu with {+1, -1} on the realised layer: every letter's (r_j, c_j) is measured, no group
     formula of (k.1) is used, so the non-odd student is allowed on bulk='step' (docs/theory.md
     (g.4.1)); the K-group solve with its cross sums equals the direct dense computation."""
-    case, voc, d, nodes = ("relu", "sin", 2.0, 1.0), [1.0, -1.0], 120, 72
-    W0, W1 = _layers(d, 2, voc, case)
-    omega = np.repeat(voc, d // 2)
-    ref, state = _dense_fixed_point(W0, W1, omega, 0.05, 2.0, 1.0, nodes, case)
-    spec = StepGroupBulk(StepGroupData.from_layers(W0, W1, omega))
-    res = solve_srf("relu", "sin", 0.0, 1.0, 0.0, 0.05, 2.0, 1.0, spec, vocabulary=voc,
-                    nodes=nodes)
-    assert abs(res.test_error / ref - 1) < 1e-9
-    for name in ("V1", "V2", "q1", "q2", "theta", "psi", "m"):
-        assert np.allclose(getattr(res.state, name), getattr(state, name), rtol=1e-8,
-                           atol=1e-10), name
+    voc = [1.0, -1.0]
+    _, spec = _against_dense(("relu", "sin", 2.0, 1.0), voc, 0.05, 2.0)
     # the cross sums are not zero here, and the groups' spikes have opposite signs
     pr = spec.group_prior(0.05, 1.0).prior(np.eye(2), np.zeros(2))
     assert np.max(np.abs(pr.X)) > 1e-3 and spec.group_r[0] * spec.group_r[1] < 0

@@ -1,7 +1,6 @@
 """``srfsym spectrum``: the spectrum of the learned features (docs/theory.md (j))."""
 from __future__ import annotations
 
-import math
 
 import mpmath
 import numpy as np
@@ -174,9 +173,8 @@ def _print_simulation(fs, sim):
     if len(fs.support_pieces) > 1:
         out(network_pieces_line(fs, sim))
     if sim.row_correlation is not None:
-        r2 = float(np.mean(sim.row_correlation))
-        out(f"  rows' bulk parts: mean squared correlation {r2:.4g} (effective dimension "
-            f"{1 / r2:.4g}, p/d_eff^2 = {sim.p * r2 * r2:.3g})")
+        from ..simulation.result import row_correlation_line
+        out(row_correlation_line(sim.row_correlation, sim.p))
     for note in sim.notes:
         out(f"  note: {note}")
 
@@ -195,15 +193,9 @@ def network_pieces(fs, sim):
     """Fractions of the network's bulk eigenvalues (its K largest, the giant outliers, left
     out) in each piece of the theory's support and in the gaps: ``(mean, s.e.)`` arrays over
     seeds, the gaps last (docs/theory.md (j.8))."""
+    from ..simulation.spectrum_simulation import piece_fractions
     k = fs.K if fs.K > 1 else int(bool(fs.has_outlier))
-    fr = []
-    for lam in sim.eigenvalues:
-        bulk = np.sort(lam)[:len(lam) - k]
-        # a piece from 0 also holds the eigenvalues that round-off puts just below 0
-        inside = [np.mean((bulk >= (a if a > 0 else -np.inf)) & (bulk <= b))
-                  for a, b in fs.support_pieces]
-        fr.append(inside + [1.0 - sum(inside)])
-    fr = np.array(fr)
+    fr = np.array([piece_fractions(lam, fs.support_pieces, k) for lam in sim.eigenvalues])
     sem = fr.std(axis=0, ddof=1) / np.sqrt(len(fr)) if len(fr) > 1 else np.full(fr.shape[1], np.nan)
     return fr.mean(axis=0), sem
 

@@ -18,7 +18,8 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 __all__ = ["SimulationResult", "empirical_srf_parameters", "empirical_group_parameters",
-           "bulk_row_correlation", "GAUSSIAN_EQUIVALENCE_LIMIT", "gaussian_equivalence_warning"]
+           "bulk_row_correlation", "GAUSSIAN_EQUIVALENCE_LIMIT", "gaussian_equivalence_ratio",
+           "gaussian_equivalence_warning", "row_correlation_line"]
 
 
 # --------------------------------------------------------------------------------------
@@ -127,8 +128,33 @@ def bulk_row_correlation(W1: np.ndarray, vhat=None) -> dict:
     U = W / norms[:, None]
     gram = U @ U.T if U.shape[0] <= U.shape[1] else U.T @ U   # the same Frobenius norm
     rho2 = float((np.sum(gram * gram) - p) / (p * (p - 1)))
-    deff = 1.0 / rho2
-    return {"rho2": rho2, "effective_dimension": deff, "p_over_deff2": p / deff**2}
+    return {"rho2": rho2, "effective_dimension": 1.0 / rho2,
+            "p_over_deff2": gaussian_equivalence_ratio(rho2, p)}
+
+
+def gaussian_equivalence_ratio(rho2, p: int) -> float:
+    """``p / d_eff^2 = p rho2^2`` for the mean of ``rho2`` (one value or one per layer), the
+    Gaussian-equivalence ratio of docs/theory.md (j.9).
+
+    >>> gaussian_equivalence_ratio([0.03, 0.05], 1000)
+    1.6
+    """
+    r2 = float(np.mean(rho2))
+    return p * r2 * r2
+
+
+def row_correlation_line(rho2, p: int) -> str:
+    """The line ``simulate`` and ``spectrum --simulate`` print for the measured ``rho2`` (one
+    value per first layer; the standard error with two or more).
+
+    >>> row_correlation_line([0.03, 0.05], 1000)
+    "  rows' bulk parts: mean squared correlation 0.04 +- 0.01 (effective dimension 25, p/d_eff^2 = 1.6)"
+    """
+    r2 = np.asarray(rho2, dtype=float).ravel()
+    sem = f" +- {np.std(r2, ddof=1) / math.sqrt(r2.size):.2g}" if r2.size > 1 else ""
+    m = float(np.mean(r2))
+    return (f"  rows' bulk parts: mean squared correlation {m:.4g}{sem} (effective dimension "
+            f"{1 / m:.4g}, p/d_eff^2 = {gaussian_equivalence_ratio(r2, p):.3g})")
 
 
 def gaussian_equivalence_warning(rho2, p: int, d: int) -> str | None:
@@ -142,7 +168,7 @@ def gaussian_equivalence_warning(rho2, p: int, d: int) -> str | None:
     'at d = 1000 the bulk parts of two rows of the trained first '
     """
     r2 = float(np.mean(rho2))
-    ratio = p * r2 * r2
+    ratio = gaussian_equivalence_ratio(r2, p)
     if not ratio > GAUSSIAN_EQUIVALENCE_LIMIT:
         return None
     return (f"at d = {d} the bulk parts of two rows of the trained first layer are correlated at "
@@ -378,10 +404,7 @@ class SimulationResult:
                         "gamma undefined (no spike direction: the step is zero), ")
                      + f"top sv of dW/sqrt(p)={np.array2string(self.singular_values_mean, precision=4)}")
         if self.row_correlation is not None:
-            r2 = float(np.mean(self.row_correlation))
-            lines.append(f"  rows' bulk parts: mean squared correlation {r2:.4g}"
-                         f"{sem(self.row_correlation)} (effective dimension {1 / r2:.4g}, "
-                         f"p/d_eff^2 = {self.p * r2 * r2:.3g})")
+            lines.append(row_correlation_line(self.row_correlation, self.p))
         lines += self._step_lines()
         lines.append("  alpha      n     test error             train error")
         pm = (lambda e: f" +- {e:.2g}" if np.isfinite(e) else "")   # one seed: no error bar

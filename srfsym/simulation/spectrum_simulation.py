@@ -29,7 +29,7 @@ from .result import (bulk_row_correlation, empirical_group_parameters,
 from ..step.vocabulary import fit_uniform_parameters, vocabulary as make_vocabulary
 from ..step.mapping import srf_mapping
 
-__all__ = ["SpectrumSimulation", "simulate_feature_spectrum", "DEFAULT_Z",
+__all__ = ["SpectrumSimulation", "simulate_feature_spectrum", "DEFAULT_Z", "piece_fractions",
            "empirical_stieltjes"]
 
 #: The seven comparison points of docs/theory.md (j.7).
@@ -45,6 +45,21 @@ def empirical_stieltjes(eigenvalues, z):
     """
     lam = np.asarray(eigenvalues, dtype=float)[:, None]
     return np.mean(1.0 / (lam - np.asarray(z, dtype=complex)[None, :]), axis=0)
+
+
+def piece_fractions(eigenvalues, pieces, outliers: int = 1) -> list:
+    """The fractions of a network's bulk eigenvalues (its ``outliers`` largest left out) in each
+    support piece ``(a, b)``, then in the gaps (docs/theory.md (j.8)); a piece from 0 also holds
+    the eigenvalues that round-off puts just below 0.
+
+    >>> piece_fractions([-1e-15, 0.3, 2.0, 4.5, 250.0], [(0.0, 1.0), (4.0, 6.0)])
+    [0.5, 0.25, 0.25]
+    """
+    lam = np.sort(np.asarray(eigenvalues, dtype=float))
+    bulk = lam[:lam.size - int(outliers)]
+    inside = [float(np.mean((bulk >= (a if a > 0 else -np.inf)) & (bulk <= b)))
+              for a, b in pieces]
+    return inside + [1.0 - sum(inside)]
 
 
 @dataclass

@@ -156,6 +156,8 @@ class ExactBulk(SpectralSide):
         """
         if self._law_args is None:
             raise ValueError("a law of given residuals has no finer version")
+        if not (isinstance(factor, (int, np.integer)) and factor >= 2):
+            raise ValueError(f"factor must be an integer >= 2, got {factor!r}")
         student, teacher, n = self._law_args
         return ExactBulk(student, teacher, self.alpha0, self.eta, self.beta,
                          n_nodes=int(factor) * n)
